@@ -1,0 +1,59 @@
+# Makefile -- a thin wrapper over meson, in the manner of neovim's.
+#
+#   make          configure (if needed) and build into $(BUILD)
+#   make demo     build, then run the demo graph
+#   make test     build, then run every test suite (meson test)
+#   make bench    build, then run the benchmarks (not part of make test)
+#   make deps     install the Debian packages the build needs (as root),
+#                 or print the apt-get line to run (as another user)
+#
+# Variables: BUILD (build folder, default build), MESON_OPTS (extra
+# options for meson setup), SUITES (meson test --suite arguments).
+
+BUILD      ?= build
+MESON_OPTS ?=
+MESON      ?= meson
+
+# Debian 12 packages: the build, then what tests and benchmarks use.
+BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
+             libuv1-dev libprotobuf-c-dev protobuf-c-compiler \
+             libcunit1-dev liburcu-dev libelf-dev
+TEST_PKGS  = libck-dev libtcc-dev libgccjit-12-dev redis-server redis-tools \
+             gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user
+PKGS       = $(BUILD_PKGS) $(TEST_PKGS)
+
+.PHONY: all deps demo test bench clean
+
+all: $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+
+deps:
+	@missing=$$(for p in $(PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "qua: installing Debian packages:" $$missing; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "qua: missing Debian packages; run as root:"; \
+	    echo "  apt-get install" $$missing; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	$(MESON) setup $(BUILD) $(MESON_OPTS)
+
+demo: all
+	./$(BUILD)/tests/qua-demo
+
+test: all
+	$(MESON) test -C $(BUILD) --print-errorlogs $(SUITES)
+
+bench: all
+	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,99 @@
+/* counter.c -- the counter quaject: a 64-bit count with a threshold callback.
+ *
+ * add is one atomic fetch-and-add, so every add knows the exact value
+ * before and after it in the linearisation order; "threshold" fires once
+ * for each add that crosses the threshold (from below it to at or above
+ * it, or back), and never otherwise. Values are signed 64-bit.
+ */
+#include <inttypes.h>
+
+#include "qua-internal.h"
+
+enum { E_ADD, E_READ, E_PASS };
+enum { C_OUT };
+enum { CB_THRESHOLD };
+enum { P_INITIAL, P_THRESHOLD };
+
+typedef struct counter {
+  _Atomic int64_t value;
+  int64_t threshold;
+} counter_t;
+
+static void check_threshold(qua_site_t *s, int64_t before, int64_t after) {
+  const counter_t *c = s->state;
+  if ((before < c->threshold) != (after < c->threshold))
+    qua__broadcast(s->target, CB_THRESHOLD, (uint64_t)after);
+}
+
+/* add(delta): adds (two's complement) and returns the new value. */
+static int counter_add(qua_site_t *s, uint64_t delta, uint64_t a1, uint64_t *ret) {
+  counter_t *c = s->state;
+  int64_t before = atomic_fetch_add_explicit(&c->value, (int64_t)delta, memory_order_relaxed);
+  int64_t after = (int64_t)((uint64_t)before + delta);
+  *ret = (uint64_t)after;
+  check_threshold(s, before, after);
+  return QUA_OK;
+}
+
+static int counter_read(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  *ret = (uint64_t)atomic_load_explicit(&((counter_t *)s->state)->value, memory_order_relaxed);
+  return QUA_OK;
+}
+
+/* pass(x): counts one item and hands it on through the "out" callout, if
+ * wired; returns what the next callentry returns. */
+static int counter_pass(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
+  counter_t *c = s->state;
+  int64_t before = atomic_fetch_add_explicit(&c->value, 1, memory_order_relaxed);
+  check_threshold(s, before, before + 1);
+  int r = qua_callout(s->target, C_OUT, x, 0, NULL);
+  return r == QUA_ENOTWIRED ? QUA_OK : r;
+}
+
+static int counter_init(qua_quaject_t *q, const uint64_t *p) {
+  counter_t *c = QUA__STATE(q, counter_t);
+  atomic_init(&c->value, (int64_t)p[P_INITIAL]);
+  c->threshold = (int64_t)p[P_THRESHOLD];
+  return QUA_OK;
+}
+
+static int counter_describe(const qua_quaject_t *q, char *buf, size_t len) {
+  const counter_t *c = QUA__STATE(q, const counter_t);
+  return snprintf(buf, len, "value=%" PRId64 " threshold=%" PRId64, atomic_load(&c->value),
+                  c->threshold);
+}
+
+static const qua_param_def_t counter_params[] = {
+    [P_INITIAL] = {"initial", 0, 0, UINT64_MAX, 0, "starting value (two's complement)"},
+    [P_THRESHOLD] = {"threshold", INT64_MAX, 0, UINT64_MAX, 0,
+                     "value whose crossing fires \"threshold\" (two's complement)"},
+};
+
+static const qua_entry_def_t counter_entries[] = {
+    [E_ADD] = {"add", 1, true, true, counter_add, "add a delta; returns the new value"},
+    [E_READ] = {"read", 0, true, true, counter_read, "the current value"},
+    [E_PASS] = {"pass", 1, false, true, counter_pass, "count one item and pass it to out"},
+};
+
+static const qua_callout_def_t counter_callouts[] = {
+    [C_OUT] = {"out", 1, false, NULL, "where pass sends items"},
+};
+
+static const qua_callback_def_t counter_callbacks[] = {
+    [CB_THRESHOLD] = {"threshold", QUA_CB_BROADCAST, "an add crossed the threshold (arg: new value)"},
+};
+
+const qua_type_t qua__counter_type = {
+    .name = "counter",
+    .summary = "a 64-bit count; fires threshold when an add crosses a set value",
+    .state_size = sizeof(counter_t),
+    .params = counter_params,
+    .nparams = 2,
+    .entries = counter_entries,
+    .nentries = 3,
+    .callouts = counter_callouts,
+    .ncallouts = 1,
+    .callbacks = counter_callbacks,
+    .ncallbacks = 1,
+    .ops = {.init = counter_init, .describe = counter_describe},
+};

@@ -1,0 +1,180 @@
+/* pump.c -- the pump quaject: a thread that moves items from a source
+ * callentry to a sink callentry, sleeping while there is nothing to do.
+ *
+ * Wake-ups (why none is lost):
+ *
+ *  1. The pump's source callout supplies handlers for "notempty" and
+ *     "closed", its sink callout for "notfull" and "closed"; each handler
+ *     signals the pump's event (a futex sequence, event.c).
+ *  2. The pump samples the event's sequence BEFORE each call. If the call
+ *     diverts (source empty, sink full), it sleeps only while the sequence
+ *     is unchanged.
+ *  3. A source that diverted with "empty" was empty at the get's
+ *     linearisation point; the next put that makes it non-empty is an
+ *     empty-to-not-empty transition, and the queue calls "notempty" for it
+ *     (exactly: a queue created with notify=0, which does not track
+ *     transitions, refuses the pump's wire). That call comes after the
+ *     sample, so it changes the sequence: the pump does not sleep, or is
+ *     woken. The same holds for "full" and "notfull" on the sink.
+ *  4. Stop and (un)wiring signal the event too, so a sleeping pump sees them.
+ *
+ * The pump thread is a QSBR reader: online while it moves items, reporting
+ * a quiescent state every QUA_PUMP_QUIESCE items, offline while it sleeps,
+ * so it never holds up a grace period and pays nothing per call.
+ */
+#define _LGPL_SOURCE 1
+#include <inttypes.h>
+#include <pthread.h>
+#include <urcu/urcu-qsbr.h>
+
+#include "qua-internal.h"
+
+enum { C_SOURCE, C_SINK };
+enum { P_COUNT };
+#define QUA_PUMP_QUIESCE 64
+
+typedef struct pump {
+  qua_quaject_t *self;
+  pthread_t thread;
+  qua__event_t ev;      /* work may be possible */
+  qua__event_t done_ev; /* the thread finished by itself */
+  _Atomic bool stop;
+  _Atomic bool done;
+  _Atomic uint64_t moved;
+  _Atomic uint64_t sleeps;
+  _Atomic int lost;     /* items dropped because the pump was destroyed holding them */
+  uint64_t limit;
+} pump_t;
+
+static void pump_wake(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  qua__event_signal(&((pump_t *)ctx)->ev);
+}
+
+static void pump_sleep(pump_t *p, uint32_t seen) {
+  atomic_fetch_add_explicit(&p->sleeps, 1, memory_order_relaxed);
+  qua__event_wait(&p->ev, seen, -1);
+}
+
+/* Moves one item; returns false when the pump must stop. */
+static bool pump_move(pump_t *p) {
+  uint64_t x;
+  uint32_t seen = qua__event_sample(&p->ev);
+  if (atomic_load_explicit(&p->stop, memory_order_acquire))
+    return false;
+  int r = qua_callout(p->self, C_SOURCE, 0, 0, &x);
+  if (r == QUA_DIVERTED || r == QUA_ENOTWIRED) {
+    pump_sleep(p, seen);
+    return true;
+  }
+  if (r < 0)
+    return false; /* closed and drained, or the source went away */
+  for (;;) {
+    seen = qua__event_sample(&p->ev);
+    r = qua_callout(p->self, C_SINK, x, 0, NULL);
+    if (r != QUA_DIVERTED && r != QUA_ENOTWIRED)
+      break;
+    if (atomic_load_explicit(&p->stop, memory_order_acquire)) {
+      atomic_fetch_add(&p->lost, 1);
+      return false;
+    }
+    pump_sleep(p, seen);
+  }
+  if (r < 0) {
+    atomic_fetch_add(&p->lost, 1);
+    return false;
+  }
+  atomic_fetch_add_explicit(&p->moved, 1, memory_order_relaxed);
+  return true;
+}
+
+static void *pump_main(void *arg) {
+  pump_t *p = arg;
+  urcu_qsbr_register_thread();
+  uint64_t n = 0;
+  while (p->limit == 0 || atomic_load_explicit(&p->moved, memory_order_relaxed) < p->limit) {
+    if (!pump_move(p))
+      break;
+    if (++n % QUA_PUMP_QUIESCE == 0)
+      urcu_qsbr_quiescent_state();
+  }
+  urcu_qsbr_unregister_thread();
+  atomic_store_explicit(&p->done, true, memory_order_release);
+  qua__event_signal(&p->done_ev);
+  return NULL;
+}
+
+static int pump_init(qua_quaject_t *q, const uint64_t *params) {
+  pump_t *p = QUA__STATE(q, pump_t);
+  p->self = q;
+  p->limit = params[P_COUNT];
+  return QUA_OK;
+}
+
+static int pump_start(qua_quaject_t *q) {
+  pump_t *p = QUA__STATE(q, pump_t);
+  return pthread_create(&p->thread, NULL, pump_main, p) == 0 ? QUA_OK : QUA_ETHREAD;
+}
+
+static void pump_stop(qua_quaject_t *q) {
+  pump_t *p = QUA__STATE(q, pump_t);
+  atomic_store_explicit(&p->stop, true, memory_order_release);
+  qua__event_signal(&p->ev);
+  pthread_join(p->thread, NULL);
+}
+
+static void pump_callouts_changed(qua_quaject_t *q) { qua__event_signal(&QUA__STATE(q, pump_t)->ev); }
+
+int qua_pump_join(qua_quaject_t *q, int timeout_ms) {
+  if (q == NULL || q->type != &qua__pump_type)
+    return QUA_EINVAL;
+  pump_t *p = QUA__STATE(q, pump_t);
+  struct timespec now, end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  int64_t end_ns = (int64_t)end.tv_sec * 1000000000 + end.tv_nsec + (int64_t)timeout_ms * 1000000;
+  for (;;) {
+    uint32_t seen = qua__event_sample(&p->done_ev);
+    if (atomic_load_explicit(&p->done, memory_order_acquire))
+      return QUA_OK;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t left = end_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+    if (left <= 0)
+      return QUA_ESTATE;
+    qua__event_wait(&p->done_ev, seen, left);
+  }
+}
+
+static int pump_describe(const qua_quaject_t *q, char *buf, size_t len) {
+  const pump_t *p = QUA__STATE(q, const pump_t);
+  return snprintf(buf, len, "moved=%" PRIu64 " sleeps=%" PRIu64 " lost=%d %s",
+                  atomic_load(&p->moved), atomic_load(&p->sleeps), atomic_load(&p->lost),
+                  atomic_load(&p->done) ? "stopped" : "running");
+}
+
+static const qua_bind_t pump_source_handlers[] = {
+    {"notempty", pump_wake, NULL}, {"closed", pump_wake, NULL}, {NULL, NULL, NULL}};
+static const qua_bind_t pump_sink_handlers[] = {
+    {"notfull", pump_wake, NULL}, {"closed", pump_wake, NULL}, {NULL, NULL, NULL}};
+
+static const qua_param_def_t pump_params[] = {
+    [P_COUNT] = {"count", 0, 0, UINT64_MAX, 0, "stop after moving this many items (0: never)"},
+};
+
+static const qua_callout_def_t pump_callouts[] = {
+    [C_SOURCE] = {"source", 0, true, pump_source_handlers, "where items come from (a get)"},
+    [C_SINK] = {"sink", 1, false, pump_sink_handlers, "where items go (a put)"},
+};
+
+const qua_type_t qua__pump_type = {
+    .name = "pump",
+    .summary = "a thread moving items from source to sink, asleep while blocked",
+    .state_size = sizeof(pump_t),
+    .params = pump_params,
+    .nparams = 1,
+    .callouts = pump_callouts,
+    .ncallouts = 2,
+    .ops = {.init = pump_init,
+            .start = pump_start,
+            .stop = pump_stop,
+            .callouts_changed = pump_callouts_changed,
+            .describe = pump_describe},
+};

@@ -1,0 +1,128 @@
+/* qua-internal.h -- libqua's private declarations: the quaject block, the
+ * control lock, grace periods and callback delivery used by the types. */
+#ifndef QUA_INTERNAL_H
+#define QUA_INTERNAL_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "qua.h"
+
+#define QUA__LIKELY(x) __builtin_expect(!!(x), 1)
+#define QUA__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define QUA__CACHELINE 64
+
+typedef struct qua__watch_node qua__watch_node_t;
+
+struct qua_watch {
+  qua_quaject_t *q;
+  int cb;
+  qua_handler_fn fn;
+  void *ctx;
+  qua_watch_t *_Atomic next; /* RCU list of the quaject's watchers of cb */
+};
+
+/* The quaject block. Control fields are guarded by the control lock;
+ * fields read on data paths (outs, sites lists, watchers) are published
+ * with release stores and read inside read-side sections. */
+struct qua_quaject {
+  const qua_type_t *type;
+  uint64_t id;
+  uint64_t params[QUA_MAX_PARAMS];
+  /* Wires from this quaject's callouts (NULL when unwired). */
+  qua_site_t *_Atomic outs[QUA_MAX_CALLOUTS];
+  /* Sites open on each callentry (an RCU list through site->next), and
+   * how many callers they stand for (a shared site counts 2). */
+  qua_site_t *_Atomic sites[QUA_MAX_ENTRIES];
+  int weight[QUA_MAX_ENTRIES];
+  /* Number of callouts of other quajects wired to this one. */
+  int wired_in;
+  qua_watch_t *_Atomic watchers[QUA_MAX_CALLBACKS];
+  bool started;
+  bool dead;
+  alignas(QUA__CACHELINE) unsigned char state[];
+};
+
+#define QUA__STATE(q, type) ((type *)(void *)(q)->state)
+
+/* The control lock serialises every control operation (create, destroy,
+ * wire, unwire, site open/close, watch). Data paths never take it. */
+void qua__ctl_lock(void);
+void qua__ctl_unlock(void);
+
+/* Waits for a grace period of every read-side flavour in use: afterwards
+ * no thread is inside a read-side section that began before the call.
+ * Not from inside a read-side section or a QSBR-online thread. */
+void qua__synchronize(void);
+
+/* Re-points a site at other code; a concurrent caller runs either. */
+static inline void qua__site_set_fn(qua_site_t *s, qua_entry_fn fn) {
+  __atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
+}
+
+static inline qua_entry_fn qua__site_fn(qua_site_t *s) {
+  return __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE);
+}
+
+/* Calls a site from inside a read-side section. */
+static inline int qua__call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  return qua__site_fn(s)(s, a0, a1, ret);
+}
+
+void qua__fire_watchers(qua_quaject_t *q, int cb, uint64_t arg);
+
+/* Delivers an invoker-kind callback: to the handler of the site whose call
+ * caused it, then to the watchers. */
+static inline void qua__fire(qua_site_t *s, int cb, uint64_t arg) {
+  qua_handler_fn h = s->handler[cb];
+  if (h != NULL)
+    h(s->handler_ctx[cb], s->target, cb, arg);
+  if (atomic_load_explicit(&s->target->watchers[cb], memory_order_relaxed) != NULL)
+    qua__fire_watchers(s->target, cb, arg);
+}
+
+/* Delivers a broadcast callback: to every open site that supplied a
+ * handler for it, then to the watchers. */
+void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
+
+/* True when some open site or watcher listens to callback cb. Control lock. */
+bool qua__listened(const qua_quaject_t *q, int cb);
+
+/* Iterates the open sites of an entry (control lock held). */
+#define QUA__FOREACH_SITE(q, e, s)                                              \
+  for (qua_site_t *s = atomic_load_explicit(&(q)->sites[e], memory_order_relaxed); \
+       s != NULL; s = s->next)
+
+/* The callentry stub for sites whose quaject was destroyed under them. */
+int qua__entry_dead(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+
+/* Formats an error into err (when not NULL) and returns code. */
+int qua__error(qua_error_t *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The built-in types. */
+extern const qua_type_t qua__queue_type;
+extern const qua_type_t qua__buffer_type;
+extern const qua_type_t qua__counter_type;
+extern const qua_type_t qua__pump_type;
+extern const qua_type_t qua__tee_type;
+extern const qua_type_t qua__clock_type;
+
+/* Futex-based wake-up word for active quajects: a waiter samples the
+ * sequence, checks its condition, and sleeps only while the sequence is
+ * unchanged; every wake bumps it. No wake-up is lost. */
+typedef struct qua__event {
+  _Atomic uint32_t seq;
+  _Atomic uint32_t waiters; /* threads inside qua__event_wait */
+} qua__event_t;
+
+static inline uint32_t qua__event_sample(qua__event_t *ev) {
+  return atomic_load_explicit(&ev->seq, memory_order_acquire);
+}
+void qua__event_signal(qua__event_t *ev);
+/* Sleeps while the sequence still equals `seen`, at most timeout_ns
+ * (negative: no limit). The calling QSBR thread is offline meanwhile. */
+void qua__event_wait(qua__event_t *ev, uint32_t seen, int64_t timeout_ns);
+
+#endif /* QUA_INTERNAL_H */

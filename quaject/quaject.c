@@ -1,0 +1,631 @@
+/* quaject.c -- the quaject model: type registry, creation from parameters,
+ * sites, wires, watchers, destroy, and the grace periods that make them safe.
+ *
+ * Design notes (the invariants the rest of libqua relies on):
+ *
+ *  1. Every control operation runs under the control lock, so the sets of
+ *     quajects, sites, wires and watchers change one operation at a time.
+ *     Data paths never take it.
+ *  2. Readers (callers of callentries, deliverers of callbacks) run inside
+ *     a read-side section: the "bulletproof" urcu flavour for arbitrary
+ *     threads (qua_call), the QSBR flavour for active quajects' own threads
+ *     (pumps, clocks), which are online while they run items and offline
+ *     while they sleep. qua__synchronize() waits for a grace period of both.
+ *  3. A site becomes reachable only once complete: it is linked into its
+ *     target's list, and a wire stored into its source's outs[], with
+ *     release stores after every field is set. It is unreachable again
+ *     once unlinked; it is freed only after a grace period, so a reader
+ *     that loaded it before the unlink finishes its call on valid memory.
+ *  4. The target's sites_changed hook runs before a new site is usable and
+ *     after a closed site can no longer be running, both under the lock:
+ *     so a queue that switches variant sees every caller of the old code
+ *     gone (it waits for a grace period itself) before a new caller starts.
+ *  5. A quaject with callouts of others wired to it, or with sites open on
+ *     it, is not destroyed unless forced; forced destroy unwires those
+ *     callouts (never a dangling call) and re-points open user sites at a
+ *     stub returning QUA_ESTATE. Its memory is freed after a grace period.
+ */
+/* Not _LGPL_SOURCE: liburcu-bp's inline read-side code touches its reader
+ * registry at addresses its arena does not align as the type demands, which
+ * UBSan reports; the out-of-line calls cost a few nanoseconds and keep the
+ * library's business inside the library. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/urcu-bp.h>
+#include <urcu/urcu-qsbr.h>
+
+#include "qua-internal.h"
+
+/* --- Errors ----------------------------------------------------------------- */
+
+const char *qua_strerror(int err) {
+  switch (err) {
+  case QUA_OK:
+    return "success";
+#define QUA__ERR_MSG(name, num, msg) \
+  case QUA_##name:                   \
+    return msg;
+    QUA_ERRNO_MAP(QUA__ERR_MSG)
+#undef QUA__ERR_MSG
+  default:
+    return "unknown error";
+  }
+}
+
+const char *qua_err_name(int err) {
+  switch (err) {
+  case QUA_OK:
+    return "OK";
+#define QUA__ERR_NAME(name, num, msg) \
+  case QUA_##name:                    \
+    return #name;
+    QUA_ERRNO_MAP(QUA__ERR_NAME)
+#undef QUA__ERR_NAME
+  default:
+    return "EUNKNOWN";
+  }
+}
+
+int qua__error(qua_error_t *err, int code, const char *fmt, ...) {
+  if (err != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    err->code = code;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+/* --- Control lock and grace periods ----------------------------------------- */
+
+static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t next_id = 1;
+
+void qua__ctl_lock(void) { pthread_mutex_lock(&ctl_mutex); }
+void qua__ctl_unlock(void) { pthread_mutex_unlock(&ctl_mutex); }
+
+void qua__synchronize(void) {
+  urcu_bp_synchronize_rcu();
+  urcu_qsbr_synchronize_rcu();
+}
+
+void qua_thread_online(void) {
+  urcu_qsbr_register_thread();
+}
+
+void qua_thread_offline(void) {
+  urcu_qsbr_unregister_thread();
+}
+
+void qua_thread_quiescent(void) { urcu_qsbr_quiescent_state(); }
+
+int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  urcu_bp_read_lock();
+  int r = qua__call(s, a0, a1, ret);
+  urcu_bp_read_unlock();
+  return r;
+}
+
+/* --- Type registry ------------------------------------------------------------ */
+
+static const qua_type_t *const builtin_types[] = {
+    &qua__queue_type, &qua__buffer_type, &qua__counter_type,
+    &qua__pump_type,  &qua__tee_type,    &qua__clock_type,  NULL,
+};
+
+const qua_type_t *const *qua_types(void) { return builtin_types; }
+
+const qua_type_t *qua_type_find(const char *name) {
+  if (name == NULL)
+    return NULL;
+  for (int i = 0; builtin_types[i] != NULL; i++)
+    if (strcmp(builtin_types[i]->name, name) == 0)
+      return builtin_types[i];
+  return NULL;
+}
+
+/* Looks a name up in a table of structs whose first member is `name`. */
+static int find_named(const void *table, size_t stride, int n, const char *name, int notfound) {
+  if (name == NULL)
+    return notfound;
+  for (int i = 0; i < n; i++) {
+    const char *const *p = (const char *const *)(const void *)((const char *)table + stride * (size_t)i);
+    if (strcmp(*p, name) == 0)
+      return i;
+  }
+  return notfound;
+}
+
+int qua_type_entry(const qua_type_t *t, const char *name) {
+  return find_named(t->entries, sizeof t->entries[0], t->nentries, name, QUA_ENOENTRY);
+}
+int qua_type_callout(const qua_type_t *t, const char *name) {
+  return find_named(t->callouts, sizeof t->callouts[0], t->ncallouts, name, QUA_ENOCALLOUT);
+}
+int qua_type_callback(const qua_type_t *t, const char *name) {
+  return find_named(t->callbacks, sizeof t->callbacks[0], t->ncallbacks, name, QUA_ENOCALLBACK);
+}
+int qua_type_param(const qua_type_t *t, const char *name) {
+  return find_named(t->params, sizeof t->params[0], t->nparams, name, QUA_ENOPARAM);
+}
+
+/* --- Creation ---------------------------------------------------------------- */
+
+/* Parses a decimal or 0x-hexadecimal unsigned 64-bit number, whole string. */
+static bool parse_u64(const char *s, uint64_t *out) {
+  if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno != 0 || *end != '\0')
+    return false;
+  *out = v;
+  return true;
+}
+
+/* Fills values[] from "key=value" strings and the type's defaults. */
+static int parse_params(const qua_type_t *t, const char *const *params, int nparams,
+                        uint64_t *values, qua_error_t *err) {
+  bool seen[QUA_MAX_PARAMS] = {false};
+  for (int i = 0; i < t->nparams; i++)
+    values[i] = t->params[i].def;
+  if (nparams < 0 || (nparams > 0 && params == NULL))
+    return qua__error(err, QUA_EINVAL, "bad parameter list");
+  for (int i = 0; i < nparams; i++) {
+    const char *kv = params[i];
+    const char *eq = kv != NULL ? strchr(kv, '=') : NULL;
+    if (eq == NULL || eq == kv)
+      return qua__error(err, QUA_EINVAL, "parameter '%s': expected key=value", kv ? kv : "(null)");
+    char key[QUA_NAME_MAX + 1];
+    size_t klen = (size_t)(eq - kv);
+    if (klen > QUA_NAME_MAX)
+      return qua__error(err, QUA_ENOPARAM, "parameter name too long");
+    memcpy(key, kv, klen);
+    key[klen] = '\0';
+    int p = qua_type_param(t, key);
+    if (p < 0)
+      return qua__error(err, QUA_ENOPARAM, "%s has no parameter '%s'", t->name, key);
+    if (seen[p])
+      return qua__error(err, QUA_EINVAL, "parameter '%s' given twice", key);
+    seen[p] = true;
+    const qua_param_def_t *d = &t->params[p];
+    uint64_t v;
+    if (!parse_u64(eq + 1, &v))
+      return qua__error(err, QUA_EBADVALUE, "%s=%s: not a number", key, eq + 1);
+    if (v < d->min || v > d->max)
+      return qua__error(err, QUA_ERANGE, "%s=%" PRIu64 ": out of range %" PRIu64 "..%" PRIu64,
+                        key, v, d->min, d->max);
+    if ((d->flags & QUA_PARAM_POW2) && (v & (v - 1)) != 0)
+      return qua__error(err, QUA_ERANGE, "%s=%" PRIu64 ": not a power of two", key, v);
+    values[p] = v;
+  }
+  return QUA_OK;
+}
+
+int qua_create(const char *type, const char *const *params, int nparams, qua_quaject_t **out,
+               qua_error_t *err) {
+  const qua_type_t *t = qua_type_find(type);
+  if (t == NULL)
+    return qua__error(err, QUA_ENOTYPE, "no quaject type '%s'", type ? type : "(null)");
+  if (out == NULL)
+    return qua__error(err, QUA_EINVAL, "no place to store the quaject");
+  uint64_t values[QUA_MAX_PARAMS];
+  int r = parse_params(t, params, nparams, values, err);
+  if (r < 0)
+    return r;
+
+  qua_quaject_t *q = calloc(1, sizeof *q + t->state_size);
+  if (q == NULL)
+    return qua__error(err, QUA_ENOMEM, "out of memory creating %s", t->name);
+  q->type = t;
+  q->id = atomic_fetch_add(&next_id, 1);
+  memcpy(q->params, values, sizeof values);
+
+  qua__ctl_lock();
+  r = t->ops.init(q, values);
+  if (r < 0) {
+    qua__error(err, r, "%s: %s", t->name, qua_strerror(r));
+    goto fail_init;
+  }
+  if (t->ops.start != NULL) {
+    r = t->ops.start(q);
+    if (r < 0) {
+      qua__error(err, r, "%s: cannot start: %s", t->name, qua_strerror(r));
+      goto fail_start;
+    }
+    q->started = true;
+  }
+  qua__ctl_unlock();
+  *out = q;
+  return QUA_OK;
+
+fail_start:
+  if (t->ops.fini != NULL)
+    t->ops.fini(q);
+fail_init:
+  qua__ctl_unlock();
+  free(q);
+  return r;
+}
+
+const qua_type_t *qua_quaject_type(const qua_quaject_t *q) { return q->type; }
+uint64_t qua_quaject_id(const qua_quaject_t *q) { return q->id; }
+void *qua_quaject_state(qua_quaject_t *q) { return q->state; }
+uint64_t qua_quaject_param(const qua_quaject_t *q, int i) {
+  return i >= 0 && i < q->type->nparams ? q->params[i] : 0;
+}
+
+int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len) {
+  if (q->type->ops.describe != NULL)
+    return q->type->ops.describe(q, buf, len);
+  return snprintf(buf, len, "%s", q->type->name);
+}
+
+const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry) {
+  if (entry < 0 || entry >= q->type->nentries)
+    return "none";
+  if (q->type->ops.entry_impl == NULL)
+    return "generic";
+  qua__ctl_lock();
+  const char *s = q->type->ops.entry_impl(q, atomic_load(&q->sites[entry]));
+  qua__ctl_unlock();
+  return s;
+}
+
+/* --- Sites ------------------------------------------------------------------- */
+
+int qua__entry_dead(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { return QUA_ESTATE; }
+
+/* Resolves handlers by callback name into the site. */
+static int site_set_handlers(qua_site_t *s, const qua_type_t *t, const qua_bind_t *handlers,
+                             void *ctx_override, qua_error_t *err) {
+  for (const qua_bind_t *b = handlers; b != NULL && b->callback != NULL; b++) {
+    int cb = qua_type_callback(t, b->callback);
+    if (cb < 0) {
+      /* A callout's handler list may name callbacks other targets have. */
+      if (ctx_override != NULL)
+        continue;
+      return qua__error(err, QUA_ENOCALLBACK, "%s has no callback '%s'", t->name, b->callback);
+    }
+    s->handler[cb] = b->fn;
+    s->handler_ctx[cb] = ctx_override != NULL ? ctx_override : b->ctx;
+  }
+  return QUA_OK;
+}
+
+/* Opens a site under the control lock; owner/callout describe a wire. */
+static int site_open_locked(qua_quaject_t *q, int e, const qua_bind_t *handlers, unsigned flags,
+                            qua_quaject_t *owner, int callout, qua_site_t **out,
+                            qua_error_t *err) {
+  if (q->dead)
+    return qua__error(err, QUA_ESTATE, "%s #%" PRIu64 " is being destroyed", q->type->name, q->id);
+  qua_site_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return qua__error(err, QUA_ENOMEM, "out of memory opening a site");
+  s->fn = q->type->entries[e].generic;
+  s->state = q->state;
+  s->target = q;
+  s->entry = e;
+  s->flags = flags;
+  s->owner = owner;
+  s->owner_callout = callout;
+  int r = site_set_handlers(s, q->type, handlers, owner != NULL ? owner->state : NULL, err);
+  if (r < 0) {
+    free(s);
+    return r;
+  }
+  /* Invariant 4: the type adjusts (and waits) before the site is usable.
+   * The site is linked first so that the hook sees the new set. */
+  q->weight[e] += (flags & QUA_SITE_SHARED) ? 2 : 1;
+  s->next = atomic_load_explicit(&q->sites[e], memory_order_relaxed);
+  atomic_store_explicit(&q->sites[e], s, memory_order_release);
+  if (q->type->ops.sites_changed != NULL) {
+    int r2 = q->type->ops.sites_changed(q, e, QUA_SITES_BEFORE_OPEN);
+    if (r2 < 0) {
+      /* Refused: nobody has seen the site, but a broadcast may be walking
+       * the list, so unlink and wait before freeing. */
+      atomic_store_explicit(&q->sites[e], s->next, memory_order_release);
+      q->weight[e] -= (flags & QUA_SITE_SHARED) ? 2 : 1;
+      qua__synchronize();
+      free(s);
+      return qua__error(err, r2, "%s.%s: %s", q->type->name, q->type->entries[e].name,
+                        qua_strerror(r2));
+    }
+  }
+  *out = s;
+  return QUA_OK;
+}
+
+/* Unlinks a site, waits until no caller can be in it, lets the type
+ * adjust, and frees it. Control lock held. */
+static void site_close_locked(qua_site_t *s) {
+  qua_quaject_t *q = s->target;
+  int e = s->entry;
+  qua_site_t *_Atomic *pp = &q->sites[e];
+  for (qua_site_t *p = atomic_load(pp); p != NULL; pp = (qua_site_t *_Atomic *)&p->next, p = atomic_load(pp)) {
+    if (p == s) {
+      atomic_store_explicit(pp, s->next, memory_order_release);
+      break;
+    }
+  }
+  q->weight[e] -= (s->flags & QUA_SITE_SHARED) ? 2 : 1;
+  qua__synchronize();
+  if (q->type->ops.sites_changed != NULL && !q->dead)
+    (void)q->type->ops.sites_changed(q, e, QUA_SITES_AFTER_CLOSE);
+  free(s);
+}
+
+int qua_site_open(qua_quaject_t *q, const char *entry, const qua_bind_t *handlers, unsigned flags,
+                  qua_site_t **out, qua_error_t *err) {
+  if (q == NULL || out == NULL)
+    return qua__error(err, QUA_EINVAL, "no quaject or no place to store the site");
+  int e = qua_type_entry(q->type, entry);
+  if (e < 0)
+    return qua__error(err, QUA_ENOENTRY, "%s has no callentry '%s'", q->type->name,
+                      entry ? entry : "(null)");
+  qua__ctl_lock();
+  int r = site_open_locked(q, e, handlers, flags, NULL, -1, out, err);
+  qua__ctl_unlock();
+  return r;
+}
+
+void qua_site_close(qua_site_t *s) {
+  if (s == NULL)
+    return;
+  qua__ctl_lock();
+  if (s->target == NULL) {
+    /* Its quaject was destroyed under it: only the site is left. */
+    qua__ctl_unlock();
+    free(s);
+    return;
+  }
+  site_close_locked(s);
+  qua__ctl_unlock();
+}
+
+/* --- Wires ------------------------------------------------------------------- */
+
+int qua_wire(qua_quaject_t *src, const char *callout, qua_quaject_t *dst, const char *entry,
+             qua_error_t *err) {
+  if (src == NULL || dst == NULL)
+    return qua__error(err, QUA_EINVAL, "wire needs two quajects");
+  int c = qua_type_callout(src->type, callout);
+  if (c < 0)
+    return qua__error(err, QUA_ENOCALLOUT, "%s has no callout '%s'", src->type->name,
+                      callout ? callout : "(null)");
+  int e = qua_type_entry(dst->type, entry);
+  if (e < 0)
+    return qua__error(err, QUA_ENOENTRY, "%s has no callentry '%s'", dst->type->name,
+                      entry ? entry : "(null)");
+  const qua_callout_def_t *cd = &src->type->callouts[c];
+  const qua_entry_def_t *ed = &dst->type->entries[e];
+  if (src->type->ops.callouts_in_use != NULL && c >= src->type->ops.callouts_in_use(src))
+    return qua__error(err, QUA_ENOCALLOUT, "%s has %d outputs; no callout '%s'", src->type->name,
+                      src->type->ops.callouts_in_use(src), cd->name);
+  if (src == dst)
+    return qua__error(err, QUA_ESELF, "%s.%s -> itself", src->type->name, cd->name);
+  if (cd->arity != ed->arity || cd->returns != ed->returns || !ed->remote)
+    return qua__error(err, QUA_EARITY,
+                      "%s.%s takes %d argument%s%s; %s.%s takes %d%s%s", src->type->name,
+                      cd->name, cd->arity, cd->arity == 1 ? "" : "s",
+                      cd->returns ? " and wants a result" : "", dst->type->name, ed->name,
+                      ed->arity, ed->returns ? " and returns a result" : "",
+                      ed->remote ? "" : " (pointer arguments)");
+
+  qua__ctl_lock();
+  int r;
+  if (src->dead || dst->dead) {
+    r = qua__error(err, QUA_ESTATE, "quaject is being destroyed");
+    goto out;
+  }
+  if (atomic_load(&src->outs[c]) != NULL) {
+    r = qua__error(err, QUA_EWIRED, "%s.%s is already wired", src->type->name, cd->name);
+    goto out;
+  }
+  qua_site_t *s;
+  r = site_open_locked(dst, e, cd->handlers, 0, src, c, &s, err);
+  if (r < 0)
+    goto out;
+  dst->wired_in++;
+  atomic_store_explicit(&src->outs[c], s, memory_order_release);
+  if (src->type->ops.callouts_changed != NULL)
+    src->type->ops.callouts_changed(src);
+out:
+  qua__ctl_unlock();
+  return r;
+}
+
+/* Unwires callout c of src; control lock held. */
+static void unwire_locked(qua_quaject_t *src, int c) {
+  qua_site_t *s = atomic_load(&src->outs[c]);
+  if (s == NULL)
+    return;
+  atomic_store_explicit(&src->outs[c], NULL, memory_order_release);
+  s->target->wired_in--;
+  site_close_locked(s); /* waits for a grace period before the type adjusts */
+  if (src->type->ops.callouts_changed != NULL && !src->dead)
+    src->type->ops.callouts_changed(src);
+}
+
+int qua_unwire(qua_quaject_t *src, const char *callout, qua_error_t *err) {
+  if (src == NULL)
+    return qua__error(err, QUA_EINVAL, "no quaject");
+  int c = qua_type_callout(src->type, callout);
+  if (c < 0)
+    return qua__error(err, QUA_ENOCALLOUT, "%s has no callout '%s'", src->type->name,
+                      callout ? callout : "(null)");
+  qua__ctl_lock();
+  int r = QUA_OK;
+  if (atomic_load(&src->outs[c]) == NULL)
+    r = qua__error(err, QUA_ENOTWIRED, "%s.%s is not wired", src->type->name, callout);
+  else
+    unwire_locked(src, c);
+  qua__ctl_unlock();
+  return r;
+}
+
+qua_quaject_t *qua_wired_to(const qua_quaject_t *src, int c, int *entry) {
+  if (c < 0 || c >= src->type->ncallouts)
+    return NULL;
+  qua__ctl_lock();
+  qua_site_t *s = atomic_load(&((qua_quaject_t *)src)->outs[c]);
+  qua_quaject_t *t = s != NULL ? s->target : NULL;
+  if (s != NULL && entry != NULL)
+    *entry = s->entry;
+  qua__ctl_unlock();
+  return t;
+}
+
+int qua_callout(qua_quaject_t *self, int c, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  qua_site_t *s = atomic_load_explicit(&self->outs[c], memory_order_acquire);
+  if (QUA__UNLIKELY(s == NULL))
+    return QUA_ENOTWIRED;
+  return qua__call(s, a0, a1, ret);
+}
+
+/* --- Callbacks and watchers -------------------------------------------------------- */
+
+void qua__fire_watchers(qua_quaject_t *q, int cb, uint64_t arg) {
+  for (qua_watch_t *w = atomic_load_explicit(&q->watchers[cb], memory_order_acquire); w != NULL;
+       w = atomic_load_explicit(&w->next, memory_order_acquire))
+    w->fn(w->ctx, q, cb, arg);
+}
+
+void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg) {
+  for (int e = 0; e < q->type->nentries; e++)
+    for (qua_site_t *s = atomic_load_explicit(&q->sites[e], memory_order_acquire); s != NULL;
+         s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
+      if (s->handler[cb] != NULL)
+        s->handler[cb](s->handler_ctx[cb], q, cb, arg);
+  if (atomic_load_explicit(&q->watchers[cb], memory_order_relaxed) != NULL)
+    qua__fire_watchers(q, cb, arg);
+}
+
+bool qua__listened(const qua_quaject_t *q, int cb) {
+  if (atomic_load(&((qua_quaject_t *)q)->watchers[cb]) != NULL)
+    return true;
+  for (int e = 0; e < q->type->nentries; e++)
+    QUA__FOREACH_SITE((qua_quaject_t *)q, e, s)
+  if (s->handler[cb] != NULL) return true;
+  return false;
+}
+
+int qua_watch(qua_quaject_t *q, const char *callback, qua_handler_fn fn, void *ctx,
+              qua_watch_t **out, qua_error_t *err) {
+  if (q == NULL || fn == NULL || out == NULL)
+    return qua__error(err, QUA_EINVAL, "watch needs a quaject, a handler and an out pointer");
+  int cb = qua_type_callback(q->type, callback);
+  if (cb < 0)
+    return qua__error(err, QUA_ENOCALLBACK, "%s has no callback '%s'", q->type->name,
+                      callback ? callback : "(null)");
+  qua_watch_t *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return qua__error(err, QUA_ENOMEM, "out of memory");
+  w->q = q;
+  w->cb = cb;
+  w->fn = fn;
+  w->ctx = ctx;
+  qua__ctl_lock();
+  if (q->dead) {
+    qua__ctl_unlock();
+    free(w);
+    return qua__error(err, QUA_ESTATE, "quaject is being destroyed");
+  }
+  atomic_store_explicit(&w->next, atomic_load(&q->watchers[cb]), memory_order_relaxed);
+  atomic_store_explicit(&q->watchers[cb], w, memory_order_release);
+  if (q->type->ops.sites_changed != NULL)
+    (void)q->type->ops.sites_changed(q, -1, QUA_SITES_BEFORE_OPEN);
+  qua__ctl_unlock();
+  *out = w;
+  return QUA_OK;
+}
+
+/* Unlinks and frees a watcher; control lock held. */
+static void unwatch_locked(qua_watch_t *w) {
+  qua_quaject_t *q = w->q;
+  qua_watch_t *_Atomic *pp = &q->watchers[w->cb];
+  for (qua_watch_t *p = atomic_load(pp); p != NULL; pp = &p->next, p = atomic_load(pp)) {
+    if (p == w) {
+      atomic_store_explicit(pp, atomic_load(&w->next), memory_order_release);
+      break;
+    }
+  }
+  qua__synchronize();
+  if (q->type->ops.sites_changed != NULL && !q->dead)
+    (void)q->type->ops.sites_changed(q, -1, QUA_SITES_AFTER_CLOSE);
+  free(w);
+}
+
+void qua_unwatch(qua_watch_t *w) {
+  if (w == NULL)
+    return;
+  qua__ctl_lock();
+  unwatch_locked(w);
+  qua__ctl_unlock();
+}
+
+/* --- Destroy ------------------------------------------------------------------ */
+
+/* Every quaject whose callouts may point at q must be found to unwire it:
+ * sites record their owner, so walking q's own site lists finds them. */
+int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err) {
+  if (q == NULL)
+    return qua__error(err, QUA_EINVAL, "no quaject");
+  qua__ctl_lock();
+  int users = 0;
+  for (int e = 0; e < q->type->nentries; e++)
+    QUA__FOREACH_SITE(q, e, s) users++;
+  if (users > 0 && !force) {
+    qua__ctl_unlock();
+    return qua__error(err, QUA_EBUSY, "%s #%" PRIu64 " is in use: %d wire%s or site%s on it",
+                      q->type->name, q->id, users, users == 1 ? "" : "s", users == 1 ? "" : "s");
+  }
+  /* Stop first: an active quaject's thread calls through its callouts. */
+  if (q->started && q->type->ops.stop != NULL)
+    q->type->ops.stop(q);
+  q->dead = true;
+  for (int c = 0; c < q->type->ncallouts; c++)
+    unwire_locked(q, c);
+  /* Callouts of others wired to q: unwire them; user sites: point them at
+   * the stub and detach them (their owners close them later). */
+  qua_site_t *detached = NULL;
+  for (int e = 0; e < q->type->nentries; e++) {
+    qua_site_t *s;
+    while ((s = atomic_load(&q->sites[e])) != NULL) {
+      if (s->owner != NULL) {
+        unwire_locked(s->owner, s->owner_callout);
+      } else {
+        atomic_store_explicit(&q->sites[e], s->next, memory_order_release);
+        qua__site_set_fn(s, qua__entry_dead);
+        s->owner = (qua_quaject_t *)detached; /* a private chain until the grace period */
+        detached = s;
+      }
+    }
+  }
+  for (int cb = 0; cb < q->type->ncallbacks; cb++) {
+    qua_watch_t *w;
+    while ((w = atomic_load(&q->watchers[cb])) != NULL)
+      unwatch_locked(w);
+  }
+  qua__synchronize();
+  /* No reader can reach q now; detached user sites run only their stub
+   * and forget q, so that qua_site_close() just frees them. */
+  while (detached != NULL) {
+    qua_site_t *next = (qua_site_t *)detached->owner;
+    detached->owner = NULL;
+    detached->target = NULL;
+    detached->state = NULL;
+    detached = next;
+  }
+  if (q->type->ops.fini != NULL)
+    q->type->ops.fini(q);
+  qua__ctl_unlock();
+  free(q);
+  return QUA_OK;
+}

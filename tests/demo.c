@@ -1,0 +1,154 @@
+/* demo.c -- make demo: builds two small quaject graphs and narrates what happens.
+ *
+ *   clock --tick--> counter (threshold=5)
+ *   source queue --> pump "producer" --> queue "mid" (capacity 4) --> pump "consumer" --> sink queue
+ *
+ * Every callback of "mid" and the counter's threshold are watched and printed
+ * as they fire, from whichever thread fires them.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qua.h"
+
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct timespec t0;
+
+static double ms_since_start(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  pthread_mutex_lock(&out_mu);
+  printf("[%8.3f ms] ", ms_since_start());
+  vprintf(fmt, ap);
+  putchar('\n');
+  fflush(stdout);
+  pthread_mutex_unlock(&out_mu);
+  va_end(ap);
+}
+
+static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  const qua_type_t *t = qua_quaject_type(from);
+  say("%-8s %-9s (arg %" PRIu64 ")", (const char *)ctx, t->callbacks[cb].name, arg);
+}
+
+static qua_quaject_t *create(const char *type, const char *p0, const char *p1) {
+  const char *p[] = {p0, p1};
+  qua_quaject_t *q;
+  qua_error_t err;
+  if (qua_create(type, p, p1 ? 2 : p0 ? 1 : 0, &q, &err) != QUA_OK) {
+    fprintf(stderr, "qua-demo: create %s: %s\n", type, err.msg);
+    exit(1);
+  }
+  return q;
+}
+
+static void wire(qua_quaject_t *a, const char *callout, qua_quaject_t *b, const char *entry) {
+  qua_error_t err;
+  if (qua_wire(a, callout, b, entry, &err) != QUA_OK) {
+    fprintf(stderr, "qua-demo: wire %s -> %s: %s\n", callout, entry, err.msg);
+    exit(1);
+  }
+}
+
+static uint64_t call0(qua_quaject_t *q, const char *entry) {
+  qua_site_t *s;
+  uint64_t v = 0;
+  if (qua_site_open(q, entry, NULL, 0, &s, NULL) == QUA_OK) {
+    qua_call(s, 0, 0, &v);
+    qua_site_close(s);
+  }
+  return v;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf("usage: qua-demo\n\n"
+           "Builds two small quaject graphs in this process and prints every callback\n"
+           "as it fires:\n"
+           "  clock -> counter (threshold 5)\n"
+           "  source -> pump -> queue \"mid\" (capacity 4) -> pump -> sink\n");
+    return 0;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  qua_watch_t *w[8];
+  int nw = 0;
+
+  printf("qua demo: quaject graphs with callbacks\n\n");
+  printf("graph 1: clock (every 20 ms, 8 ticks) --tick--> counter.pass (threshold=5)\n");
+  qua_quaject_t *counter = create("counter", "threshold=5", NULL);
+  qua_watch(counter, "threshold", on_callback, "counter", &w[nw++], NULL);
+  qua_quaject_t *clk = create("clock", "period_us=20000", "count=8");
+  wire(clk, "tick", counter, "pass");
+  while (call0(counter, "read") < 8)
+    usleep(5000);
+  say("counter  value     %" PRIu64, call0(counter, "read"));
+
+  printf("\ngraph 2: source --> pump --> queue \"mid\" (capacity 4) --> pump --> sink\n");
+  qua_quaject_t *source = create("queue", "capacity=64", NULL);
+  qua_quaject_t *mid = create("queue", "capacity=4", NULL);
+  qua_quaject_t *sink = create("queue", "capacity=64", NULL);
+  const char *cbs[] = {"full", "notfull", "empty", "notempty", "closed"};
+  for (int i = 0; i < 5; i++)
+    qua_watch(mid, cbs[i], on_callback, "mid", &w[nw++], NULL);
+
+  qua_site_t *put;
+  qua_site_open(source, "put", NULL, 0, &put, NULL);
+  for (uint64_t i = 1; i <= 12; i++)
+    qua_call(put, i * 100, 0, NULL);
+  qua_site_close(put);
+  say("source   holds     12 items; starting the consumer pump, then the producer");
+
+  qua_quaject_t *consumer = create("pump", NULL, NULL);
+  wire(consumer, "source", mid, "get");
+  wire(consumer, "sink", sink, "put");
+  usleep(20000); /* the consumer finds mid empty and sleeps */
+  qua_quaject_t *producer = create("pump", NULL, NULL);
+  wire(producer, "source", source, "get");
+  wire(producer, "sink", mid, "put");
+
+  while (call0(sink, "count") < 12)
+    usleep(2000);
+  qua_queue_close(source);
+  qua_pump_join(producer, 5000);
+  qua_queue_close(mid);
+  qua_pump_join(consumer, 5000);
+
+  char d[128];
+  qua_quaject_describe(producer, d, sizeof d);
+  say("producer %s", d);
+  qua_quaject_describe(consumer, d, sizeof d);
+  say("consumer %s", d);
+  qua_site_t *get;
+  qua_site_open(sink, "get", NULL, 0, &get, NULL);
+  printf("sink holds:");
+  uint64_t v;
+  while (qua_call(get, 0, 0, &v) == QUA_OK)
+    printf(" %" PRIu64, v);
+  printf("\n");
+  qua_site_close(get);
+
+  for (int i = 0; i < nw; i++)
+    qua_unwatch(w[i]);
+  qua_destroy(producer, false, NULL);
+  qua_destroy(consumer, false, NULL);
+  qua_destroy(clk, false, NULL);
+  qua_destroy(counter, false, NULL);
+  qua_destroy(source, false, NULL);
+  qua_destroy(mid, false, NULL);
+  qua_destroy(sink, false, NULL);
+  printf("\ndone: every quaject destroyed\n");
+  return 0;
+}

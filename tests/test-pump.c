@@ -1,0 +1,260 @@
+/* test-pump.c -- pumps: moving items through tiny queues without losing a wake-up. */
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qtest.h"
+#include "qua.h"
+
+/* A blocking caller for the test's own threads: handlers bump a sequence
+ * under a mutex; the thread sleeps on a condition with a deadline. */
+typedef struct waiter {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned seq;
+} waiter_t;
+
+static void waiter_init(waiter_t *w) {
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  w->seq = 0;
+}
+
+static void waiter_wake(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  waiter_t *w = ctx;
+  pthread_mutex_lock(&w->mu);
+  w->seq++;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+static unsigned waiter_sample(waiter_t *w) {
+  pthread_mutex_lock(&w->mu);
+  unsigned s = w->seq;
+  pthread_mutex_unlock(&w->mu);
+  return s;
+}
+
+/* Sleeps until the sequence moves past `seen` or the deadline; false on timeout. */
+static bool waiter_wait(waiter_t *w, unsigned seen, double deadline) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_sec += 1;
+  pthread_mutex_lock(&w->mu);
+  while (w->seq == seen && qtest_now() < deadline)
+    pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+  bool ok = w->seq != seen;
+  pthread_mutex_unlock(&w->mu);
+  return ok;
+}
+
+typedef struct flow {
+  qua_quaject_t *in, *out;
+  long items;
+  double deadline;
+  long done;       /* items the thread completed */
+  bool timed_out;
+  bool order_ok;
+} flow_t;
+
+static void *producer(void *arg) {
+  flow_t *f = arg;
+  waiter_t w;
+  waiter_init(&w);
+  qua_bind_t h[] = {{"notfull", waiter_wake, &w}, {NULL, NULL, NULL}};
+  qua_site_t *put;
+  if (qua_site_open(f->in, "put", h, 0, &put, NULL) != QUA_OK)
+    return NULL;
+  for (long i = 0; i < f->items;) {
+    unsigned seen = waiter_sample(&w);
+    int r = qua_call(put, (uint64_t)i, 0, NULL);
+    if (r == QUA_OK) {
+      i++;
+      f->done = i;
+    } else if (!waiter_wait(&w, seen, f->deadline)) {
+      f->timed_out = true;
+      break;
+    }
+  }
+  qua_site_close(put);
+  return NULL;
+}
+
+static void *consumer(void *arg) {
+  flow_t *f = arg;
+  waiter_t w;
+  waiter_init(&w);
+  qua_bind_t h[] = {{"notempty", waiter_wake, &w}, {NULL, NULL, NULL}};
+  qua_site_t *get;
+  if (qua_site_open(f->out, "get", h, 0, &get, NULL) != QUA_OK)
+    return NULL;
+  f->order_ok = true;
+  for (long i = 0; i < f->items;) {
+    unsigned seen = waiter_sample(&w);
+    uint64_t v;
+    int r = qua_call(get, 0, 0, &v);
+    if (r == QUA_OK) {
+      if (v != (uint64_t)i)
+        f->order_ok = false;
+      i++;
+      f->done = i;
+    } else if (!waiter_wait(&w, seen, f->deadline)) {
+      f->timed_out = true;
+      break;
+    }
+  }
+  qua_site_close(get);
+  return NULL;
+}
+
+static qua_quaject_t *make(const char *type, const char *p0) {
+  const char *p[] = {p0};
+  qua_quaject_t *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(qua_create(type, p, p0 != NULL, &q, NULL), QUA_OK);
+  return q;
+}
+
+/* thread -> qa (2) -> pump -> qb (2) -> pump -> qc (2) -> thread */
+static void pumps_through_capacity_two_lose_nothing(void) {
+  long items = qtest_scale(1000000, 100000);
+  qua_quaject_t *qa = make("queue", "capacity=2"), *qb = make("queue", "capacity=2"),
+                *qc = make("queue", "capacity=2");
+  qua_quaject_t *p1 = make("pump", NULL), *p2 = make("pump", NULL);
+  CU_ASSERT_EQUAL(qua_wire(p1, "source", qa, "get", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p1, "sink", qb, "put", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p2, "source", qb, "get", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p2, "sink", qc, "put", NULL), QUA_OK);
+  double t0 = qtest_now();
+  flow_t prod = {.in = qa, .items = items, .deadline = t0 + 200};
+  flow_t cons = {.out = qc, .items = items, .deadline = t0 + 200};
+  pthread_t tp, tc;
+  pthread_create(&tc, NULL, consumer, &cons);
+  pthread_create(&tp, NULL, producer, &prod);
+  pthread_join(tp, NULL);
+  pthread_join(tc, NULL);
+  double dt = qtest_now() - t0;
+  if (prod.timed_out || cons.timed_out) {
+    char d1[96], d2[96];
+    qua_quaject_describe(p1, d1, sizeof d1);
+    qua_quaject_describe(p2, d2, sizeof d2);
+    fprintf(stderr, "\n  stalled (lost wake-up?): produced %ld consumed %ld of %ld; pump1 %s; pump2 %s\n",
+            prod.done, cons.done, items, d1, d2);
+  }
+  CU_ASSERT_FALSE(prod.timed_out);
+  CU_ASSERT_FALSE(cons.timed_out);
+  CU_ASSERT_EQUAL(cons.done, items);
+  CU_ASSERT_TRUE(cons.order_ok);
+  fprintf(stderr, "\n  %ld items through two pumps in %.2f s\n", items, dt);
+  CU_ASSERT_EQUAL(qua_destroy(p1, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(p2, false, NULL), QUA_OK);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+  qua_destroy(qc, false, NULL);
+}
+
+static void pump_stops_when_source_closes(void) {
+  qua_quaject_t *qa = make("queue", "capacity=4"), *qb = make("queue", "capacity=64");
+  qua_quaject_t *p = make("pump", NULL);
+  qua_wire(p, "source", qa, "get", NULL);
+  qua_wire(p, "sink", qb, "put", NULL);
+  qua_site_t *put;
+  qua_site_open(qa, "put", NULL, 0, &put, NULL);
+  for (uint64_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_call(put, i, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_pump_join(p, 50), QUA_ESTATE); /* still running, waiting */
+  CU_ASSERT_EQUAL(qua_queue_close(qa), QUA_OK);
+  CU_ASSERT_EQUAL(qua_pump_join(p, 10000), QUA_OK); /* woke, drained, stopped */
+  CU_ASSERT_EQUAL(qua_call(put, 9, 0, NULL), QUA_ECLOSED);
+  qua_site_t *cnt;
+  qua_site_open(qb, "count", NULL, 0, &cnt, NULL);
+  uint64_t n;
+  qua_call(cnt, 0, 0, &n);
+  CU_ASSERT_EQUAL(n, 3); /* nothing left behind */
+  qua_site_close(cnt);
+  qua_site_close(put);
+  qua_destroy(p, false, NULL);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+}
+
+static void pump_blocked_on_full_sink_wakes_on_close(void) {
+  qua_quaject_t *qa = make("queue", "capacity=4"), *qb = make("queue", "capacity=1");
+  qua_quaject_t *p = make("pump", NULL);
+  qua_wire(p, "source", qa, "get", NULL);
+  qua_wire(p, "sink", qb, "put", NULL);
+  qua_site_t *put;
+  qua_site_open(qa, "put", NULL, 0, &put, NULL);
+  for (uint64_t i = 0; i < 3; i++)
+    qua_call(put, i, 0, NULL);
+  usleep(20000); /* the pump moves one and blocks on the full sink */
+  CU_ASSERT_EQUAL(qua_queue_close(qb), QUA_OK);
+  CU_ASSERT_EQUAL(qua_pump_join(p, 10000), QUA_OK);
+  char d[96];
+  qua_quaject_describe(p, d, sizeof d);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d, "moved=1 "));
+  qua_site_close(put);
+  qua_destroy(p, false, NULL);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+}
+
+static void pump_count_limits_items(void) {
+  qua_quaject_t *qa = make("queue", "capacity=64"), *qb = make("queue", "capacity=64");
+  qua_quaject_t *p = make("pump", "count=10");
+  qua_site_t *put;
+  qua_site_open(qa, "put", NULL, 0, &put, NULL);
+  for (uint64_t i = 0; i < 20; i++)
+    qua_call(put, i, 0, NULL);
+  /* wired after the items are there: the wire wakes it */
+  qua_wire(p, "source", qa, "get", NULL);
+  qua_wire(p, "sink", qb, "put", NULL);
+  CU_ASSERT_EQUAL(qua_pump_join(p, 10000), QUA_OK);
+  qua_site_t *c1, *c2;
+  uint64_t n1, n2;
+  qua_site_open(qa, "count", NULL, 0, &c1, NULL);
+  qua_site_open(qb, "count", NULL, 0, &c2, NULL);
+  qua_call(c1, 0, 0, &n1);
+  qua_call(c2, 0, 0, &n2);
+  CU_ASSERT_EQUAL(n1, 10);
+  CU_ASSERT_EQUAL(n2, 10);
+  qua_site_close(c1);
+  qua_site_close(c2);
+  qua_site_close(put);
+  qua_destroy(p, false, NULL);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+}
+
+static void pump_refuses_untracked_queue(void) {
+  qua_quaject_t *q = make("queue", "notify=0"), *p = make("pump", NULL);
+  qua_error_t err;
+  CU_ASSERT_EQUAL(qua_wire(p, "source", q, "get", &err), QUA_ENOCALLBACK);
+  CU_ASSERT_PTR_NULL(qua_wired_to(p, 0, NULL));
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK); /* nothing was left on it */
+  qua_destroy(p, false, NULL);
+}
+
+static void pump_destroy_while_sleeping(void) {
+  qua_quaject_t *q = make("queue", NULL), *q2 = make("queue", NULL), *p = make("pump", NULL);
+  qua_wire(p, "source", q, "get", NULL);
+  qua_wire(p, "sink", q2, "put", NULL);
+  usleep(10000);
+  double t0 = qtest_now();
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_EBUSY);
+  CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  CU_ASSERT(qtest_now() - t0 < 5);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q2, false, NULL), QUA_OK);
+}
+
+int main(void) {
+  static const qtest_case_t cases[] = {
+      {"pumps_through_capacity_two_lose_nothing", pumps_through_capacity_two_lose_nothing},
+      {"pump_stops_when_source_closes", pump_stops_when_source_closes},
+      {"pump_blocked_on_full_sink_wakes_on_close", pump_blocked_on_full_sink_wakes_on_close},
+      {"pump_count_limits_items", pump_count_limits_items},
+      {"pump_refuses_untracked_queue", pump_refuses_untracked_queue},
+      {"pump_destroy_while_sleeping", pump_destroy_while_sleeping},
+      {NULL, NULL}};
+  return qtest_run("pump", cases);
+}

@@ -1,0 +1,247 @@
+/* test-quaject.c -- the quaject model: creation parameters, wiring, watchers, destroy. */
+#include <string.h>
+
+#include "qtest.h"
+#include "qua.h"
+
+static qua_quaject_t *make(const char *type, const char *const *params, int n) {
+  qua_quaject_t *q = NULL;
+  qua_error_t err = {0};
+  int r = qua_create(type, params, n, &q, &err);
+  CU_ASSERT_EQUAL_FATAL(r, QUA_OK);
+  return q;
+}
+
+/* Creates and expects refusal with code and a message containing `needle`. */
+static void refuse(const char *type, const char *const *params, int n, int code, const char *needle) {
+  qua_quaject_t *q = (qua_quaject_t *)0x1;
+  qua_error_t err = {0};
+  int r = qua_create(type, params, n, &q, &err);
+  CU_ASSERT_EQUAL(r, code);
+  CU_ASSERT_EQUAL(err.code, code);
+  CU_ASSERT_PTR_EQUAL(q, (qua_quaject_t *)0x1); /* nothing created */
+  if (strstr(err.msg, needle) == NULL)
+    fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, needle);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle));
+}
+
+static void create_unknown_type_refused(void) {
+  refuse("quasar", NULL, 0, QUA_ENOTYPE, "quasar");
+  refuse(NULL, NULL, 0, QUA_ENOTYPE, "(null)");
+}
+
+static void create_unknown_param_refused(void) {
+  const char *p[] = {"capacity=8", "colour=blue"};
+  refuse("queue", p, 2, QUA_ENOPARAM, "colour");
+}
+
+static void create_malformed_param_refused(void) {
+  const char *p1[] = {"capacity"};
+  refuse("queue", p1, 1, QUA_EINVAL, "key=value");
+  const char *p2[] = {"=8"};
+  refuse("queue", p2, 1, QUA_EINVAL, "key=value");
+  const char *p3[] = {"capacity=8", "capacity=16"};
+  refuse("queue", p3, 2, QUA_EINVAL, "twice");
+  const char *p4[] = {"capacity=12x"};
+  refuse("queue", p4, 1, QUA_EBADVALUE, "not a number");
+  const char *p5[] = {"capacity=-8"};
+  refuse("queue", p5, 1, QUA_EBADVALUE, "not a number");
+  const char *p6[] = {"capacity="};
+  refuse("queue", p6, 1, QUA_EBADVALUE, "not a number");
+  const char *p7[] = {"capacity=99999999999999999999999"};
+  refuse("queue", p7, 1, QUA_EBADVALUE, "not a number");
+  const char *p8[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1"};
+  refuse("queue", p8, 1, QUA_ENOPARAM, "too long");
+}
+
+static void create_queue_capacity_limits(void) {
+  const char *zero[] = {"capacity=0"};
+  refuse("queue", zero, 1, QUA_ERANGE, "out of range 1..16777216");
+  const char *three[] = {"capacity=3"};
+  refuse("queue", three, 1, QUA_ERANGE, "not a power of two");
+  const char *over[] = {"capacity=16777217"};
+  refuse("queue", over, 1, QUA_ERANGE, "out of range");
+  const char *over2[] = {"capacity=33554432"};
+  refuse("queue", over2, 1, QUA_ERANGE, "out of range");
+  const char *hex[] = {"capacity=0x1000000"}; /* 2^24: the largest */
+  qua_quaject_t *q = make("queue", hex, 1);
+  CU_ASSERT_EQUAL(qua_quaject_param(q, 0), 1u << 24);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK);
+  const char *one[] = {"capacity=1"};
+  q = make("queue", one, 1);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK);
+}
+
+static void create_defaults_apply(void) {
+  qua_quaject_t *q = make("queue", NULL, 0);
+  CU_ASSERT_EQUAL(qua_quaject_param(q, 0), 1024);
+  char buf[128];
+  qua_quaject_describe(q, buf, sizeof buf);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "capacity=1024"));
+  qua_destroy(q, false, NULL);
+}
+
+static void create_every_type_param_limits(void) {
+  /* Each type's table drives the validation: the minimum and maximum are
+   * accepted, one past either end refused. */
+  for (const qua_type_t *const *t = qua_types(); *t != NULL; t++) {
+    for (int i = 0; i < (*t)->nparams; i++) {
+      const qua_param_def_t *d = &(*t)->params[i];
+      char kv[96];
+      uint64_t edges[2] = {d->min, d->max};
+      for (int k = 0; k < 2; k++) {
+        /* Skip enormous ring sizes and clock periods that would make the
+         * test slow; the queue case above covers 2^24. */
+        if (k == 1 && d->max > (1u << 16) && (strcmp(d->name, "capacity") == 0))
+          continue;
+        snprintf(kv, sizeof kv, "%s=%llu", d->name, (unsigned long long)edges[k]);
+        const char *p[] = {kv};
+        qua_quaject_t *q = NULL;
+        qua_error_t err;
+        int r = qua_create((*t)->name, p, 1, &q, &err);
+        if (r != QUA_OK)
+          fprintf(stderr, "\n  %s %s: %s\n", (*t)->name, kv, err.msg);
+        CU_ASSERT_EQUAL(r, QUA_OK);
+        if (q != NULL)
+          CU_ASSERT_EQUAL(qua_destroy(q, true, NULL), QUA_OK);
+      }
+      if (d->min > 0) {
+        snprintf(kv, sizeof kv, "%s=%llu", d->name, (unsigned long long)d->min - 1);
+        const char *p[] = {kv};
+        refuse((*t)->name, p, 1, QUA_ERANGE, d->name);
+      }
+      if (d->max < UINT64_MAX) {
+        snprintf(kv, sizeof kv, "%s=%llu", d->name, (unsigned long long)d->max + 1);
+        const char *p[] = {kv};
+        refuse((*t)->name, p, 1, QUA_ERANGE, d->name);
+      }
+    }
+  }
+}
+
+static void wire_checks_names_and_arity(void) {
+  qua_quaject_t *pump = make("pump", NULL, 0);
+  qua_quaject_t *q = make("queue", NULL, 0);
+  qua_quaject_t *c = make("counter", NULL, 0);
+  qua_error_t err;
+  CU_ASSERT_EQUAL(qua_wire(pump, "spout", q, "put", &err), QUA_ENOCALLOUT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "spout"));
+  CU_ASSERT_EQUAL(qua_wire(pump, "sink", q, "push", &err), QUA_ENOENTRY);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "push"));
+  /* source wants a result and no argument; put takes one and returns none */
+  CU_ASSERT_EQUAL(qua_wire(pump, "source", q, "put", &err), QUA_EARITY);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "takes"));
+  /* put_n takes pointers: not wireable */
+  CU_ASSERT_EQUAL(qua_wire(pump, "sink", q, "put_n", &err), QUA_EARITY);
+  CU_ASSERT_EQUAL(qua_wire(c, "out", c, "pass", &err), QUA_ESELF);
+  CU_ASSERT_EQUAL(qua_unwire(pump, "sink", &err), QUA_ENOTWIRED);
+  /* nothing changed: a good wire still works, then a second is refused */
+  CU_ASSERT_EQUAL(qua_wire(pump, "sink", q, "put", &err), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(pump, "sink", c, "pass", &err), QUA_EWIRED);
+  int entry = -1;
+  CU_ASSERT_PTR_EQUAL(qua_wired_to(pump, qua_type_callout(qua_quaject_type(pump), "sink"), &entry), q);
+  CU_ASSERT_EQUAL(entry, qua_type_entry(qua_quaject_type(q), "put"));
+  CU_ASSERT_EQUAL(qua_unwire(pump, "sink", &err), QUA_OK);
+  CU_ASSERT_PTR_NULL(qua_wired_to(pump, 1, NULL));
+  qua_destroy(pump, false, NULL);
+  qua_destroy(q, false, NULL);
+  qua_destroy(c, false, NULL);
+}
+
+static void tee_outputs_limited_by_n(void) {
+  const char *p[] = {"n=2"};
+  qua_quaject_t *t = make("tee", p, 1);
+  qua_quaject_t *c = make("counter", NULL, 0);
+  qua_error_t err;
+  CU_ASSERT_EQUAL(qua_wire(t, "out1", c, "pass", &err), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(t, "out2", c, "pass", &err), QUA_ENOCALLOUT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out2"));
+  qua_destroy(t, false, NULL);
+  qua_destroy(c, false, NULL);
+}
+
+static void destroy_wired_target_refused_or_forced(void) {
+  qua_quaject_t *t = make("tee", NULL, 0);
+  qua_quaject_t *c = make("counter", NULL, 0);
+  qua_error_t err;
+  CU_ASSERT_EQUAL_FATAL(qua_wire(t, "out0", c, "pass", &err), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, &err), QUA_EBUSY);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "in use"));
+  /* still wired and working */
+  qua_site_t *s;
+  CU_ASSERT_EQUAL(qua_site_open(t, "put", NULL, 0, &s, &err), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(s, 5, 0, NULL), QUA_OK);
+  /* forced: the tee's callout is unwired first, never dangling */
+  CU_ASSERT_EQUAL(qua_destroy(c, true, &err), QUA_OK);
+  CU_ASSERT_PTR_NULL(qua_wired_to(t, 0, NULL));
+  CU_ASSERT_EQUAL(qua_call(s, 5, 0, NULL), QUA_OK); /* out0 unwired: skipped */
+  qua_site_close(s);
+  CU_ASSERT_EQUAL(qua_destroy(t, false, NULL), QUA_OK);
+}
+
+static void destroy_leaves_user_sites_harmless(void) {
+  qua_quaject_t *c = make("counter", NULL, 0);
+  qua_site_t *s;
+  uint64_t v = 0;
+  CU_ASSERT_EQUAL(qua_site_open(c, "add", NULL, 0, &s, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(s, 2, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL(v, 2);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_EBUSY);
+  CU_ASSERT_EQUAL(qua_destroy(c, true, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(s, 2, 0, &v), QUA_ESTATE);
+  qua_site_close(s);
+}
+
+static void site_unknown_callback_refused(void) {
+  qua_quaject_t *q = make("queue", NULL, 0);
+  qua_site_t *s = (qua_site_t *)0x1;
+  qua_error_t err;
+  qua_bind_t h[] = {{"overflow", NULL, NULL}, {NULL, NULL, NULL}};
+  CU_ASSERT_EQUAL(qua_site_open(q, "put", h, 0, &s, &err), QUA_ENOCALLBACK);
+  CU_ASSERT_PTR_EQUAL(s, (qua_site_t *)0x1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overflow"));
+  CU_ASSERT_EQUAL(qua_site_open(q, "shove", NULL, 0, &s, &err), QUA_ENOENTRY);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK); /* no site was left open */
+}
+
+static void errors_have_names_and_messages(void) {
+  CU_ASSERT_STRING_EQUAL(qua_err_name(QUA_EBUSY), "EBUSY");
+  CU_ASSERT_STRING_EQUAL(qua_strerror(QUA_ENOTYPE), "no such quaject type");
+  CU_ASSERT_STRING_EQUAL(qua_strerror(12345), "unknown error");
+  CU_ASSERT_STRING_EQUAL(qua_strerror(QUA_OK), "success");
+}
+
+static void types_table_is_consistent(void) {
+  int n = 0;
+  for (const qua_type_t *const *t = qua_types(); *t != NULL; t++, n++) {
+    CU_ASSERT_PTR_EQUAL(qua_type_find((*t)->name), *t);
+    CU_ASSERT((*t)->nentries <= QUA_MAX_ENTRIES);
+    CU_ASSERT((*t)->ncallouts <= QUA_MAX_CALLOUTS);
+    CU_ASSERT((*t)->ncallbacks <= QUA_MAX_CALLBACKS);
+    CU_ASSERT((*t)->nparams <= QUA_MAX_PARAMS);
+    for (int e = 0; e < (*t)->nentries; e++) {
+      CU_ASSERT_PTR_NOT_NULL((*t)->entries[e].generic);
+      CU_ASSERT((*t)->entries[e].arity <= QUA_MAX_ARITY);
+    }
+  }
+  CU_ASSERT_EQUAL(n, 6);
+}
+
+int main(void) {
+  static const qtest_case_t cases[] = {
+      {"create_unknown_type_refused", create_unknown_type_refused},
+      {"create_unknown_param_refused", create_unknown_param_refused},
+      {"create_malformed_param_refused", create_malformed_param_refused},
+      {"create_queue_capacity_limits", create_queue_capacity_limits},
+      {"create_defaults_apply", create_defaults_apply},
+      {"create_every_type_param_limits", create_every_type_param_limits},
+      {"wire_checks_names_and_arity", wire_checks_names_and_arity},
+      {"tee_outputs_limited_by_n", tee_outputs_limited_by_n},
+      {"destroy_wired_target_refused_or_forced", destroy_wired_target_refused_or_forced},
+      {"destroy_leaves_user_sites_harmless", destroy_leaves_user_sites_harmless},
+      {"site_unknown_callback_refused", site_unknown_callback_refused},
+      {"errors_have_names_and_messages", errors_have_names_and_messages},
+      {"types_table_is_consistent", types_table_is_consistent},
+      {NULL, NULL}};
+  return qtest_run("quaject", cases);
+}

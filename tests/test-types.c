@@ -1,0 +1,246 @@
+/* test-types.c -- counter, tee, buffer and clock, sequentially. */
+#include <string.h>
+#include <unistd.h>
+
+#include "qtest.h"
+#include "qua.h"
+
+typedef struct tally {
+  int n[8];
+  uint64_t last[8];
+} tally_t;
+
+static void count_cb(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  tally_t *t = ctx;
+  t->n[cb]++;
+  t->last[cb] = arg;
+}
+
+static qua_quaject_t *make(const char *type, const char *p0, const char *p1) {
+  const char *p[] = {p0, p1};
+  int n = p1 != NULL ? 2 : p0 != NULL ? 1 : 0;
+  qua_quaject_t *q = NULL;
+  qua_error_t err;
+  int r = qua_create(type, p, n, &q, &err);
+  if (r != QUA_OK)
+    fprintf(stderr, "\n  create %s: %s\n", type, err.msg);
+  CU_ASSERT_EQUAL_FATAL(r, QUA_OK);
+  return q;
+}
+
+static qua_site_t *site(qua_quaject_t *q, const char *entry, const qua_bind_t *h) {
+  qua_site_t *s = NULL;
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(q, entry, h, 0, &s, NULL), QUA_OK);
+  return s;
+}
+
+static void counter_add_and_read(void) {
+  qua_quaject_t *c = make("counter", "initial=5", NULL);
+  qua_site_t *add = site(c, "add", NULL), *rd = site(c, "read", NULL);
+  uint64_t v = 0;
+  CU_ASSERT_EQUAL(qua_call(add, 3, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL(v, 8);
+  CU_ASSERT_EQUAL(qua_call(add, (uint64_t)-10, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL((int64_t)v, -2);
+  CU_ASSERT_EQUAL(qua_call(rd, 0, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL((int64_t)v, -2);
+  qua_site_close(add);
+  qua_site_close(rd);
+  qua_destroy(c, false, NULL);
+}
+
+static void counter_threshold_fires_once_per_crossing(void) {
+  qua_quaject_t *c = make("counter", "threshold=10", NULL);
+  tally_t t = {0};
+  qua_bind_t h[] = {{"threshold", count_cb, &t}, {NULL, NULL, NULL}};
+  qua_site_t *add = site(c, "add", h);
+  uint64_t v;
+  for (int i = 0; i < 9; i++)
+    qua_call(add, 1, 0, &v);
+  CU_ASSERT_EQUAL(t.n[0], 0);
+  qua_call(add, 1, 0, &v); /* 9 -> 10: crosses */
+  CU_ASSERT_EQUAL(t.n[0], 1);
+  CU_ASSERT_EQUAL(t.last[0], 10);
+  qua_call(add, 5, 0, &v); /* 15: still above */
+  CU_ASSERT_EQUAL(t.n[0], 1);
+  qua_call(add, (uint64_t)-6, 0, &v); /* 9: crosses back */
+  CU_ASSERT_EQUAL(t.n[0], 2);
+  qua_call(add, 100, 0, &v); /* 109: crosses up in one add */
+  CU_ASSERT_EQUAL(t.n[0], 3);
+  qua_site_close(add);
+  qua_destroy(c, false, NULL);
+}
+
+static void counter_pass_counts_and_forwards(void) {
+  qua_quaject_t *c = make("counter", NULL, NULL);
+  qua_quaject_t *q = make("queue", "capacity=4", NULL);
+  CU_ASSERT_EQUAL(qua_wire(c, "out", q, "put", NULL), QUA_OK);
+  qua_site_t *pass = site(c, "pass", NULL), *get = site(q, "get", NULL), *rd = site(c, "read", NULL);
+  for (uint64_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_call(pass, 40 + i, 0, NULL), QUA_OK);
+  uint64_t v;
+  qua_call(rd, 0, 0, &v);
+  CU_ASSERT_EQUAL(v, 3);
+  for (uint64_t i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(qua_call(get, 0, 0, &v), QUA_OK);
+    CU_ASSERT_EQUAL(v, 40 + i);
+  }
+  qua_site_close(pass);
+  qua_site_close(get);
+  qua_site_close(rd);
+  qua_destroy(c, false, NULL);
+  qua_destroy(q, false, NULL);
+}
+
+static void tee_copies_to_every_output(void) {
+  qua_quaject_t *t = make("tee", "n=3", NULL);
+  qua_quaject_t *c[3];
+  for (int i = 0; i < 3; i++) {
+    c[i] = make("counter", NULL, NULL);
+    char out[8];
+    snprintf(out, sizeof out, "out%d", i);
+    if (i != 1) /* out1 stays unwired: skipped */
+      CU_ASSERT_EQUAL(qua_wire(t, out, c[i], "pass", NULL), QUA_OK);
+  }
+  qua_site_t *put = site(t, "put", NULL);
+  for (int k = 0; k < 7; k++)
+    CU_ASSERT_EQUAL(qua_call(put, (uint64_t)k, 0, NULL), QUA_OK);
+  for (int i = 0; i < 3; i++) {
+    qua_site_t *rd = site(c[i], "read", NULL);
+    uint64_t v;
+    qua_call(rd, 0, 0, &v);
+    CU_ASSERT_EQUAL(v, i == 1 ? 0 : 7);
+    qua_site_close(rd);
+  }
+  qua_site_close(put);
+  CU_ASSERT_EQUAL(qua_destroy(c[0], false, NULL), QUA_EBUSY);
+  CU_ASSERT_EQUAL(qua_destroy(t, false, NULL), QUA_OK); /* unwires its outputs */
+  for (int i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_destroy(c[i], false, NULL), QUA_OK);
+}
+
+static void tee_reports_a_full_output(void) {
+  qua_quaject_t *t = make("tee", "n=2", NULL);
+  qua_quaject_t *small = make("queue", "capacity=1", NULL), *big = make("queue", NULL, NULL);
+  qua_wire(t, "out0", small, "put", NULL);
+  qua_wire(t, "out1", big, "put", NULL);
+  qua_site_t *put = site(t, "put", NULL);
+  CU_ASSERT_EQUAL(qua_call(put, 1, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(put, 2, 0, NULL), QUA_DIVERTED); /* small is full */
+  qua_site_t *cnt = site(big, "count", NULL);
+  uint64_t v;
+  qua_call(cnt, 0, 0, &v);
+  CU_ASSERT_EQUAL(v, 2); /* the other output still got it */
+  qua_site_close(cnt);
+  qua_site_close(put);
+  qua_destroy(t, false, NULL);
+  qua_destroy(small, false, NULL);
+  qua_destroy(big, false, NULL);
+}
+
+enum { B_FULL, B_NOTFULL, B_EMPTY, B_NOTEMPTY };
+
+static void buffer_spans_wrap_and_callbacks(void) {
+  qua_quaject_t *b = make("buffer", "capacity=8", NULL);
+  tally_t w = {0}, r = {0};
+  qua_bind_t wh[] = {{"full", count_cb, &w}, {"notfull", count_cb, &w}, {NULL, NULL, NULL}};
+  qua_bind_t rh[] = {{"empty", count_cb, &r}, {"notempty", count_cb, &r}, {NULL, NULL, NULL}};
+  qua_site_t *wr = site(b, "write", wh), *rd = site(b, "read", rh);
+  char out[16];
+  uint64_t n;
+  CU_ASSERT_EQUAL(qua_call(rd, (uintptr_t)out, 4, &n), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(r.n[B_EMPTY], 1);
+  CU_ASSERT_EQUAL(qua_call(wr, (uintptr_t)"abcdef", 6, &n), QUA_OK);
+  CU_ASSERT_EQUAL(n, 6);
+  CU_ASSERT_EQUAL(r.n[B_NOTEMPTY], 1);
+  CU_ASSERT_EQUAL(qua_call(rd, (uintptr_t)out, 4, &n), QUA_OK);
+  CU_ASSERT_EQUAL(n, 4);
+  CU_ASSERT_NSTRING_EQUAL(out, "abcd", 4);
+  /* wraps around the end; only 6 of 10 fit: "full" with 4 left over */
+  CU_ASSERT_EQUAL(qua_call(wr, (uintptr_t)"0123456789", 10, &n), QUA_OK);
+  CU_ASSERT_EQUAL(n, 6);
+  CU_ASSERT_EQUAL(w.n[B_FULL], 1);
+  CU_ASSERT_EQUAL(w.last[B_FULL], 4);
+  CU_ASSERT_EQUAL(r.n[B_NOTEMPTY], 1);
+  CU_ASSERT_EQUAL(qua_call(wr, (uintptr_t)"x", 1, &n), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(qua_call(rd, (uintptr_t)out, 16, &n), QUA_OK);
+  CU_ASSERT_EQUAL(n, 8);
+  CU_ASSERT_NSTRING_EQUAL(out, "ef012345", 8);
+  CU_ASSERT_EQUAL(w.n[B_NOTFULL], 1);
+  CU_ASSERT_EQUAL(qua_call(wr, (uintptr_t)"z", 1, &n), QUA_OK);
+  CU_ASSERT_EQUAL(r.n[B_NOTEMPTY], 2);
+  qua_site_close(wr);
+  qua_site_close(rd);
+  qua_destroy(b, false, NULL);
+}
+
+static void buffer_second_writer_refused(void) {
+  qua_quaject_t *b = make("buffer", NULL, NULL);
+  qua_site_t *w1 = site(b, "write", NULL), *w2 = NULL;
+  qua_error_t err;
+  CU_ASSERT_EQUAL(qua_site_open(b, "putb", NULL, 0, &w2, &err), QUA_ELIMIT);
+  CU_ASSERT_PTR_NULL(w2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "buffer"));
+  qua_site_t *pb = NULL;
+  CU_ASSERT_EQUAL(qua_site_open(b, "write", NULL, QUA_SITE_SHARED, &pb, &err), QUA_ELIMIT);
+  qua_site_close(w1);
+  /* with the first writer gone, a byte writer is fine */
+  qua_site_t *b1 = site(b, "putb", NULL), *g = site(b, "getb", NULL);
+  CU_ASSERT_EQUAL(qua_call(b1, 0x41, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(b1, 0x141, 0, NULL), QUA_EINVAL);
+  uint64_t v;
+  CU_ASSERT_EQUAL(qua_call(g, 0, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL(v, 0x41);
+  CU_ASSERT_EQUAL(qua_call(g, 0, 0, &v), QUA_DIVERTED);
+  qua_site_close(b1);
+  qua_site_close(g);
+  qua_destroy(b, false, NULL);
+}
+
+static void clock_ticks_its_callout(void) {
+  qua_quaject_t *clk = make("clock", "period_us=1000", "count=20");
+  qua_quaject_t *c = make("counter", NULL, NULL);
+  CU_ASSERT_EQUAL(qua_wire(clk, "tick", c, "add", NULL), QUA_EARITY); /* add returns a value */
+  CU_ASSERT_EQUAL(qua_wire(clk, "tick", c, "pass", NULL), QUA_OK);
+  qua_site_t *rd = site(c, "read", NULL);
+  uint64_t v = 0;
+  double end = qtest_now() + 10;
+  while (qtest_now() < end) {
+    qua_call(rd, 0, 0, &v);
+    if (v == 20)
+      break;
+    usleep(1000);
+  }
+  CU_ASSERT_EQUAL(v, 20);
+  usleep(20000);
+  qua_call(rd, 0, 0, &v);
+  CU_ASSERT_EQUAL(v, 20); /* count=20: it stopped */
+  char d[96];
+  qua_quaject_describe(clk, d, sizeof d);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d, "ticks=20"));
+  qua_site_close(rd);
+  CU_ASSERT_EQUAL(qua_destroy(clk, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
+}
+
+static void clock_destroy_while_running(void) {
+  qua_quaject_t *clk = make("clock", "period_us=3600000000", NULL);
+  double t0 = qtest_now();
+  CU_ASSERT_EQUAL(qua_destroy(clk, false, NULL), QUA_OK);
+  CU_ASSERT(qtest_now() - t0 < 5); /* the hour-long wait was interrupted */
+}
+
+int main(void) {
+  static const qtest_case_t cases[] = {
+      {"counter_add_and_read", counter_add_and_read},
+      {"counter_threshold_fires_once_per_crossing", counter_threshold_fires_once_per_crossing},
+      {"counter_pass_counts_and_forwards", counter_pass_counts_and_forwards},
+      {"tee_copies_to_every_output", tee_copies_to_every_output},
+      {"tee_reports_a_full_output", tee_reports_a_full_output},
+      {"buffer_spans_wrap_and_callbacks", buffer_spans_wrap_and_callbacks},
+      {"buffer_second_writer_refused", buffer_second_writer_refused},
+      {"clock_ticks_its_callout", clock_ticks_its_callout},
+      {"clock_destroy_while_running", clock_destroy_while_running},
+      {NULL, NULL}};
+  return qtest_run("types", cases);
+}
