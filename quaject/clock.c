@@ -3,11 +3,9 @@
  * Ticks are numbered from 0. A tick whose time has passed while the callee
  * ran is skipped, not run late in a burst, and counted in "missed".
  */
-#define _LGPL_SOURCE 1
 #include <inttypes.h>
 #include <pthread.h>
 #include <time.h>
-#include <urcu/urcu-qsbr.h>
 
 #include "qua-internal.h"
 
@@ -31,7 +29,7 @@ static int64_t now_ns(void) {
 
 static void *clock_main(void *arg) {
   qclock_t *c = arg;
-  urcu_qsbr_register_thread();
+  qua_thread_online();
   int64_t next = now_ns() + (int64_t)c->period_ns;
   uint64_t n = 0;
   while (c->limit == 0 || n < c->limit) {
@@ -44,7 +42,7 @@ static void *clock_main(void *arg) {
       continue; /* re-check stop and the time */
     }
     qua_callout(c->self, C_TICK, n, 0, NULL);
-    urcu_qsbr_quiescent_state();
+    qua__quiescent();
     atomic_store_explicit(&c->ticks, ++n, memory_order_relaxed);
     next += (int64_t)c->period_ns;
     int64_t late = now_ns() - next;
@@ -54,7 +52,7 @@ static void *clock_main(void *arg) {
       next += (int64_t)(skip * c->period_ns);
     }
   }
-  urcu_qsbr_unregister_thread();
+  qua_thread_offline();
   return NULL;
 }
 

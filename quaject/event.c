@@ -32,7 +32,7 @@ void qua__event_wait(qua__event_t *ev, uint32_t seen, int64_t timeout_ns) {
   /* A sleeping QSBR thread must not hold up grace periods. */
   bool online = urcu_qsbr_read_ongoing();
   if (online)
-    urcu_qsbr_thread_offline();
+    qua__offline();
   atomic_fetch_add_explicit(&ev->waiters, 1, memory_order_seq_cst);
   while (atomic_load_explicit(&ev->seq, memory_order_seq_cst) == seen) {
     long r = syscall(SYS_futex, &ev->seq, FUTEX_WAIT_PRIVATE, seen, tp, NULL, 0);
@@ -43,5 +43,5 @@ void qua__event_wait(qua__event_t *ev, uint32_t seen, int64_t timeout_ns) {
   }
   atomic_fetch_sub_explicit(&ev->waiters, 1, memory_order_relaxed);
   if (online)
-    urcu_qsbr_thread_online();
+    qua__online();
 }

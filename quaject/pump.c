@@ -22,10 +22,8 @@
  * a quiescent state every QUA_PUMP_QUIESCE items, offline while it sleeps,
  * so it never holds up a grace period and pays nothing per call.
  */
-#define _LGPL_SOURCE 1
 #include <inttypes.h>
 #include <pthread.h>
-#include <urcu/urcu-qsbr.h>
 
 #include "qua-internal.h"
 
@@ -89,15 +87,15 @@ static bool pump_move(pump_t *p) {
 
 static void *pump_main(void *arg) {
   pump_t *p = arg;
-  urcu_qsbr_register_thread();
+  qua_thread_online();
   uint64_t n = 0;
   while (p->limit == 0 || atomic_load_explicit(&p->moved, memory_order_relaxed) < p->limit) {
     if (!pump_move(p))
       break;
     if (++n % QUA_PUMP_QUIESCE == 0)
-      urcu_qsbr_quiescent_state();
+      qua__quiescent();
   }
-  urcu_qsbr_unregister_thread();
+  qua_thread_offline();
   atomic_store_explicit(&p->done, true, memory_order_release);
   qua__event_signal(&p->done_ev);
   return NULL;

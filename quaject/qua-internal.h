@@ -56,6 +56,28 @@ void qua__ctl_unlock(void);
  * Not from inside a read-side section or a QSBR-online thread. */
 void qua__synchronize(void);
 
+/* ThreadSanitizer does not see liburcu's grace periods (membarrier and
+ * futexes inside an uninstrumented library), so it would report every
+ * reclamation after qua__synchronize() as a race with the readers it waited
+ * for. We tell it what RCU guarantees: the end of each read-side section
+ * (and each QSBR quiescent state) happens before the end of any grace
+ * period that waited for it. */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char qua__tsan_gp;
+#define QUA__TSAN_READER_DONE() __tsan_release(&qua__tsan_gp)
+#define QUA__TSAN_GP_DONE() __tsan_acquire(&qua__tsan_gp)
+#else
+#define QUA__TSAN_READER_DONE() ((void)0)
+#define QUA__TSAN_GP_DONE() ((void)0)
+#endif
+
+/* QSBR readers (pump and clock threads) report quiescence through these. */
+void qua__quiescent(void);
+void qua__offline(void);
+void qua__online(void);
+
 /* Re-points a site at other code; a concurrent caller runs either. */
 static inline void qua__site_set_fn(qua_site_t *s, qua_entry_fn fn) {
   __atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);

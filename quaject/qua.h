@@ -59,7 +59,19 @@
   XX(ELIMIT, 16, "limit reached")                                             \
   XX(EDIVERTED, 17, "the call ended in a callback")                           \
   XX(ETHREAD, 18, "cannot start thread")                                      \
-  XX(ESTATE, 19, "operation not valid in this state")
+  XX(ESTATE, 19, "operation not valid in this state")                         \
+  /* The protocol's statuses (proto/README.md), same table. */                \
+  XX(EPROTO, 20, "malformed message")                                         \
+  XX(ENOMETHOD, 21, "no such method")                                         \
+  XX(EHANDLE, 22, "no such handle on this connection")                        \
+  XX(EAUTH, 23, "authentication failed")                                      \
+  XX(ETOOBIG, 24, "frame too large")                                          \
+  XX(ENOTFOUND, 25, "no such published name")                                 \
+  XX(EEXIST, 26, "name already published")                                    \
+  XX(EVERSION, 27, "unsupported protocol version")                            \
+  XX(ESHUTDOWN, 28, "daemon is shutting down")                                \
+  XX(ECONN, 29, "no connection to the daemon")                                \
+  XX(ETIMEDOUT, 30, "timed out")
 
 typedef enum qua_errno {
   QUA_OK = 0,

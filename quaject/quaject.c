@@ -89,24 +89,41 @@ static _Atomic uint64_t next_id = 1;
 void qua__ctl_lock(void) { pthread_mutex_lock(&ctl_mutex); }
 void qua__ctl_unlock(void) { pthread_mutex_unlock(&ctl_mutex); }
 
+#if defined(__SANITIZE_THREAD__)
+char qua__tsan_gp;
+#endif
+
 void qua__synchronize(void) {
   urcu_bp_synchronize_rcu();
   urcu_qsbr_synchronize_rcu();
+  QUA__TSAN_GP_DONE();
 }
 
-void qua_thread_online(void) {
-  urcu_qsbr_register_thread();
+void qua__quiescent(void) {
+  QUA__TSAN_READER_DONE();
+  urcu_qsbr_quiescent_state();
 }
+
+void qua__offline(void) {
+  QUA__TSAN_READER_DONE();
+  urcu_qsbr_thread_offline();
+}
+
+void qua__online(void) { urcu_qsbr_thread_online(); }
+
+void qua_thread_online(void) { urcu_qsbr_register_thread(); }
 
 void qua_thread_offline(void) {
+  QUA__TSAN_READER_DONE();
   urcu_qsbr_unregister_thread();
 }
 
-void qua_thread_quiescent(void) { urcu_qsbr_quiescent_state(); }
+void qua_thread_quiescent(void) { qua__quiescent(); }
 
 int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   urcu_bp_read_lock();
   int r = qua__call(s, a0, a1, ret);
+  QUA__TSAN_READER_DONE();
   urcu_bp_read_unlock();
   return r;
 }
