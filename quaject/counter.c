@@ -8,21 +8,16 @@
 #include <inttypes.h>
 
 #include "qua-internal.h"
+#include "types-internal.h"
+#include "counter-stencils.h"
 
-enum { E_ADD, E_READ, E_PASS };
-enum { C_OUT };
-enum { CB_THRESHOLD };
 enum { P_INITIAL, P_THRESHOLD };
 
-typedef struct counter {
-  _Atomic int64_t value;
-  int64_t threshold;
-} counter_t;
 
 static void check_threshold(qua_site_t *s, int64_t before, int64_t after) {
   const counter_t *c = s->state;
   if ((before < c->threshold) != (after < c->threshold))
-    qua__broadcast(s->target, CB_THRESHOLD, (uint64_t)after);
+    qua__broadcast(s->target, COUNTER_CB_THRESHOLD, (uint64_t)after);
 }
 
 /* add(delta): adds (two's complement) and returns the new value. */
@@ -46,8 +41,35 @@ static int counter_pass(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
   counter_t *c = s->state;
   int64_t before = atomic_fetch_add_explicit(&c->value, 1, memory_order_relaxed);
   check_threshold(s, before, before + 1);
-  int r = qua_callout(s->target, C_OUT, x, 0, NULL);
+  int r = qua_callout(s->target, COUNTER_C_OUT, x, 0, NULL);
   return r == QUA_ENOTWIRED ? QUA_OK : r;
+}
+
+/* add and pass have templates (counter-templates.c): the counter's address
+ * and threshold are folded in; pass chains into what "out" is wired to. */
+static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  counter_t *c = QUA__STATE(q, counter_t);
+  if (s->entry == COUNTER_E_ADD) {
+    part->tmpl = &ct_tmpl_ct_add;
+    part->variant = "add";
+  } else if (s->entry == COUNTER_E_PASS) {
+    part->tmpl = &ct_tmpl_ct_pass;
+    part->variant = "pass";
+    part->next_hole = "ct_next";
+    part->next_site = atomic_load_explicit(&q->outs[COUNTER_C_OUT], memory_order_relaxed);
+  } else {
+    return QUA_ENOENTRY;
+  }
+  part->holes[0].name = "ct_counter";
+  part->holes[0].value = (uint64_t)(uintptr_t)c;
+  part->holes[1].name = "ct_threshold";
+  part->holes[1].value = (uint64_t)c->threshold;
+  part->holes[2].name = "ct_target";
+  part->holes[2].value = (uint64_t)(uintptr_t)q;
+  part->holes[3].name = "ct_out_site";
+  part->holes[3].value = (uint64_t)(uintptr_t)part->next_site;
+  part->nholes = 4;
+  return QUA_OK;
 }
 
 static int counter_init(qua_quaject_t *q, const uint64_t *p) {
@@ -70,17 +92,17 @@ static const qua_param_def_t counter_params[] = {
 };
 
 static const qua_entry_def_t counter_entries[] = {
-    [E_ADD] = {"add", 1, true, true, counter_add, "add a delta; returns the new value"},
-    [E_READ] = {"read", 0, true, true, counter_read, "the current value"},
-    [E_PASS] = {"pass", 1, false, true, counter_pass, "count one item and pass it to out"},
+    [COUNTER_E_ADD] = {"add", 1, true, true, counter_add, "add a delta; returns the new value"},
+    [COUNTER_E_READ] = {"read", 0, true, true, counter_read, "the current value"},
+    [COUNTER_E_PASS] = {"pass", 1, false, true, counter_pass, "count one item and pass it to out"},
 };
 
 static const qua_callout_def_t counter_callouts[] = {
-    [C_OUT] = {"out", 1, false, NULL, "where pass sends items"},
+    [COUNTER_C_OUT] = {"out", 1, false, NULL, "where pass sends items"},
 };
 
 static const qua_callback_def_t counter_callbacks[] = {
-    [CB_THRESHOLD] = {"threshold", QUA_CB_BROADCAST, "an add crossed the threshold (arg: new value)"},
+    [COUNTER_CB_THRESHOLD] = {"threshold", QUA_CB_BROADCAST, "an add crossed the threshold (arg: new value)"},
 };
 
 const qua_type_t qua__counter_type = {
@@ -95,5 +117,5 @@ const qua_type_t qua__counter_type = {
     .ncallouts = 1,
     .callbacks = counter_callbacks,
     .ncallbacks = 1,
-    .ops = {.init = counter_init, .describe = counter_describe},
+    .ops = {.init = counter_init, .describe = counter_describe, .site_synth = counter_site_synth},
 };

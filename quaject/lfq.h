@@ -95,7 +95,9 @@ void qua__lfq_fini(qua__lfq_t *q);
 
 /* Turns tracked mode on or off. The caller guarantees quiescence: no
  * operation on q runs during the call, and those before it happen before it
- * (an RCU grace period in which callers were kept out gives both). */
+ * (an RCU grace period in which callers were kept out gives both). Tracked
+ * operations cost one more RMW (on the count) and may briefly wait for another
+ * thread that is inside its own operation (lfq.c, invariant 13). */
 void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked);
 
 /* Closes q: puts that start after close() returns get CLOSED; gets drain the

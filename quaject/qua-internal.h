@@ -41,6 +41,8 @@ struct qua_quaject {
   qua_watch_t *_Atomic watchers[QUA_MAX_CALLBACKS];
   bool started;
   bool dead;
+  qua_synth_mode_t synth;
+  qua_quaject_t *prev, *next; /* every live quaject, under the control lock */
   alignas(QUA__CACHELINE) unsigned char state[];
 };
 
@@ -108,6 +110,10 @@ static inline void qua__fire(qua_site_t *s, int cb, uint64_t arg) {
  * handler for it, then to the watchers. */
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
 
+/* qua__broadcast from a thread outside any read-side section (a control
+ * operation): enters one for the handlers' sake. */
+void qua__broadcast_reader(qua_quaject_t *q, int cb, uint64_t arg);
+
 /* True when some open site or watcher listens to callback cb. Control lock. */
 bool qua__listened(const qua_quaject_t *q, int cb);
 
@@ -122,6 +128,38 @@ int qua__entry_dead(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 /* Formats an error into err (when not NULL) and returns code. */
 int qua__error(qua_error_t *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* --- Synthesis (synth.c) ------------------------------------------------ */
+
+/* Re-points every site of every live quaject at the code its target's
+ * current state calls for: synthesised (per site, chained along wires) or
+ * generic. Called under the control lock after anything that changes what
+ * that code depends on (sites, wires, watchers, variants); code it
+ * replaces is freed after a grace period, which it waits for. */
+void qua__resynth_all(void);
+/* Registers and unregisters a quaject for resynthesis (control lock). */
+void qua__registry_add(qua_quaject_t *q);
+void qua__registry_remove(qua_quaject_t *q);
+/* Frees a site's synthesised code: the site is unreachable and a grace
+ * period has passed. */
+void qua__site_free_code(qua_site_t *s);
+/* Parses the synth=off|stencil creation parameter. */
+int qua__synth_param(const char *value, qua_synth_mode_t *mode);
+
+/* Handlers and callentries the templates' holes point at. */
+void qua__nop_handler(void *ctx, qua_quaject_t *from, int cb, uint64_t arg);
+void qua__fire_site(void *ctx, qua_quaject_t *from, int cb, uint64_t arg);
+int qua__entry_ok(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+int qua__entry_unwired(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+int qua__call_site(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+/* A site whose callentry returns QUA_ENOTWIRED, for unwired outputs. */
+extern qua_site_t qua__unwired_site;
+
+/* The handler (and its context) a template should call for an
+ * invoker-kind callback of site s: the site's own when nobody watches,
+ * qua__fire_site when watchers must hear it too, qua__nop_handler when
+ * nobody listens. */
+void qua__invoker_handler(qua_site_t *s, int cb, uint64_t *fn, uint64_t *ctx);
 
 /* The built-in types. */
 extern const qua_type_t qua__queue_type;

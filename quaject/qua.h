@@ -166,6 +166,34 @@ typedef struct qua_callback_def {
   const char *help;
 } qua_callback_def_t;
 
+/* Stencil synthesis of one site (code synthesis, jit/): the template a
+ * type chooses for the site's callentry in its current state, with the
+ * values of its holes by name. A part whose code ends by tail-calling the
+ * callentry of one of the quaject's callouts names that hole (next_hole)
+ * and the site it calls (next_site): the synthesiser then either chains the
+ * next site's own code behind it (collapsing layers) or points the hole at
+ * a trampoline that calls through the site. */
+#define QUA_SYNTH_HOLES 12
+struct jit_template;
+typedef struct qua_synth_part {
+  const struct jit_template *tmpl;
+  const char *variant; /* what `show` prints after "stencil" ("spsc") */
+  struct {
+    const char *name;
+    uint64_t value;
+  } holes[QUA_SYNTH_HOLES];
+  int nholes;
+  const char *next_hole;
+  qua_site_t *next_site;
+} qua_synth_part_t;
+
+/* Which code quajects run: the generic C callentries, or code synthesised
+ * from stencils per site. */
+typedef enum qua_synth_mode {
+  QUA_SYNTH_OFF = 0,
+  QUA_SYNTH_STENCIL = 1,
+} qua_synth_mode_t;
+
 /* Hooks a type implements; all but init are optional. */
 typedef struct qua_type_ops {
   /* Initialises the state block from the validated parameters (indexed as
@@ -193,6 +221,12 @@ typedef struct qua_type_ops {
   int (*callouts_in_use)(const qua_quaject_t *q);
   /* Which code a callentry runs for a site ("generic", "spsc", ...). */
   const char *(*entry_impl)(const qua_quaject_t *q, const qua_site_t *s);
+  /* The generic callentry a site runs in the type's current state (its
+   * variant); NULL: the table's generic. */
+  qua_entry_fn (*site_generic)(const qua_quaject_t *q, const qua_site_t *s);
+  /* Fills the stencil part of a site's specialised code; a negative return
+   * means there is no template for it (the site runs generic code). */
+  int (*site_synth)(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part);
   /* One line describing the live state (counts, variant), for listings. */
   int (*describe)(const qua_quaject_t *q, char *buf, size_t len);
 } qua_type_ops_t;
@@ -253,8 +287,22 @@ QUA_API void *qua_quaject_state(qua_quaject_t *q);
 QUA_API uint64_t qua_quaject_param(const qua_quaject_t *q, int index);
 /* Describes the live state in one line ("count=3 capacity=1024 variant=spsc"). */
 QUA_API int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len);
-/* Which code the named callentry runs for its sites ("generic", "spsc"...). */
+/* Which code the callentry runs for its sites ("generic spsc", "stencil
+ * spsc", "chain stencil pass+spsc"), and the nanoseconds its latest
+ * synthesis took (0 when generic). The string is copied into buf. */
 QUA_API const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry);
+QUA_API int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t len,
+                                   uint64_t *synth_ns);
+QUA_API qua_synth_mode_t qua_quaject_synth(const qua_quaject_t *q);
+
+/* The synthesis mode of quajects created from now on: QUA_SYNTH_STENCIL by
+ * default, or as the environment variable QUA_SYNTH says ("off",
+ * "stencil"); a create parameter synth=off|stencil overrides it for one
+ * quaject. Returns the previous mode. */
+QUA_API qua_synth_mode_t qua_set_synth_default(qua_synth_mode_t mode);
+QUA_API qua_synth_mode_t qua_synth_default(void);
+/* Parses "off" / "stencil"; negative QUA_EINVAL otherwise. */
+QUA_API int qua_synth_parse(const char *s);
 
 /* --- Sites and calls ---------------------------------------------------- */
 
@@ -272,10 +320,13 @@ struct qua_site {
   unsigned flags;
   qua_handler_fn handler[QUA_MAX_CALLBACKS]; /* the caller's, by callback index */
   void *handler_ctx[QUA_MAX_CALLBACKS];
-  void *impl;                      /* the type's per-site data */
   qua_site_t *next;                /* the target's list of sites on this entry */
   qua_quaject_t *owner;            /* the quaject whose callout this is, or NULL */
   int owner_callout;
+  void *code;                      /* synthesised code the site runs (jit_code_t), or NULL */
+  const char *impl;                /* "generic spsc", "stencil spsc", "chain stencil spsc+..." */
+  char impl_buf[48];
+  uint64_t synth_ns;               /* how long its last synthesis took */
 };
 
 /* Opens a site on q's callentry `entry` for a caller with the given

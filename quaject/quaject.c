@@ -232,8 +232,22 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
     return qua__error(err, QUA_ENOTYPE, "no quaject type '%s'", type ? type : "(null)");
   if (out == NULL)
     return qua__error(err, QUA_EINVAL, "no place to store the quaject");
+  /* synth=off|stencil applies to every type; the rest is the type's. */
+  qua_synth_mode_t synth = qua_synth_default();
+  const char *own[QUA_MAX_PARAMS + 1];
+  int nown = 0;
+  for (int i = 0; i < nparams && params != NULL; i++) {
+    if (params[i] != NULL && strncmp(params[i], "synth=", 6) == 0) {
+      if (qua__synth_param(params[i] + 6, &synth) < 0)
+        return qua__error(err, QUA_EBADVALUE, "%s: expected synth=off or synth=stencil", params[i]);
+      continue;
+    }
+    if (nown == QUA_MAX_PARAMS + 1)
+      return qua__error(err, QUA_EINVAL, "too many parameters");
+    own[nown++] = params[i];
+  }
   uint64_t values[QUA_MAX_PARAMS];
-  int r = parse_params(t, params, nparams, values, err);
+  int r = parse_params(t, own, nown, values, err);
   if (r < 0)
     return r;
 
@@ -241,6 +255,7 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
   if (q == NULL)
     return qua__error(err, QUA_ENOMEM, "out of memory creating %s", t->name);
   q->type = t;
+  q->synth = synth;
   q->id = atomic_fetch_add(&next_id, 1);
   memcpy(q->params, values, sizeof values);
 
@@ -258,6 +273,7 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
     }
     q->started = true;
   }
+  qua__registry_add(q);
   qua__ctl_unlock();
   *out = q;
   return QUA_OK;
@@ -284,15 +300,33 @@ int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len) {
   return snprintf(buf, len, "%s", q->type->name);
 }
 
-const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry) {
+int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t len,
+                           uint64_t *synth_ns) {
   if (entry < 0 || entry >= q->type->nentries)
-    return "none";
-  if (q->type->ops.entry_impl == NULL)
-    return "generic";
+    return QUA_ENOENTRY;
   qua__ctl_lock();
-  const char *s = q->type->ops.entry_impl(q, atomic_load(&q->sites[entry]));
+  /* The first open site speaks for the entry; without one, what a new
+   * site would get from the type's state. */
+  qua_site_t *s = atomic_load(&((qua_quaject_t *)q)->sites[entry]);
+  if (s != NULL) {
+    snprintf(buf, len, "%s", s->impl != NULL ? s->impl : "generic");
+    if (synth_ns != NULL)
+      *synth_ns = s->synth_ns;
+  } else {
+    snprintf(buf, len, "%s", q->type->ops.entry_impl != NULL ? q->type->ops.entry_impl(q, NULL)
+                                                             : "generic");
+    if (synth_ns != NULL)
+      *synth_ns = 0;
+  }
   qua__ctl_unlock();
-  return s;
+  return QUA_OK;
+}
+
+const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry) {
+  static _Thread_local char buf[64];
+  if (qua_quaject_entry_info(q, entry, buf, sizeof buf, NULL) < 0)
+    return "none";
+  return buf;
 }
 
 /* --- Sites ------------------------------------------------------------------- */
@@ -326,6 +360,7 @@ static int site_open_locked(qua_quaject_t *q, int e, const qua_bind_t *handlers,
   if (s == NULL)
     return qua__error(err, QUA_ENOMEM, "out of memory opening a site");
   s->fn = q->type->entries[e].generic;
+  s->impl = "generic";
   s->state = q->state;
   s->target = q;
   s->entry = e;
@@ -355,6 +390,7 @@ static int site_open_locked(qua_quaject_t *q, int e, const qua_bind_t *handlers,
                         qua_strerror(r2));
     }
   }
+  qua__resynth_all();
   *out = s;
   return QUA_OK;
 }
@@ -375,6 +411,8 @@ static void site_close_locked(qua_site_t *s) {
   qua__synchronize();
   if (q->type->ops.sites_changed != NULL && !q->dead)
     (void)q->type->ops.sites_changed(q, e, QUA_SITES_AFTER_CLOSE);
+  qua__resynth_all();
+  qua__site_free_code(s);
   free(s);
 }
 
@@ -397,7 +435,8 @@ void qua_site_close(qua_site_t *s) {
     return;
   qua__ctl_lock();
   if (s->target == NULL) {
-    /* Its quaject was destroyed under it: only the site is left. */
+    /* Its quaject was destroyed under it: only the site is left, and its
+     * code was freed then. */
     qua__ctl_unlock();
     free(s);
     return;
@@ -451,6 +490,7 @@ int qua_wire(qua_quaject_t *src, const char *callout, qua_quaject_t *dst, const 
     goto out;
   dst->wired_in++;
   atomic_store_explicit(&src->outs[c], s, memory_order_release);
+  qua__resynth_all(); /* chains through src now continue into dst */
   if (src->type->ops.callouts_changed != NULL)
     src->type->ops.callouts_changed(src);
 out:
@@ -465,7 +505,10 @@ static void unwire_locked(qua_quaject_t *src, int c) {
     return;
   atomic_store_explicit(&src->outs[c], NULL, memory_order_release);
   s->target->wired_in--;
-  site_close_locked(s); /* waits for a grace period before the type adjusts */
+  /* Code that inlined the wire (a chain through src) is rebuilt without
+   * it before the site goes: site_close_locked waits for a grace period. */
+  qua__resynth_all();
+  site_close_locked(s);
   if (src->type->ops.callouts_changed != NULL && !src->dead)
     src->type->ops.callouts_changed(src);
 }
@@ -524,6 +567,13 @@ void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg) {
     qua__fire_watchers(q, cb, arg);
 }
 
+void qua__broadcast_reader(qua_quaject_t *q, int cb, uint64_t arg) {
+  urcu_bp_read_lock();
+  qua__broadcast(q, cb, arg);
+  QUA__TSAN_READER_DONE();
+  urcu_bp_read_unlock();
+}
+
 bool qua__listened(const qua_quaject_t *q, int cb) {
   if (atomic_load(&((qua_quaject_t *)q)->watchers[cb]) != NULL)
     return true;
@@ -558,6 +608,7 @@ int qua_watch(qua_quaject_t *q, const char *callback, qua_handler_fn fn, void *c
   atomic_store_explicit(&q->watchers[cb], w, memory_order_release);
   if (q->type->ops.sites_changed != NULL)
     (void)q->type->ops.sites_changed(q, -1, QUA_SITES_BEFORE_OPEN);
+  qua__resynth_all(); /* code that folded in the handlers now fires watchers */
   qua__ctl_unlock();
   *out = w;
   return QUA_OK;
@@ -573,6 +624,9 @@ static void unwatch_locked(qua_watch_t *w) {
       break;
     }
   }
+  /* Code that called the watchers learns they are gone first. */
+  if (!q->dead)
+    qua__resynth_all();
   qua__synchronize();
   if (q->type->ops.sites_changed != NULL && !q->dead)
     (void)q->type->ops.sites_changed(q, -1, QUA_SITES_AFTER_CLOSE);
@@ -607,6 +661,7 @@ int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err) {
   if (q->started && q->type->ops.stop != NULL)
     q->type->ops.stop(q);
   q->dead = true;
+  qua__registry_remove(q);
   for (int c = 0; c < q->type->ncallouts; c++)
     unwire_locked(q, c);
   /* Callouts of others wired to q: unwire them; user sites: point them at
@@ -635,6 +690,7 @@ int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err) {
    * and forget q, so that qua_site_close() just frees them. */
   while (detached != NULL) {
     qua_site_t *next = (qua_site_t *)detached->owner;
+    qua__site_free_code(detached);
     detached->owner = NULL;
     detached->target = NULL;
     detached->state = NULL;

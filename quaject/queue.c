@@ -24,6 +24,12 @@
  *     creation: notify=1 (the default) tracks from the start and delivers
  *     every transition; notify=0 runs the untracked fast path and refuses
  *     sites and watchers that want notempty or notfull, with QUA_ENOCALLBACK.
+ *  5. Close is a control operation in two phases. The queue is closed
+ *     (puts that start afterwards are refused), then a grace period lets
+ *     every put that overlapped the close finish storing, and only then is
+ *     the close final: gets that find the queue empty report "empty" before
+ *     and QUA_ECLOSED after, and "closed" is broadcast. So no item stored by
+ *     an overlapping put is left behind by a consumer that already stopped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,17 +37,10 @@
 
 #include "lfq.h"
 #include "qua-internal.h"
+#include "types-internal.h"
+#include "queue-stencils.h"
 
-enum { CB_FULL, CB_NOTFULL, CB_EMPTY, CB_NOTEMPTY, CB_CLOSED };
-enum { E_PUT, E_GET, E_PUT_N, E_GET_N, E_COUNT, E_CLOSE };
 enum { P_CAPACITY, P_NOTIFY };
-
-typedef struct queue {
-  qua__lfq_t lfq;
-  /* Control state, under the control lock. */
-  bool mp, mc, tracked;
-  _Atomic bool closed_fired;
-} queue_t;
 
 /* --- Generic callentries -------------------------------------------------------- */
 
@@ -49,10 +48,10 @@ typedef struct queue {
 static int put_slow(qua_site_t *s, int st, uint64_t x) {
   switch (st) {
   case QUA__LFQ_EDGE:
-    qua__broadcast(s->target, CB_NOTEMPTY, 0);
+    qua__broadcast(s->target, QUEUE_CB_NOTEMPTY, 0);
     return QUA_OK;
   case QUA__LFQ_FULL:
-    qua__fire(s, CB_FULL, x);
+    qua__fire(s, QUEUE_CB_FULL, x);
     return QUA_DIVERTED;
   default:
     return QUA_ECLOSED;
@@ -62,13 +61,17 @@ static int put_slow(qua_site_t *s, int st, uint64_t x) {
 static int get_slow(qua_site_t *s, int st) {
   switch (st) {
   case QUA__LFQ_EDGE:
-    qua__broadcast(s->target, CB_NOTFULL, 0);
+    qua__broadcast(s->target, QUEUE_CB_NOTFULL, 0);
     return QUA_OK;
-  case QUA__LFQ_EMPTY:
-    qua__fire(s, CB_EMPTY, 0);
-    return QUA_DIVERTED;
+  case QUA__LFQ_CLOSED:
+    if (atomic_load_explicit(&((queue_t *)s->state)->closed_final, memory_order_acquire))
+      return QUA_ECLOSED;
+    /* Closing, not final: a put that overlapped the close may still land
+     * (design note 5). */
+    /* fall through */
   default:
-    return QUA_ECLOSED;
+    qua__fire(s, QUEUE_CB_EMPTY, 0);
+    return QUA_DIVERTED;
   }
 }
 
@@ -97,11 +100,11 @@ QUEUE_GET(mc)
                                       (const uint64_t *)(uintptr_t)p, n, &done);    \
     *ret = done;                                                                    \
     if (st == QUA__LFQ_EDGE)                                                        \
-      qua__broadcast(s->target, CB_NOTEMPTY, 0);                                    \
+      qua__broadcast(s->target, QUEUE_CB_NOTEMPTY, 0);                                    \
     else if (st == QUA__LFQ_CLOSED)                                                 \
       return QUA_ECLOSED;                                                           \
     if (done < n) {                                                                 \
-      qua__fire(s, CB_FULL, n - done);                                              \
+      qua__fire(s, QUEUE_CB_FULL, n - done);                                              \
       return done == 0 ? QUA_DIVERTED : QUA_OK;                                     \
     }                                                                               \
     return QUA_OK;                                                                  \
@@ -113,13 +116,9 @@ QUEUE_GET(mc)
                                       (uint64_t *)(uintptr_t)p, n, &done);          \
     *ret = done;                                                                    \
     if (st == QUA__LFQ_EDGE)                                                        \
-      qua__broadcast(s->target, CB_NOTFULL, 0);                                     \
-    else if (st == QUA__LFQ_CLOSED)                                                 \
-      return QUA_ECLOSED;                                                           \
-    else if (st == QUA__LFQ_EMPTY) {                                                \
-      qua__fire(s, CB_EMPTY, 0);                                                    \
-      return QUA_DIVERTED;                                                          \
-    }                                                                               \
+      qua__broadcast(s->target, QUEUE_CB_NOTFULL, 0);                               \
+    else if (st == QUA__LFQ_EMPTY || st == QUA__LFQ_CLOSED)                         \
+      return get_slow(s, st);                                                       \
     return QUA_OK;                                                                  \
   }
 QUEUE_PUT_N(sp)
@@ -132,65 +131,106 @@ static int queue_count(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   return QUA_OK;
 }
 
-static void queue_close_fire(qua_quaject_t *q, queue_t *qs) {
-  qua__lfq_close(&qs->lfq);
-  if (!atomic_exchange(&qs->closed_fired, true))
-    qua__broadcast(q, CB_CLOSED, 0);
-}
-
-static int queue_close(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
-  queue_close_fire(s->target, s->state);
-  return QUA_OK;
-}
-
 int qua_queue_close(qua_quaject_t *q) {
   if (q == NULL || q->type != &qua__queue_type)
     return QUA_EINVAL;
-  /* Broadcast handlers expect a read-side section. */
-  qua_site_t *s;
-  int r = qua_site_open(q, "close", NULL, 0, &s, NULL);
-  if (r < 0)
-    return r;
-  r = qua_call(s, 0, 0, NULL);
-  qua_site_close(s);
-  return r;
+  queue_t *qs = QUA__STATE(q, queue_t);
+  qua__ctl_lock();
+  if (q->dead || atomic_load(&qs->closed_final)) {
+    qua__ctl_unlock();
+    return q->dead ? QUA_ESTATE : QUA_OK;
+  }
+  qua__lfq_close(&qs->lfq);
+  qua__synchronize(); /* puts that overlapped the close have landed */
+  atomic_store_explicit(&qs->closed_final, true, memory_order_release);
+  qua__broadcast_reader(q, QUEUE_CB_CLOSED, 0);
+  qua__ctl_unlock();
+  return QUA_OK;
 }
 
 /* --- The variant switch ----------------------------------------------------------- */
 
-static void point_sites(qua_quaject_t *q, const queue_t *qs) {
-  QUA__FOREACH_SITE(q, E_PUT, s) qua__site_set_fn(s, qs->mp ? queue_put_mp : queue_put_sp);
-  QUA__FOREACH_SITE(q, E_PUT_N, s) qua__site_set_fn(s, qs->mp ? queue_put_n_mp : queue_put_n_sp);
-  QUA__FOREACH_SITE(q, E_GET, s) qua__site_set_fn(s, qs->mc ? queue_get_mc : queue_get_sc);
-  QUA__FOREACH_SITE(q, E_GET_N, s) qua__site_set_fn(s, qs->mc ? queue_get_n_mc : queue_get_n_sc);
+static qua_entry_fn queue_site_generic(const qua_quaject_t *q, const qua_site_t *s) {
+  const queue_t *qs = QUA__STATE(q, const queue_t);
+  switch (s->entry) {
+  case QUEUE_E_PUT:
+    return qs->mp ? queue_put_mp : queue_put_sp;
+  case QUEUE_E_PUT_N:
+    return qs->mp ? queue_put_n_mp : queue_put_n_sp;
+  case QUEUE_E_GET:
+    return qs->mc ? queue_get_mc : queue_get_sc;
+  case QUEUE_E_GET_N:
+    return qs->mc ? queue_get_n_mc : queue_get_n_sc;
+  default:
+    return q->type->entries[s->entry].generic;
+  }
+}
+
+static const char *variant_name(const queue_t *qs) {
+  static const char *const names[2][2] = {{"spsc", "spmc"}, {"mpsc", "mpmc"}};
+  return names[qs->mp][qs->mc];
+}
+
+/* put and get have templates (queue-templates.c): the queue's address and
+ * the caller's handler for full or empty are folded in. */
+static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  queue_t *qs = QUA__STATE(q, queue_t);
+  int cb;
+  if (s->entry == QUEUE_E_PUT) {
+    part->tmpl = qs->mp ? &qt_tmpl_qt_put_mp : &qt_tmpl_qt_put_sp;
+    cb = QUEUE_CB_FULL;
+  } else if (s->entry == QUEUE_E_GET) {
+    part->tmpl = qs->mc ? &qt_tmpl_qt_get_mc : &qt_tmpl_qt_get_sc;
+    cb = QUEUE_CB_EMPTY;
+  } else {
+    return QUA_ENOENTRY;
+  }
+  part->variant = variant_name(qs);
+  uint64_t fn, ctx;
+  qua__invoker_handler(s, cb, &fn, &ctx);
+  bool put = s->entry == QUEUE_E_PUT;
+  part->holes[0].name = "qt_lfq";
+  part->holes[0].value = (uint64_t)(uintptr_t)&qs->lfq;
+  part->holes[1].name = "qt_target";
+  part->holes[1].value = (uint64_t)(uintptr_t)q;
+  part->holes[2].name = put ? "qt_full_fn" : "qt_empty_fn";
+  part->holes[2].value = fn;
+  part->holes[3].name = put ? "qt_full_ctx" : "qt_empty_ctx";
+  part->holes[3].value = ctx;
+  part->holes[4].name = "qt_closed_get";
+  part->holes[4].value = (uint64_t)(uintptr_t)(qs->mc ? queue_get_mc : queue_get_sc);
+  part->nholes = 5;
+  return QUA_OK;
 }
 
 static int queue_sites_changed(qua_quaject_t *q, int entry, int phase) {
   queue_t *qs = QUA__STATE(q, queue_t);
-  bool want_mp = q->weight[E_PUT] + q->weight[E_PUT_N] > 1;
-  bool want_mc = q->weight[E_GET] + q->weight[E_GET_N] > 1;
+  bool want_mp = q->weight[QUEUE_E_PUT] + q->weight[QUEUE_E_PUT_N] > 1;
+  bool want_mc = q->weight[QUEUE_E_GET] + q->weight[QUEUE_E_GET_N] > 1;
 
   if (phase == QUA_SITES_BEFORE_OPEN) {
-    if (!qs->tracked && (qua__listened(q, CB_NOTEMPTY) || qua__listened(q, CB_NOTFULL)))
+    if (!qs->tracked && (qua__listened(q, QUEUE_CB_NOTEMPTY) || qua__listened(q, QUEUE_CB_NOTFULL)))
       return QUA_ENOCALLBACK; /* notify=0: no transition callbacks */
     bool wait = (want_mp && !qs->mp) || (want_mc && !qs->mc);
     qs->mp |= want_mp;
     qs->mc |= want_mc;
-    point_sites(q, qs);
+    /* Every site, and every chain that inlined this queue, moves to the
+     * new variant's code before the grace period. */
+    qua__resynth_all();
     if (wait)
       qua__synchronize();
   } else {
     qs->mp = want_mp;
     qs->mc = want_mc;
-    point_sites(q, qs);
+    qua__resynth_all();
   }
   return QUA_OK;
 }
 
 static const char *queue_entry_impl(const qua_quaject_t *q, const qua_site_t *s) {
-  const queue_t *qs = QUA__STATE(q, const queue_t);
   static const char *const names[2][2] = {{"generic spsc", "generic spmc"},
                                           {"generic mpsc", "generic mpmc"}};
+  const queue_t *qs = QUA__STATE(q, const queue_t);
   return names[qs->mp][qs->mc];
 }
 
@@ -223,20 +263,19 @@ static const qua_param_def_t queue_params[] = {
 };
 
 static const qua_entry_def_t queue_entries[] = {
-    [E_PUT] = {"put", 1, false, true, queue_put_mp, "store a word; full when no room"},
-    [E_GET] = {"get", 0, true, true, queue_get_mc, "take a word; empty when none"},
-    [E_PUT_N] = {"put_n", 2, true, false, queue_put_n_mp, "store up to n words from ptr"},
-    [E_GET_N] = {"get_n", 2, true, false, queue_get_n_mc, "take up to n words into ptr"},
-    [E_COUNT] = {"count", 0, true, true, queue_count, "words in the queue"},
-    [E_CLOSE] = {"close", 0, false, true, queue_close, "refuse further puts; wake waiters"},
+    [QUEUE_E_PUT] = {"put", 1, false, true, queue_put_mp, "store a word; full when no room"},
+    [QUEUE_E_GET] = {"get", 0, true, true, queue_get_mc, "take a word; empty when none"},
+    [QUEUE_E_PUT_N] = {"put_n", 2, true, false, queue_put_n_mp, "store up to n words from ptr"},
+    [QUEUE_E_GET_N] = {"get_n", 2, true, false, queue_get_n_mc, "take up to n words into ptr"},
+    [QUEUE_E_COUNT] = {"count", 0, true, true, queue_count, "words in the queue"},
 };
 
 static const qua_callback_def_t queue_callbacks[] = {
-    [CB_FULL] = {"full", QUA_CB_INVOKER, "put found no room; the item was not stored"},
-    [CB_NOTFULL] = {"notfull", QUA_CB_BROADCAST, "a get took the queue from full to not full"},
-    [CB_EMPTY] = {"empty", QUA_CB_INVOKER, "get found nothing"},
-    [CB_NOTEMPTY] = {"notempty", QUA_CB_BROADCAST, "a put took the queue from empty to not empty"},
-    [CB_CLOSED] = {"closed", QUA_CB_BROADCAST, "the queue was closed"},
+    [QUEUE_CB_FULL] = {"full", QUA_CB_INVOKER, "put found no room; the item was not stored"},
+    [QUEUE_CB_NOTFULL] = {"notfull", QUA_CB_BROADCAST, "a get took the queue from full to not full"},
+    [QUEUE_CB_EMPTY] = {"empty", QUA_CB_INVOKER, "get found nothing"},
+    [QUEUE_CB_NOTEMPTY] = {"notempty", QUA_CB_BROADCAST, "a put took the queue from empty to not empty"},
+    [QUEUE_CB_CLOSED] = {"closed", QUA_CB_BROADCAST, "the queue was closed"},
 };
 
 const qua_type_t qua__queue_type = {
@@ -246,12 +285,14 @@ const qua_type_t qua__queue_type = {
     .params = queue_params,
     .nparams = 2,
     .entries = queue_entries,
-    .nentries = 6,
+    .nentries = 5,
     .callbacks = queue_callbacks,
     .ncallbacks = 5,
     .ops = {.init = queue_init,
             .fini = queue_fini,
             .sites_changed = queue_sites_changed,
             .entry_impl = queue_entry_impl,
+            .site_generic = queue_site_generic,
+            .site_synth = queue_site_synth,
             .describe = queue_describe},
 };

@@ -2,14 +2,10 @@
 #include <inttypes.h>
 
 #include "qua-internal.h"
+#include "types-internal.h"
+#include "tee-stencils.h"
 
-enum { E_PUT };
 enum { P_N };
-#define TEE_MAX 8
-
-typedef struct tee {
-  int n;
-} tee_t;
 
 /* put(x): calls out0..out{n-1} in order with x, skipping unwired ones.
  * Returns QUA_DIVERTED when some output diverted (was full), else the
@@ -25,6 +21,30 @@ static int tee_put(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
       result = r;
   }
   return result;
+}
+
+/* put has templates for 1 to 4 outputs (tee-templates.c); the last
+ * output chains into what it is wired to. */
+static int tee_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  static const jit_template_t *const tmpl[] = {NULL, &tt_tmpl_tt_put1, &tt_tmpl_tt_put2,
+                                               &tt_tmpl_tt_put3, &tt_tmpl_tt_put4};
+  static const char *const hole[] = {"tt_site0", "tt_site1", "tt_site2", "tt_site3"};
+  const tee_t *t = QUA__STATE(q, const tee_t);
+  if (s->entry != TEE_E_PUT || t->n > 4)
+    return QUA_ENOENTRY;
+  part->tmpl = tmpl[t->n];
+  part->variant = "tee";
+  for (int i = 0; i < t->n; i++) {
+    qua_site_t *o = atomic_load_explicit(&q->outs[i], memory_order_relaxed);
+    part->holes[i].name = hole[i];
+    part->holes[i].value = (uint64_t)(uintptr_t)(o != NULL ? o : &qua__unwired_site);
+    if (i == t->n - 1) {
+      part->next_hole = "tt_next";
+      part->next_site = o;
+    }
+  }
+  part->nholes = t->n;
+  return QUA_OK;
 }
 
 static int tee_init(qua_quaject_t *q, const uint64_t *p) {
@@ -43,7 +63,7 @@ static const qua_param_def_t tee_params[] = {
 };
 
 static const qua_entry_def_t tee_entries[] = {
-    [E_PUT] = {"put", 1, false, true, tee_put, "copy the item to every output"},
+    [TEE_E_PUT] = {"put", 1, false, true, tee_put, "copy the item to every output"},
 };
 
 #define TEE_OUT(i) {"out" #i, 1, false, NULL, "output " #i}
@@ -62,5 +82,8 @@ const qua_type_t qua__tee_type = {
     .nentries = 1,
     .callouts = tee_callouts,
     .ncallouts = TEE_MAX,
-    .ops = {.init = tee_init, .describe = tee_describe, .callouts_in_use = tee_callouts_in_use},
+    .ops = {.init = tee_init,
+            .describe = tee_describe,
+            .callouts_in_use = tee_callouts_in_use,
+            .site_synth = tee_site_synth},
 };

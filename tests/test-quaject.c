@@ -21,7 +21,7 @@ static void refuse(const char *type, const char *const *params, int n, int code,
   CU_ASSERT_EQUAL(err.code, code);
   CU_ASSERT_PTR_EQUAL(q, (qua_quaject_t *)0x1); /* nothing created */
   if (strstr(err.msg, needle) == NULL)
-    fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, needle);
+    fprintf(stderr, "\n  message '%s' lacks '%s'\n", err.msg, needle != NULL ? needle : "");
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle));
 }
 

@@ -1,0 +1,328 @@
+/* emit.c -- copy-and-patch: stencils copied into code, holes patched, chains laid out.
+ *
+ * Design notes.
+ *
+ * 1. Patching is driven by the hole kind table (JIT_HOLE_KIND_MAP): a field
+ *    has a width, a byte order, is absolute or PC-relative, and has a range
+ *    check. No per-kind code: one routine computes S + A (- P), checks the
+ *    range and stores the field in the kind's byte order.
+ *
+ * 2. Addresses. A stencil is written at `dst` but patched for the address it
+ *    will run at (`addr`): the RX view of dual-mapped code memory, or an
+ *    emulated machine's address for m68k stencils. A stencil has a text part
+ *    and a data part; copied whole they keep their relative layout, in a
+ *    chain they are placed apart, so every address (of a field, P, or of a
+ *    JIT_HOLE_TEXT/_DATA target) is computed from the part it lies in.
+ *
+ * 3. Chains. Link texts are laid back to back (each at 16 bytes, x86-64, or
+ *    2 bytes, m68k, unless falling through), data parts after all texts at
+ *    their alignment. When link i ends in a jump to its next_hole and link
+ *    i+1 starts with its entry, the jump is not copied and its holes not
+ *    patched: link i falls through into link i+1 (collapsing a layer).
+ *    Padding between texts is filled with trapping bytes (int3, ILLEGAL).
+ */
+#include "jit-internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const jit_hole_kind_info_t kind_table[JIT_HOLE_KIND_COUNT] = {
+#define KIND_ROW(n, mach, type, by, be, pc, rg) {#n, mach, type, by, be, pc, rg},
+  JIT_HOLE_KIND_MAP(KIND_ROW)
+#undef KIND_ROW
+};
+
+const jit_hole_kind_info_t *jit_hole_kind_info(int kind)
+{
+  if (kind < 0 || kind >= JIT_HOLE_KIND_COUNT)
+    return NULL;
+  return &kind_table[kind];
+}
+
+const jit_stencil_t *jit_stencil_find(const jit_stencil_set_t *set, const char *name)
+{
+  for (uint32_t i = 0; set && name && i < set->nstencils; i++)
+    if (!strcmp(set->stencils[i]->name, name))
+      return set->stencils[i];
+  return NULL;
+}
+
+int jit_hole_find(const jit_stencil_set_t *set, const char *name)
+{
+  for (uint32_t i = 0; set && name && i < set->nholes; i++)
+    if (!strcmp(set->hole_names[i], name))
+      return (int)i;
+  return JIT_EINVAL;
+}
+
+static int fits(uint64_t v, unsigned bits, unsigned range)
+{
+  if (bits >= 64 || range == JIT_RANGE_NONE)
+    return 1;
+  int64_t sv = (int64_t)v;
+  int64_t half = (int64_t)1 << (bits - 1);
+  int s_ok = sv >= -half && sv < half;
+  int u_ok = (v >> bits) == 0;
+  switch (range) {
+  case JIT_RANGE_U:
+    return u_ok;
+  case JIT_RANGE_S:
+    return s_ok;
+  default:
+    return s_ok || u_ok;
+  }
+}
+
+static void store(uint8_t *p, uint64_t v, unsigned bytes, int big_endian)
+{
+  if (big_endian) {
+    for (unsigned i = 0; i < bytes; i++)
+      p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+  } else {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, bytes);
+#else
+    for (unsigned i = 0; i < bytes; i++)
+      p[i] = (uint8_t)(v >> (8 * i));
+#endif
+  }
+}
+
+/* Where the parts of one copied stencil are, written and run. */
+typedef struct place {
+  uint8_t *dtext, *ddata;
+  uint64_t atext, adata;
+  uint32_t text_len;  /* text bytes copied (the tail jump dropped when falling through) */
+  int next_hole;      /* overridden hole id, or -1 */
+  uint64_t next_addr;
+} place_t;
+
+static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64_t *values,
+                         jit_emit_error_t *err)
+{
+  for (uint32_t i = 0; i < s->nholes; i++) {
+    const jit_hole_t *h = &s->holes[i];
+    const jit_hole_kind_info_t *k;
+    uint8_t *field;
+    uint64_t at, v;
+
+    if (h->kind >= JIT_HOLE_KIND_COUNT)
+      return JIT_EINVAL;
+    k = &kind_table[h->kind];
+    if (h->offset < s->data_off) {
+      if (h->offset >= pl->text_len)
+        continue; /* inside the dropped tail jump */
+      field = pl->dtext + h->offset;
+      at = pl->atext + h->offset;
+    } else {
+      field = pl->ddata + (h->offset - s->data_off);
+      at = pl->adata + (h->offset - s->data_off);
+    }
+    if (h->hole == JIT_HOLE_TEXT)
+      v = pl->atext;
+    else if (h->hole == JIT_HOLE_DATA)
+      v = pl->adata;
+    else if ((int)h->hole == pl->next_hole)
+      v = pl->next_addr;
+    else
+      v = values[h->hole];
+    v += (uint64_t)h->addend;
+    if (k->pcrel)
+      v -= at;
+    if (!fits(v, 8u * k->bytes, k->range)) {
+      if (err) {
+        err->stencil = s;
+        err->hole = h;
+        err->value = v;
+        err->where = at;
+      }
+      return k->pcrel ? JIT_EREACH : JIT_ERANGE;
+    }
+    store(field, v, k->bytes, k->big_endian);
+  }
+  return JIT_OK;
+}
+
+int jit_emit(void *dst, uint64_t addr, const jit_stencil_t *s, const uint64_t *values,
+             jit_emit_error_t *err)
+{
+  place_t pl;
+
+  if (err)
+    memset(err, 0, sizeof *err);
+  if (!dst || !s)
+    return JIT_EINVAL;
+  if (err)
+    err->stencil = s;
+  memcpy(dst, s->bytes, s->size);
+  pl.dtext = dst;
+  pl.ddata = (uint8_t *)dst + s->data_off;
+  pl.atext = addr;
+  pl.adata = addr + s->data_off;
+  pl.text_len = s->code_size;
+  pl.next_hole = -1;
+  pl.next_addr = 0;
+  return patch_stencil(s, &pl, values, err);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+  return a > 1 ? (v + a - 1) & ~(a - 1) : v;
+}
+
+static int falls_through(const jit_link_t *links, size_t n, size_t i)
+{
+  const jit_stencil_t *s = links[i].stencil;
+  return i + 1 < n && s->tail != JIT_NO_TAIL && links[i].next_hole >= 0 &&
+         s->tail_hole == (uint16_t)links[i].next_hole && links[i + 1].stencil->entry == 0;
+}
+
+static uint32_t text_align(const jit_stencil_t *s)
+{
+  return s->machine == JIT_MACHINE_M68K ? 2 : JIT_TEXT_ALIGN;
+}
+
+/* Where the text after link i's (at off) starts: right after its dropped
+ * tail jump, or aligned after its text; the last text is not padded. */
+static size_t next_text(const jit_link_t *links, size_t n, size_t i, size_t off)
+{
+  const jit_stencil_t *s = links[i].stencil;
+  if (falls_through(links, n, i))
+    return off + s->tail;
+  if (i + 1 == n)
+    return off + s->code_size;
+  return align_up(off + s->code_size, text_align(links[i + 1].stencil));
+}
+
+/* Lay out the chain: the end of all text in *text_end, the total size
+ * returned. */
+static size_t layout(const jit_link_t *links, size_t n, size_t *text_end)
+{
+  size_t off = 0;
+  for (size_t i = 0; i < n; i++)
+    off = next_text(links, n, i, off);
+  *text_end = off;
+  for (size_t i = 0; i < n; i++) {
+    const jit_stencil_t *s = links[i].stencil;
+    if (s->size > s->data_off)
+      off = align_up(off, s->align) + (s->size - s->data_off);
+  }
+  return off;
+}
+
+size_t jit_chain_size(const jit_link_t *links, size_t n)
+{
+  size_t end;
+  for (size_t i = 0; i < n; i++)
+    if (!links[i].stencil)
+      return 0;
+  return layout(links, n, &end);
+}
+
+static void fill_trap(uint8_t *p, size_t len, uint16_t machine)
+{
+  if (machine == JIT_MACHINE_M68K) {
+    for (size_t i = 0; i + 1 < len; i += 2) {
+      p[i] = 0x4a; /* ILLEGAL */
+      p[i + 1] = 0xfc;
+    }
+  } else {
+    memset(p, 0xcc, len); /* int3 */
+  }
+}
+
+int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links, size_t n,
+                   size_t *entry, size_t *used, jit_emit_error_t *err)
+{
+  uint8_t *d = dst;
+  size_t text_end, total, toff = 0, doff, next_toff;
+  int rc;
+
+  if (err)
+    memset(err, 0, sizeof *err);
+  if (!dst || !links || n == 0)
+    return JIT_EINVAL;
+  for (size_t i = 0; i < n; i++) {
+    if (!links[i].stencil)
+      return JIT_EINVAL;
+    if (links[i].stencil->machine != links[0].stencil->machine)
+      return JIT_EMACHINE;
+  }
+  total = layout(links, n, &text_end);
+  if (total > cap)
+    return JIT_ENOSPC;
+
+  doff = text_end;
+  for (size_t i = 0; i < n; i++) {
+    const jit_stencil_t *s = links[i].stencil;
+    int through = falls_through(links, n, i);
+    place_t pl;
+
+    pl.text_len = through ? s->tail : s->code_size;
+    next_toff = next_text(links, n, i, toff);
+    pl.dtext = d + toff;
+    pl.atext = addr + toff;
+    memcpy(pl.dtext, s->bytes, pl.text_len);
+    if (next_toff > toff + pl.text_len)
+      fill_trap(d + toff + pl.text_len, next_toff - toff - pl.text_len, s->machine);
+    if (s->size > s->data_off) {
+      size_t a = align_up(doff, s->align);
+      fill_trap(d + doff, a - doff, s->machine);
+      doff = a;
+      memcpy(d + doff, s->bytes + s->data_off, s->size - s->data_off);
+    }
+    pl.ddata = d + doff;
+    pl.adata = addr + doff;
+    pl.next_hole = i + 1 < n ? links[i].next_hole : -1;
+    pl.next_addr = addr + next_toff + (i + 1 < n ? links[i + 1].stencil->entry : 0);
+    rc = patch_stencil(s, &pl, links[i].values, err);
+    if (rc < 0) {
+      if (err)
+        err->stencil = s;
+      return rc;
+    }
+    if (s->size > s->data_off)
+      doff += s->size - s->data_off;
+    toff = next_toff;
+  }
+  if (entry)
+    *entry = links[0].stencil->entry;
+  if (used)
+    *used = total;
+  return JIT_OK;
+}
+
+char *jit_emit_error_format(char *buf, size_t size, int rc, const jit_emit_error_t *err)
+{
+  const jit_hole_t *h = err ? err->hole : NULL;
+  const jit_stencil_t *s = err ? err->stencil : NULL;
+  const char *sname = s ? s->name : "?";
+  const char *hname = "?";
+  const jit_hole_kind_info_t *k;
+
+  if (!buf || !size)
+    return buf;
+  if (!h) {
+    snprintf(buf, size, "stencil %s: %s", sname, jit_strerror(rc));
+    return buf;
+  }
+  if (h->hole == JIT_HOLE_TEXT)
+    hname = "<own text>";
+  else if (h->hole == JIT_HOLE_DATA)
+    hname = "<own data>";
+  else if (s && s->set && h->hole < s->set->nholes)
+    hname = s->set->hole_names[h->hole];
+  k = jit_hole_kind_info(h->kind);
+  if (k && k->pcrel)
+    snprintf(buf, size,
+             "stencil %s: hole %s (%s) at 0x%llx: displacement 0x%llx to its target is out of "
+             "reach of a %u-bit field",
+             sname, hname, k->name, (unsigned long long)err->where,
+             (unsigned long long)err->value, 8u * k->bytes);
+  else
+    snprintf(buf, size, "stencil %s: hole %s (%s) at 0x%llx: value 0x%llx does not fit a %u-bit %s field",
+             sname, hname, k ? k->name : "?", (unsigned long long)err->where,
+             (unsigned long long)err->value, k ? 8u * k->bytes : 0u,
+             !k ? "?" : k->range == JIT_RANGE_U ? "zero-extended" : k->range == JIT_RANGE_S ? "sign-extended" : "");
+  return buf;
+}

@@ -1,0 +1,321 @@
+/* synth.c -- code synthesis for quajects: per-site stencils, chained along wires.
+ *
+ * Every site runs either its target type's generic callentry for the
+ * target's current state, or code synthesised for that one site from the
+ * type's template (jit/, tier 1 stencils): the target's addresses, the
+ * caller's handlers and the type's invariants are folded in as hole values
+ * (factoring invariants). When the template ends by tail-calling the
+ * callentry one of the target's callouts is wired to, and that callentry
+ * has a template too, the two are emitted back to back and the first falls
+ * through into the second (collapsing layers); otherwise the hole points at
+ * a trampoline that calls through the wire's site.
+ *
+ * Code swap protocol (STYLE.md item 7):
+ *
+ *  1. Synthesis runs only under the control lock, in qua__resynth_all(),
+ *     after every change of what code depends on: sites, wires, watchers,
+ *     a queue's variant. It rebuilds every site, so a chain that inlined a
+ *     quaject's code is rebuilt whenever that quaject changes.
+ *  2. New code is written through the RW view, committed, and only then
+ *     published by a release store of the site's fn; a caller loads fn
+ *     (acquire) and runs either the old or the new code, both correct for
+ *     the state at the time of the swap: the types that switch variants
+ *     (queue.c) resynthesise before they wait for their grace period.
+ *  3. Code that a caller may still be running is freed only after a grace
+ *     period of every read-side flavour in use (qua__synchronize), once for
+ *     the whole pass.
+ *  4. A failed synthesis (no template, a hole out of range, no code memory
+ *     within reach) leaves the site on its generic code and records why in
+ *     its impl string; it is never an error for the caller.
+ */
+#define _LGPL_SOURCE 1
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/urcu-bp.h>
+#include <urcu/urcu-qsbr.h>
+
+#include "jit.h"
+#include "lfq.h"
+#include "qua-internal.h"
+
+/* urcu/flavor.h declares the flavour structure once, under the name of the
+ * first flavour header included; the second must be named by hand. */
+extern const struct rcu_flavor_struct urcu_qsbr_flavor;
+
+#define CHAIN_MAX 4
+
+static jit_codemem_t *codemem;
+static bool codemem_failed;
+static qua_quaject_t *registry;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static _Atomic int default_mode = QUA_SYNTH_STENCIL;
+
+/* --- Modes ----------------------------------------------------------------- */
+
+int qua_synth_parse(const char *s) {
+  if (s == NULL)
+    return QUA_EINVAL;
+  if (strcmp(s, "off") == 0 || strcmp(s, "generic") == 0)
+    return QUA_SYNTH_OFF;
+  if (strcmp(s, "stencil") == 0)
+    return QUA_SYNTH_STENCIL;
+  return QUA_EINVAL;
+}
+
+static void default_from_env(void) {
+  int m = qua_synth_parse(getenv("QUA_SYNTH"));
+  if (m >= 0)
+    atomic_store(&default_mode, m);
+}
+
+qua_synth_mode_t qua_synth_default(void) {
+  pthread_once(&default_once, default_from_env);
+  return (qua_synth_mode_t)atomic_load(&default_mode);
+}
+
+qua_synth_mode_t qua_set_synth_default(qua_synth_mode_t mode) {
+  pthread_once(&default_once, default_from_env);
+  return (qua_synth_mode_t)atomic_exchange(&default_mode, (int)mode);
+}
+
+int qua__synth_param(const char *value, qua_synth_mode_t *mode) {
+  int m = qua_synth_parse(value);
+  if (m < 0)
+    return m;
+  *mode = (qua_synth_mode_t)m;
+  return QUA_OK;
+}
+
+qua_synth_mode_t qua_quaject_synth(const qua_quaject_t *q) { return q->synth; }
+
+/* --- What holes point at ------------------------------------------------------- */
+
+void qua__nop_handler(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {}
+
+void qua__fire_site(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  qua__fire((qua_site_t *)ctx, cb, arg);
+}
+
+int qua__entry_ok(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { return QUA_OK; }
+
+int qua__entry_unwired(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  return QUA_ENOTWIRED;
+}
+
+int qua__call_site(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  return qua__call(s, a0, a1, ret);
+}
+
+qua_site_t qua__unwired_site = {.fn = qua__entry_unwired, .impl = "unwired"};
+
+void qua__invoker_handler(qua_site_t *s, int cb, uint64_t *fn, uint64_t *ctx) {
+  if (atomic_load_explicit(&s->target->watchers[cb], memory_order_relaxed) != NULL) {
+    *fn = (uint64_t)(uintptr_t)qua__fire_site;
+    *ctx = (uint64_t)(uintptr_t)s;
+  } else if (s->handler[cb] != NULL) {
+    *fn = (uint64_t)(uintptr_t)s->handler[cb];
+    *ctx = (uint64_t)(uintptr_t)s->handler_ctx[cb];
+  } else {
+    *fn = (uint64_t)(uintptr_t)qua__nop_handler;
+    *ctx = 0;
+  }
+}
+
+/* Library functions templates call, by hole name. */
+static const struct {
+  const char *name;
+  uint64_t value;
+} library_holes[] = {
+    {"qua__broadcast", (uint64_t)(uintptr_t)qua__broadcast},
+    {"qua__lfq_put_sp_slow", (uint64_t)(uintptr_t)qua__lfq_put_sp_slow},
+    {"qua__lfq_put_mp_slow", (uint64_t)(uintptr_t)qua__lfq_put_mp_slow},
+    {"qua__lfq_get_sc_slow", (uint64_t)(uintptr_t)qua__lfq_get_sc_slow},
+    {"qua__lfq_get_mc_slow", (uint64_t)(uintptr_t)qua__lfq_get_mc_slow},
+};
+
+/* --- Registry --------------------------------------------------------------------- */
+
+void qua__registry_add(qua_quaject_t *q) {
+  q->prev = NULL;
+  q->next = registry;
+  if (registry != NULL)
+    registry->prev = q;
+  registry = q;
+}
+
+void qua__registry_remove(qua_quaject_t *q) {
+  if (q->prev != NULL)
+    q->prev->next = q->next;
+  else if (registry == q)
+    registry = q->next;
+  if (q->next != NULL)
+    q->next->prev = q->prev;
+  q->prev = q->next = NULL;
+}
+
+/* --- Synthesis ----------------------------------------------------------------------- */
+
+static jit_codemem_t *get_codemem(void) {
+  if (codemem == NULL && !codemem_failed) {
+    jit_codemem_options_t opts = {0};
+    opts.flavors[0] = &urcu_bp_flavor;
+    opts.flavors[1] = &urcu_qsbr_flavor;
+    if (jit_codemem_create(&opts, &codemem) != JIT_OK)
+      codemem_failed = true;
+  }
+  return codemem;
+}
+
+typedef struct chain {
+  jit_part_t parts[CHAIN_MAX];
+  uint64_t values[CHAIN_MAX][64];
+  qua_synth_part_t desc[CHAIN_MAX];
+  size_t n;
+  char why[64];
+} chain_t;
+
+/* Fills the values of part i from its description; false (with why) when a
+ * hole has no value. */
+static bool fill_values(chain_t *c, size_t i) {
+  const qua_synth_part_t *d = &c->desc[i];
+  const jit_stencil_set_t *set = d->tmpl->stencil->set;
+  if (set->nholes > 64) {
+    snprintf(c->why, sizeof c->why, "too many holes");
+    return false;
+  }
+  c->parts[i].tmpl = d->tmpl;
+  c->parts[i].values = c->values[i];
+  c->parts[i].next_hole = -1;
+  for (uint32_t h = 0; h < set->nholes; h++) {
+    const char *name = set->hole_names[h];
+    bool found = false;
+    for (int k = 0; k < d->nholes && !found; k++)
+      if (strcmp(d->holes[k].name, name) == 0) {
+        c->values[i][h] = d->holes[k].value;
+        found = true;
+      }
+    for (size_t k = 0; k < sizeof library_holes / sizeof library_holes[0] && !found; k++)
+      if (strcmp(library_holes[k].name, name) == 0) {
+        c->values[i][h] = library_holes[k].value;
+        found = true;
+      }
+    if (!found && d->next_hole != NULL && strcmp(d->next_hole, name) == 0) {
+      /* Unless a chain follows, a tail call through the wire's site. */
+      c->values[i][h] = d->next_site != NULL ? (uint64_t)(uintptr_t)qua__call_site
+                                             : (uint64_t)(uintptr_t)qua__entry_ok;
+      c->parts[i].next_hole = -1;
+      found = true;
+    }
+    if (!found) {
+      /* A hole the type did not fill: only those of other templates in the
+       * same set are allowed to stay empty. */
+      c->values[i][h] = 0;
+    }
+  }
+  return true;
+}
+
+/* Builds the chain starting at site s: its own part, then as many wired
+ * successors as have templates. */
+static bool build_chain(chain_t *c, qua_site_t *s) {
+  c->n = 0;
+  for (qua_site_t *cur = s; cur != NULL && c->n < CHAIN_MAX;) {
+    qua_quaject_t *q = cur->target;
+    qua_synth_part_t *d = &c->desc[c->n];
+    memset(d, 0, sizeof *d);
+    if (q == NULL || q->synth != QUA_SYNTH_STENCIL || q->type->ops.site_synth == NULL ||
+        q->type->ops.site_synth(q, cur, d) < 0 || d->tmpl == NULL) {
+      if (c->n == 0)
+        snprintf(c->why, sizeof c->why, q != NULL && q->synth == QUA_SYNTH_OFF ? "synth=off"
+                                                                               : "no template");
+      break;
+    }
+    if (!fill_values(c, c->n))
+      return false;
+    /* Chain into the next site when the hole is a tail call into it. */
+    if (c->n > 0) {
+      const jit_stencil_set_t *pset = c->desc[c->n - 1].tmpl->stencil->set;
+      int hid = jit_hole_find(pset, c->desc[c->n - 1].next_hole);
+      c->parts[c->n - 1].next_hole = hid;
+    }
+    c->n++;
+    cur = d->next_hole != NULL ? d->next_site : NULL;
+  }
+  return c->n > 0;
+}
+
+/* Rebuilds one site's code; appends code it replaces to old[]. */
+static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t cap) {
+  qua_quaject_t *q = s->target;
+  qua_entry_fn generic =
+      q->type->ops.site_generic != NULL ? q->type->ops.site_generic(q, s) : q->type->entries[s->entry].generic;
+  const char *gname = q->type->ops.entry_impl != NULL ? q->type->ops.entry_impl(q, s) : "generic";
+  jit_code_t *was = s->code, *code = NULL;
+  chain_t c;
+  size_t entry = 0;
+  uint64_t ns = 0;
+  c.why[0] = '\0';
+  if (q->synth == QUA_SYNTH_STENCIL && get_codemem() != NULL && build_chain(&c, s)) {
+    jit_emit_error_t err;
+    int r = jit_compile(&jit_tier_stencil, codemem, c.parts, c.n, &code, &entry, &ns, &err);
+    if (r != JIT_OK) {
+      jit_emit_error_format(c.why, sizeof c.why, r, &err);
+      code = NULL;
+    }
+  }
+  if (code != NULL) {
+    char *p = s->impl_buf;
+    size_t left = sizeof s->impl_buf;
+    int w = snprintf(p, left, "%sstencil ", c.n > 1 ? "chain " : "");
+    for (size_t i = 0; i < c.n && w > 0 && (size_t)w < left; i++) {
+      p += w;
+      left -= (size_t)w;
+      w = snprintf(p, left, "%s%s", i ? "+" : "", c.desc[i].variant ? c.desc[i].variant : "?");
+    }
+    s->impl = s->impl_buf;
+    s->synth_ns = ns;
+    s->code = code;
+    qua__site_set_fn(s, (qua_entry_fn)(void (*)(void))((char *)jit_code_rx(code) + entry));
+  } else {
+    snprintf(s->impl_buf, sizeof s->impl_buf, "%s%s%s", gname, c.why[0] ? ", " : "", c.why);
+    s->impl = s->impl_buf;
+    s->synth_ns = 0;
+    s->code = NULL;
+    qua__site_set_fn(s, generic);
+  }
+  if (was != NULL) {
+    if (*nold < cap)
+      old[(*nold)++] = was;
+    else {
+      qua__synchronize(); /* rare: a huge pass frees in batches */
+      for (size_t i = 0; i < *nold; i++)
+        jit_code_free(old[i]);
+      *nold = 0;
+      old[(*nold)++] = was;
+    }
+  }
+}
+
+void qua__resynth_all(void) {
+  jit_code_t *old[256];
+  size_t nold = 0;
+  for (qua_quaject_t *q = registry; q != NULL; q = q->next) {
+    if (q->dead)
+      continue;
+    for (int e = 0; e < q->type->nentries; e++)
+      QUA__FOREACH_SITE(q, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
+  }
+  if (nold > 0) {
+    qua__synchronize();
+    for (size_t i = 0; i < nold; i++)
+      jit_code_free(old[i]);
+  }
+}
+
+void qua__site_free_code(qua_site_t *s) {
+  if (s->code != NULL) {
+    jit_code_free(s->code);
+    s->code = NULL;
+  }
+}

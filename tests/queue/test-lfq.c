@@ -1,0 +1,387 @@
+/* test-lfq.c -- sequential semantics of the lock-free queue family, every variant. */
+
+#include "../qtest.h"
+#include "lfq.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+/* One producer variant and one consumer variant, as a caller would pick them. */
+typedef struct variant {
+  const char *name;
+  int (*put)(qua__lfq_t *, uint64_t);
+  int (*get)(qua__lfq_t *, uint64_t *);
+  int (*put_n)(qua__lfq_t *, const uint64_t *, size_t, size_t *);
+  int (*get_n)(qua__lfq_t *, uint64_t *, size_t, size_t *);
+} variant_t;
+
+static const variant_t variants[] = {
+  {"spsc", qua__lfq_put_sp, qua__lfq_get_sc, qua__lfq_put_n_sp, qua__lfq_get_n_sc},
+  {"mpsc", qua__lfq_put_mp, qua__lfq_get_sc, qua__lfq_put_n_mp, qua__lfq_get_n_sc},
+  {"spmc", qua__lfq_put_sp, qua__lfq_get_mc, qua__lfq_put_n_sp, qua__lfq_get_n_mc},
+  {"mpmc", qua__lfq_put_mp, qua__lfq_get_mc, qua__lfq_put_n_mp, qua__lfq_get_n_mc},
+  /* The slow paths alone must behave the same as the inline fast paths. */
+  {"slow", qua__lfq_put_mp_slow, qua__lfq_get_sc_slow, qua__lfq_put_n_mp, qua__lfq_get_n_mc},
+};
+#define NVARIANTS (sizeof variants / sizeof variants[0])
+
+static void init_accepts_powers_of_two_up_to_2_24(void)
+{
+  qua__lfq_t q;
+  const uint32_t good[] = {1, 2, 4, 1024, QUA__LFQ_MAX_CAPACITY};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, good[i]), 0);
+    CU_ASSERT_EQUAL(qua__lfq_capacity(&q), good[i]);
+    CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+    CU_ASSERT_FALSE(qua__lfq_closed(&q));
+    uint64_t x = 0;
+    CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 42), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(qua__lfq_get_sc(&q, &x), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(x, 42);
+    qua__lfq_fini(&q);
+  }
+}
+
+static void init_refuses_zero_non_powers_and_too_big(void)
+{
+  qua__lfq_t q;
+  const uint32_t bad[] = {0, 3, 6, 1000, QUA__LFQ_MAX_CAPACITY + 1, QUA__LFQ_MAX_CAPACITY * 2,
+                          UINT32_MAX};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    CU_ASSERT_EQUAL(qua__lfq_init(&q, bad[i]), -EINVAL);
+}
+
+static void fifo_order_every_variant(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    qua__lfq_t q;
+    CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 8), 0);
+    uint64_t next_put = 1, next_get = 1, x;
+    /* Interleave runs of puts and gets of varying length so that the indices wrap the ring. */
+    for (int round = 0; round < 50; round++) {
+      int np = 1 + round % 8, ng = 1 + (round * 5) % 8;
+      for (int i = 0; i < np; i++) {
+        int r = v->put(&q, next_put);
+        if (r == QUA__LFQ_FULL)
+          break;
+        CU_ASSERT_EQUAL(r, QUA__LFQ_OK);
+        next_put++;
+      }
+      for (int i = 0; i < ng; i++) {
+        int r = v->get(&q, &x);
+        if (r == QUA__LFQ_EMPTY)
+          break;
+        CU_ASSERT_EQUAL(r, QUA__LFQ_OK);
+        CU_ASSERT_EQUAL(x, next_get);
+        next_get++;
+      }
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), next_put - next_get);
+    }
+    CU_ASSERT(next_get > 100);
+    qua__lfq_fini(&q);
+  }
+}
+
+static void full_refuses_and_empty_reports_every_variant(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    for (uint32_t cap = 1; cap <= 16; cap *= 2) {
+      qua__lfq_t q;
+      uint64_t x = 0;
+      CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, cap), 0);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_EMPTY);
+      for (uint32_t i = 0; i < cap; i++)
+        CU_ASSERT_EQUAL(v->put(&q, 100 + i), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(v->put(&q, 999), QUA__LFQ_FULL);
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), cap);
+      for (uint32_t i = 0; i < cap; i++) {
+        CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_OK);
+        CU_ASSERT_EQUAL(x, 100 + i); /* 999 was not stored */
+      }
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_EMPTY);
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+      qua__lfq_fini(&q);
+    }
+  }
+}
+
+static void untracked_reports_ok_not_edge(void)
+{
+  qua__lfq_t q;
+  uint64_t x;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 2), 0);
+  CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 1), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_get_sc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_get_mc(&q, &x), QUA__LFQ_OK);
+  qua__lfq_fini(&q);
+}
+
+static void tracked_notempty_edge_once_per_transition(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    qua__lfq_t q;
+    uint64_t x;
+    CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 4), 0);
+    qua__lfq_set_tracked(&q, true);
+    for (int cycle = 0; cycle < 10; cycle++) {
+      CU_ASSERT_EQUAL(v->put(&q, 1), QUA__LFQ_EDGE); /* empty -> not empty */
+      CU_ASSERT_EQUAL(v->put(&q, 2), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(v->put(&q, 3), QUA__LFQ_OK); /* was not empty */
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(x, 3);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_EMPTY);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_EMPTY);
+    }
+    qua__lfq_fini(&q);
+  }
+}
+
+static void tracked_notfull_edge_once_per_transition(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    for (uint32_t cap = 1; cap <= 8; cap *= 2) {
+      qua__lfq_t q;
+      uint64_t x;
+      CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, cap), 0);
+      qua__lfq_set_tracked(&q, true);
+      for (uint32_t i = 0; i < cap; i++)
+        CU_ASSERT_EQUAL(v->put(&q, i), i == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK);
+      for (int cycle = 0; cycle < 5; cycle++) {
+        CU_ASSERT_EQUAL(v->put(&q, 77), QUA__LFQ_FULL);
+        CU_ASSERT_EQUAL(v->put(&q, 77), QUA__LFQ_FULL);
+        CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_EDGE); /* full -> not full */
+        if (cap > 1) {
+          CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_OK);
+          /* With capacity 2 the get before emptied the queue. */
+          CU_ASSERT_EQUAL(v->put(&q, 5), cap == 2 ? QUA__LFQ_EDGE : QUA__LFQ_OK);
+        }
+        /* Refill: with capacity 1 this put also crosses empty -> not empty. */
+        CU_ASSERT_EQUAL(v->put(&q, 6), cap == 1 ? QUA__LFQ_EDGE : QUA__LFQ_OK);
+      }
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), cap);
+      qua__lfq_fini(&q);
+    }
+  }
+}
+
+static void set_tracked_counts_items_already_queued(void)
+{
+  qua__lfq_t q;
+  uint64_t x;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 4), 0);
+  CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 1), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 3), QUA__LFQ_OK);
+  qua__lfq_set_tracked(&q, true);
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), 3);
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 4), QUA__LFQ_OK);  /* 3 -> 4: no edge */
+  CU_ASSERT_EQUAL(qua__lfq_get_mc(&q, &x), QUA__LFQ_EDGE); /* 4 = full -> 3 */
+  CU_ASSERT_EQUAL(x, 1);
+  for (uint64_t i = 2; i <= 4; i++) {
+    CU_ASSERT_EQUAL(qua__lfq_get_sc(&q, &x), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(x, i);
+  }
+  CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 5), QUA__LFQ_EDGE);
+  qua__lfq_set_tracked(&q, false);
+  CU_ASSERT_EQUAL(qua__lfq_get_sc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 6), QUA__LFQ_OK); /* untracked: no edge reported */
+  qua__lfq_fini(&q);
+}
+
+static void batches_move_as_many_as_fit(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    qua__lfq_t q;
+    uint64_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {0};
+    size_t done = 99;
+    CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 8), 0);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 4, &done), QUA__LFQ_EMPTY);
+    CU_ASSERT_EQUAL(done, 0);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 5, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 5);
+    CU_ASSERT_EQUAL(v->put_n(&q, in + 5, 3, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 3);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 2, &done), QUA__LFQ_FULL);
+    CU_ASSERT_EQUAL(done, 0);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 3, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 3);
+    CU_ASSERT(out[0] == 1 && out[1] == 2 && out[2] == 3);
+    /* Only 3 fit: a partial batch stores the first 3 and says so. */
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 8, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 3);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 8, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 8);
+    const uint64_t want[8] = {4, 5, 6, 7, 8, 1, 2, 3};
+    for (int i = 0; i < 8; i++)
+      CU_ASSERT_EQUAL(out[i], want[i]);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 8, &done), QUA__LFQ_EMPTY);
+    CU_ASSERT_EQUAL(done, 0);
+    /* Asking for more than is there takes what is there. */
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 2, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 8, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 2);
+    CU_ASSERT(out[0] == 1 && out[1] == 2);
+    qua__lfq_fini(&q);
+  }
+}
+
+static void batches_report_edge_when_crossing(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    qua__lfq_t q;
+    uint64_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
+    size_t done;
+    CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 8), 0);
+    qua__lfq_set_tracked(&q, true);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 3, &done), QUA__LFQ_EDGE);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 3, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 8, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 2);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 1, &done), QUA__LFQ_FULL);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 2, &done), QUA__LFQ_EDGE);
+    CU_ASSERT_EQUAL(done, 2);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 2, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 8, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 4);
+    CU_ASSERT_EQUAL(v->get_n(&q, out, 8, &done), QUA__LFQ_EMPTY);
+    /* A single put and a batch get see the same edges. */
+    CU_ASSERT_EQUAL(v->put(&q, 9), QUA__LFQ_EDGE);
+    CU_ASSERT_EQUAL(v->put_n(&q, in, 8, &done), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, 7);
+    CU_ASSERT_EQUAL(v->get(&q, &out[0]), QUA__LFQ_EDGE);
+    CU_ASSERT_EQUAL(out[0], 9);
+    CU_ASSERT_EQUAL(qua__lfq_count(&q), 7);
+    qua__lfq_fini(&q);
+  }
+}
+
+static void close_refuses_puts_and_drains_gets(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    for (int tracked = 0; tracked < 2; tracked++) {
+      qua__lfq_t q;
+      uint64_t x, in[2] = {7, 8}, out[4];
+      size_t done;
+      CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 4), 0);
+      qua__lfq_set_tracked(&q, tracked);
+      CU_ASSERT_EQUAL(v->put(&q, 1), tracked ? QUA__LFQ_EDGE : QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(v->put(&q, 2), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(v->put(&q, 3), QUA__LFQ_OK);
+      qua__lfq_close(&q);
+      qua__lfq_close(&q); /* twice is fine */
+      CU_ASSERT_TRUE(qua__lfq_closed(&q));
+      CU_ASSERT_EQUAL(v->put(&q, 4), QUA__LFQ_CLOSED);
+      CU_ASSERT_EQUAL(v->put_n(&q, in, 2, &done), QUA__LFQ_CLOSED);
+      CU_ASSERT_EQUAL(done, 0);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(x, 1);
+      CU_ASSERT_EQUAL(v->get_n(&q, out, 4, &done), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(done, 2);
+      CU_ASSERT(out[0] == 2 && out[1] == 3);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_CLOSED);
+      CU_ASSERT_EQUAL(v->get(&q, &x), QUA__LFQ_CLOSED);
+      CU_ASSERT_EQUAL(v->get_n(&q, out, 4, &done), QUA__LFQ_CLOSED);
+      CU_ASSERT_EQUAL(done, 0);
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+      qua__lfq_fini(&q);
+    }
+  }
+}
+
+/* Indices start just below 2^64 and cross it while items flow. */
+static void indices_wrap_around_2_64(void)
+{
+  for (size_t vi = 0; vi < NVARIANTS; vi++) {
+    const variant_t *v = &variants[vi];
+    for (int tracked = 0; tracked < 2; tracked++) {
+      qua__lfq_t q;
+      CU_ASSERT_EQUAL_FATAL(qua__lfq_init_at(&q, 4, UINT64_MAX - 5), 0);
+      qua__lfq_set_tracked(&q, tracked);
+      uint64_t x, next_put = 0, next_get = 0, in[3], out[3];
+      size_t done;
+      for (int round = 0; round < 40; round++) {
+        for (int i = 0; i < 1 + round % 4; i++) {
+          int r = v->put(&q, next_put);
+          if (r == QUA__LFQ_FULL)
+            break;
+          CU_ASSERT(r == QUA__LFQ_OK || r == QUA__LFQ_EDGE);
+          next_put++;
+        }
+        for (int i = 0; i < 3; i++)
+          in[i] = next_put + (uint64_t)i;
+        if (v->put_n(&q, in, 3, &done) != QUA__LFQ_FULL)
+          next_put += done;
+        CU_ASSERT_EQUAL(qua__lfq_count(&q), next_put - next_get);
+        for (int i = 0; i < 1 + round % 3; i++) {
+          int r = v->get(&q, &x);
+          if (r == QUA__LFQ_EMPTY)
+            break;
+          CU_ASSERT(r == QUA__LFQ_OK || r == QUA__LFQ_EDGE);
+          CU_ASSERT_EQUAL(x, next_get);
+          next_get++;
+        }
+        if (v->get_n(&q, out, 2, &done) != QUA__LFQ_EMPTY) {
+          for (size_t i = 0; i < done; i++)
+            CU_ASSERT_EQUAL(out[i], next_get + i);
+          next_get += done;
+        }
+      }
+      CU_ASSERT(next_get > 40);
+      qua__lfq_fini(&q);
+    }
+  }
+}
+
+/* Changing variant between operations keeps the items and their order. */
+static void variant_switch_between_operations_keeps_items(void)
+{
+  qua__lfq_t q;
+  uint64_t x, next_get = 0, next_put = 0;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 8), 0);
+  for (int i = 0; i < 200; i++) {
+    const variant_t *pv = &variants[(size_t)i % NVARIANTS];
+    const variant_t *gv = &variants[(size_t)(i / 3) % NVARIANTS];
+    if (pv->put(&q, next_put) == QUA__LFQ_OK)
+      next_put++;
+    if (i % 2 && pv->put(&q, next_put) == QUA__LFQ_OK)
+      next_put++;
+    if (gv->get(&q, &x) == QUA__LFQ_OK) {
+      CU_ASSERT_EQUAL(x, next_get);
+      next_get++;
+    }
+  }
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), next_put - next_get);
+  qua__lfq_fini(&q);
+}
+
+int main(void)
+{
+  static const qtest_case_t cases[] = {
+    {"init_accepts_powers_of_two_up_to_2_24", init_accepts_powers_of_two_up_to_2_24},
+    {"init_refuses_zero_non_powers_and_too_big", init_refuses_zero_non_powers_and_too_big},
+    {"fifo_order_every_variant", fifo_order_every_variant},
+    {"full_refuses_and_empty_reports_every_variant", full_refuses_and_empty_reports_every_variant},
+    {"untracked_reports_ok_not_edge", untracked_reports_ok_not_edge},
+    {"tracked_notempty_edge_once_per_transition", tracked_notempty_edge_once_per_transition},
+    {"tracked_notfull_edge_once_per_transition", tracked_notfull_edge_once_per_transition},
+    {"set_tracked_counts_items_already_queued", set_tracked_counts_items_already_queued},
+    {"batches_move_as_many_as_fit", batches_move_as_many_as_fit},
+    {"batches_report_edge_when_crossing", batches_report_edge_when_crossing},
+    {"close_refuses_puts_and_drains_gets", close_refuses_puts_and_drains_gets},
+    {"indices_wrap_around_2_64", indices_wrap_around_2_64},
+    {"variant_switch_between_operations_keeps_items",
+     variant_switch_between_operations_keeps_items},
+    {NULL, NULL},
+  };
+  return qtest_run("lfq", cases);
+}

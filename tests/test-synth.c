@@ -1,0 +1,279 @@
+/* test-synth.c -- synthesised callentries against the generic ones, differentially.
+ *
+ * Each case builds the same graph twice, once with synth=off and once with
+ * synth=stencil, runs one random operation sequence against both, and
+ * requires identical statuses, results and callback sequences.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtest.h"
+#include "qua.h"
+
+#define LOG_MAX 4096
+
+typedef struct log {
+  int n;
+  uint64_t ev[LOG_MAX]; /* callback << 56 | tag << 48 | arg (low 48 bits) */
+} log_t;
+
+static void record(void *ctx, qua_quaject_t *from, int cb, uint64_t arg, int tag) {
+  log_t *l = ctx;
+  if (l->n < LOG_MAX)
+    l->ev[l->n++] = (uint64_t)cb << 56 | (uint64_t)tag << 48 | (arg & 0xffffffffffffULL);
+}
+static void rec_a(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) { record(ctx, from, cb, arg, 1); }
+static void rec_b(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) { record(ctx, from, cb, arg, 2); }
+static void rec_w(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) { record(ctx, from, cb, arg, 3); }
+
+static qua_quaject_t *make(const char *type, const char *synth, const char *p0) {
+  const char *p[] = {synth, p0};
+  qua_quaject_t *q = NULL;
+  qua_error_t err;
+  int r = qua_create(type, p, p0 ? 2 : 1, &q, &err);
+  if (r != QUA_OK)
+    fprintf(stderr, "\n  %s: %s\n", type, err.msg);
+  CU_ASSERT_EQUAL_FATAL(r, QUA_OK);
+  return q;
+}
+
+static qua_site_t *site(qua_quaject_t *q, const char *entry, const qua_bind_t *h, unsigned flags) {
+  qua_site_t *s = NULL;
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(q, entry, h, flags, &s, NULL), QUA_OK);
+  return s;
+}
+
+static bool impl_has(qua_quaject_t *q, const char *entry, const char *what) {
+  char buf[64];
+  uint64_t ns = 0;
+  qua_quaject_entry_info(q, qua_type_entry(qua_quaject_type(q), entry), buf, sizeof buf, &ns);
+  bool ok = strstr(buf, what) != NULL;
+  if (!ok)
+    fprintf(stderr, "\n  %s.%s runs '%s', wanted '%s'\n", qua_quaject_type(q)->name, entry, buf, what);
+  return ok;
+}
+
+/* One side of a queue comparison: a queue, two producers' and two
+ * consumers' sites (some unused), the callbacks they saw. */
+typedef struct qside {
+  qua_quaject_t *q;
+  qua_site_t *put[2], *get[2];
+  log_t log;
+  qua_watch_t *w;
+} qside_t;
+
+static void qside_open(qside_t *x, const char *synth, const char *notify, bool mp, bool mc, bool watch) {
+  memset(x, 0, sizeof *x);
+  x->q = make("queue", synth, "capacity=8");
+  (void)notify;
+  qua_bind_t ha[] = {{"full", rec_a, &x->log}, {"empty", rec_a, &x->log}, {"notfull", rec_a, &x->log},
+                     {"notempty", rec_a, &x->log}, {"closed", rec_a, &x->log}, {NULL, NULL, NULL}};
+  qua_bind_t hb[] = {{"full", rec_b, &x->log}, {"empty", rec_b, &x->log}, {NULL, NULL, NULL}};
+  x->put[0] = site(x->q, "put", ha, 0);
+  x->get[0] = site(x->q, "get", ha, 0);
+  x->put[1] = mp ? site(x->q, "put", hb, 0) : NULL;
+  x->get[1] = mc ? site(x->q, "get", hb, 0) : NULL;
+  if (watch)
+    CU_ASSERT_EQUAL(qua_watch(x->q, "full", rec_w, &x->log, &x->w, NULL), QUA_OK);
+}
+
+static void qside_close(qside_t *x) {
+  qua_unwatch(x->w);
+  for (int i = 0; i < 2; i++) {
+    qua_site_close(x->put[i]);
+    qua_site_close(x->get[i]);
+  }
+  CU_ASSERT_EQUAL(qua_destroy(x->q, false, NULL), QUA_OK);
+}
+
+static void queue_differential(bool mp, bool mc, bool watch, unsigned seed) {
+  qside_t g, s;
+  qside_open(&g, "synth=off", NULL, mp, mc, watch);
+  qside_open(&s, "synth=stencil", NULL, mp, mc, watch);
+  CU_ASSERT(impl_has(s.q, "put", "stencil"));
+  CU_ASSERT(impl_has(s.q, "get", "stencil"));
+  CU_ASSERT(impl_has(g.q, "put", "generic"));
+  srand(seed);
+  for (int i = 0; i < 3000; i++) {
+    int op = rand() % 100, who = rand() % 2;
+    uint64_t x = (uint64_t)rand(), vg = 7, vs = 7;
+    int rg, rs;
+    if (op < 50) {
+      qua_site_t *pg = g.put[who] ? g.put[who] : g.put[0], *ps = s.put[who] ? s.put[who] : s.put[0];
+      rg = qua_call(pg, x, 0, NULL);
+      rs = qua_call(ps, x, 0, NULL);
+    } else if (op < 99) {
+      qua_site_t *pg = g.get[who] ? g.get[who] : g.get[0], *ps = s.get[who] ? s.get[who] : s.get[0];
+      rg = qua_call(pg, 0, 0, &vg);
+      rs = qua_call(ps, 0, 0, &vs);
+    } else if (i > 2500) {
+      rg = qua_queue_close(g.q);
+      rs = qua_queue_close(s.q);
+    } else
+      continue;
+    CU_ASSERT_EQUAL(rg, rs);
+    CU_ASSERT_EQUAL(vg, vs);
+    if (rg != rs || vg != vs)
+      break;
+  }
+  CU_ASSERT_EQUAL(g.log.n, s.log.n);
+  CU_ASSERT(g.log.n > 100);
+  CU_ASSERT(memcmp(g.log.ev, s.log.ev, sizeof(uint64_t) * (size_t)g.log.n) == 0);
+  qside_close(&g);
+  qside_close(&s);
+}
+
+static void synth_queue_spsc_matches_generic(void) { queue_differential(false, false, false, 1); }
+static void synth_queue_mpsc_matches_generic(void) { queue_differential(true, false, false, 2); }
+static void synth_queue_spmc_matches_generic(void) { queue_differential(false, true, false, 3); }
+static void synth_queue_mpmc_matches_generic(void) { queue_differential(true, true, false, 4); }
+static void synth_queue_with_watcher_matches_generic(void) { queue_differential(false, false, true, 5); }
+
+/* The chain tee -> counter -> queue, and a second tee output to another
+ * counter, built twice: the same items and callbacks come out. */
+typedef struct pipe {
+  qua_quaject_t *tee, *c1, *c2, *q;
+  qua_site_t *in, *get, *r1, *r2;
+  log_t log;
+} pipe_t;
+
+static void pipe_open(pipe_t *p, const char *synth, int n) {
+  memset(p, 0, sizeof *p);
+  char kv[8];
+  snprintf(kv, sizeof kv, "n=%d", n);
+  p->tee = make("tee", synth, kv);
+  p->c1 = make("counter", synth, "threshold=50");
+  p->c2 = make("counter", synth, NULL);
+  p->q = make("queue", synth, "capacity=16");
+  /* out(n-1) -> c1.pass -> q.put (the chain); out0 -> c2.pass when n > 1 */
+  char last[8];
+  snprintf(last, sizeof last, "out%d", n - 1);
+  CU_ASSERT_EQUAL(qua_wire(p->tee, last, p->c1, "pass", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p->c1, "out", p->q, "put", NULL), QUA_OK);
+  if (n > 1)
+    CU_ASSERT_EQUAL(qua_wire(p->tee, "out0", p->c2, "pass", NULL), QUA_OK);
+  qua_bind_t h[] = {{"threshold", rec_a, &p->log}, {NULL, NULL, NULL}};
+  qua_bind_t hq[] = {{"empty", rec_b, &p->log}, {"notfull", rec_b, &p->log}, {NULL, NULL, NULL}};
+  p->in = site(p->tee, "put", NULL, 0);
+  p->get = site(p->q, "get", hq, 0);
+  p->r1 = site(p->c1, "add", h, 0); /* its handler makes threshold crossings visible */
+  p->r2 = site(p->c2, "read", NULL, 0);
+}
+
+static void pipe_close(pipe_t *p) {
+  qua_site_close(p->in);
+  qua_site_close(p->get);
+  qua_site_close(p->r1);
+  qua_site_close(p->r2);
+  CU_ASSERT_EQUAL(qua_destroy(p->tee, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(p->c1, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(p->c2, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(p->q, false, NULL), QUA_OK);
+}
+
+static void chain_differential(int n) {
+  pipe_t g, s;
+  pipe_open(&g, "synth=off", n);
+  pipe_open(&s, "synth=stencil", n);
+  CU_ASSERT(impl_has(s.tee, "put", "chain stencil tee+pass+"));
+  CU_ASSERT(impl_has(g.tee, "put", "generic"));
+  srand(100 + (unsigned)n);
+  for (int i = 0; i < 2000; i++) {
+    int op = rand() % 3;
+    uint64_t x = (uint64_t)rand(), vg = 9, vs = 9;
+    int rg, rs;
+    if (op < 2) {
+      rg = qua_call(g.in, x, 0, NULL);
+      rs = qua_call(s.in, x, 0, NULL);
+    } else {
+      rg = qua_call(g.get, 0, 0, &vg);
+      rs = qua_call(s.get, 0, 0, &vs);
+    }
+    CU_ASSERT_EQUAL(rg, rs);
+    CU_ASSERT_EQUAL(vg, vs);
+    if (rg != rs || vg != vs)
+      break;
+  }
+  uint64_t a = 0, b = 1;
+  qua_call(g.r2, 0, 0, &a);
+  qua_call(s.r2, 0, 0, &b);
+  CU_ASSERT_EQUAL(a, b);
+  CU_ASSERT_EQUAL(g.log.n, s.log.n);
+  CU_ASSERT(memcmp(g.log.ev, s.log.ev, sizeof(uint64_t) * (size_t)g.log.n) == 0);
+  pipe_close(&g);
+  pipe_close(&s);
+}
+
+static void synth_chain_tee1_matches_generic(void) { chain_differential(1); }
+static void synth_chain_tee2_matches_generic(void) { chain_differential(2); }
+static void synth_chain_tee4_matches_generic(void) { chain_differential(4); }
+
+/* Rewiring and a variant switch resynthesise the chain: after the queue
+ * gets a second producer, the chain that inlined its put runs MP code. */
+static void synth_rewire_and_switch_resynthesise(void) {
+  qua_quaject_t *c = make("counter", "synth=stencil", NULL);
+  qua_quaject_t *q1 = make("queue", "synth=stencil", NULL), *q2 = make("queue", "synth=stencil", NULL);
+  CU_ASSERT_EQUAL(qua_wire(c, "out", q1, "put", NULL), QUA_OK);
+  qua_site_t *pass = site(c, "pass", NULL, 0);
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass+spsc"));
+  qua_site_t *p2 = site(q1, "put", NULL, 0);
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass+mpsc"));
+  qua_site_close(p2);
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass+spsc"));
+  CU_ASSERT_EQUAL(qua_call(pass, 1, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_unwire(c, "out", NULL), QUA_OK);
+  CU_ASSERT(impl_has(c, "pass", "stencil pass"));
+  CU_ASSERT_EQUAL(qua_call(pass, 2, 0, NULL), QUA_OK); /* unwired: counted, not sent */
+  CU_ASSERT_EQUAL(qua_wire(c, "out", q2, "put", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(pass, 3, 0, NULL), QUA_OK);
+  qua_site_t *g1 = site(q1, "get", NULL, 0), *g2 = site(q2, "get", NULL, 0);
+  uint64_t v;
+  CU_ASSERT_EQUAL(qua_call(g1, 0, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL(v, 1);
+  CU_ASSERT_EQUAL(qua_call(g1, 0, 0, &v), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(qua_call(g2, 0, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL(v, 3);
+  uint64_t ns = 0;
+  char buf[64];
+  qua_quaject_entry_info(c, qua_type_entry(qua_quaject_type(c), "pass"), buf, sizeof buf, &ns);
+  CU_ASSERT(ns > 0);
+  qua_site_close(g1);
+  qua_site_close(g2);
+  qua_site_close(pass);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q1, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q2, false, NULL), QUA_OK);
+}
+
+static void synth_param_validated(void) {
+  const char *p[] = {"synth=turbo"};
+  qua_quaject_t *q = NULL;
+  qua_error_t err;
+  CU_ASSERT_EQUAL(qua_create("queue", p, 1, &q, &err), QUA_EBADVALUE);
+  CU_ASSERT_PTR_NULL(q);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "synth=turbo"));
+  CU_ASSERT_EQUAL(qua_synth_parse("stencil"), QUA_SYNTH_STENCIL);
+  CU_ASSERT_EQUAL(qua_synth_parse("off"), QUA_SYNTH_OFF);
+  CU_ASSERT(qua_synth_parse("x") < 0);
+  qua_synth_mode_t was = qua_set_synth_default(QUA_SYNTH_OFF);
+  q = make("queue", "capacity=2", NULL);
+  CU_ASSERT_EQUAL(qua_quaject_synth(q), QUA_SYNTH_OFF);
+  qua_destroy(q, false, NULL);
+  qua_set_synth_default(was);
+}
+
+int main(void) {
+  static const qtest_case_t cases[] = {
+      {"synth_queue_spsc_matches_generic", synth_queue_spsc_matches_generic},
+      {"synth_queue_mpsc_matches_generic", synth_queue_mpsc_matches_generic},
+      {"synth_queue_spmc_matches_generic", synth_queue_spmc_matches_generic},
+      {"synth_queue_mpmc_matches_generic", synth_queue_mpmc_matches_generic},
+      {"synth_queue_with_watcher_matches_generic", synth_queue_with_watcher_matches_generic},
+      {"synth_chain_tee1_matches_generic", synth_chain_tee1_matches_generic},
+      {"synth_chain_tee2_matches_generic", synth_chain_tee2_matches_generic},
+      {"synth_chain_tee4_matches_generic", synth_chain_tee4_matches_generic},
+      {"synth_rewire_and_switch_resynthesise", synth_rewire_and_switch_resynthesise},
+      {"synth_param_validated", synth_param_validated},
+      {NULL, NULL}};
+  return qtest_run("synth", cases);
+}
