@@ -49,12 +49,13 @@ static int counter_pass(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
  * and threshold are folded in; pass chains into what "out" is wired to. */
 static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
   counter_t *c = QUA__STATE(q, counter_t);
+  bool one = q->weight[COUNTER_E_ADD] + q->weight[COUNTER_E_PASS] <= 1;
   if (s->entry == COUNTER_E_ADD) {
-    part->tmpl = &ct_tmpl_ct_add;
-    part->variant = "add";
+    part->tmpl = one ? &ct_tmpl_ct_add_1w : &ct_tmpl_ct_add;
+    part->variant = one ? "add 1w" : "add";
   } else if (s->entry == COUNTER_E_PASS) {
-    part->tmpl = &ct_tmpl_ct_pass;
-    part->variant = "pass";
+    part->tmpl = one ? &ct_tmpl_ct_pass_1w : &ct_tmpl_ct_pass;
+    part->variant = one ? "pass 1w" : "pass";
     part->next_hole = "ct_next";
     part->next_site = atomic_load_explicit(&q->outs[COUNTER_C_OUT], memory_order_relaxed);
   } else {
@@ -72,10 +73,27 @@ static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t 
   return QUA_OK;
 }
 
+/* The one-writer code (counter-templates.c) must be gone before a second
+ * writer's first call: when a second writer site opens, every site is
+ * resynthesised with the atomic code, then a grace period passes. */
+static int counter_sites_changed(qua_quaject_t *q, int entry, int phase) {
+  counter_t *c = QUA__STATE(q, counter_t);
+  bool one = q->weight[COUNTER_E_ADD] + q->weight[COUNTER_E_PASS] <= 1;
+  if (phase == QUA_SITES_BEFORE_OPEN && !one && c->one_writer) {
+    c->one_writer = false;
+    qua__resynth_all();
+    qua__synchronize();
+  } else if (phase == QUA_SITES_AFTER_CLOSE && one) {
+    c->one_writer = true;
+  }
+  return QUA_OK;
+}
+
 static int counter_init(qua_quaject_t *q, const uint64_t *p) {
   counter_t *c = QUA__STATE(q, counter_t);
   atomic_init(&c->value, (int64_t)p[P_INITIAL]);
   c->threshold = (int64_t)p[P_THRESHOLD];
+  c->one_writer = true;
   return QUA_OK;
 }
 
@@ -117,5 +135,8 @@ const qua_type_t qua__counter_type = {
     .ncallouts = 1,
     .callbacks = counter_callbacks,
     .ncallbacks = 1,
-    .ops = {.init = counter_init, .describe = counter_describe, .site_synth = counter_site_synth},
+    .ops = {.init = counter_init,
+            .describe = counter_describe,
+            .sites_changed = counter_sites_changed,
+            .site_synth = counter_site_synth},
 };

@@ -126,15 +126,15 @@ int qua__lfq_get_mc_slow(qua__lfq_t *q, uint64_t *v);
 #define QUA__LFQ_LIKELY(x) __builtin_expect(!!(x), 1)
 
 /* Stores v; one producer (see above). Returns OK/EDGE, FULL or CLOSED. */
-static inline int qua__lfq_put_sp(qua__lfq_t *q, uint64_t v)
+static inline int qua__lfq_put_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                      uint64_t cap, uint64_t v)
 {
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0))
     return qua__lfq_put_sp_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
-  if (QUA__LFQ_UNLIKELY(pos - atomic_load_explicit(&q->tail_cache, memory_order_acquire) >=
-                        q->capacity))
+  if (QUA__LFQ_UNLIKELY(pos - atomic_load_explicit(&q->tail_cache, memory_order_acquire) >= cap))
     return qua__lfq_put_sp_slow(q, v);
-  struct qua__lfq_slot *s = &q->slots[pos & q->mask];
+  struct qua__lfq_slot *s = &slots[pos & mask];
   atomic_store_explicit(&s->val, v, memory_order_relaxed);
   atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
   atomic_store_explicit(&q->head, pos + 1, memory_order_release);
@@ -142,31 +142,33 @@ static inline int qua__lfq_put_sp(qua__lfq_t *q, uint64_t v)
 }
 
 /* Stores v; any number of producers. Returns OK/EDGE, FULL or CLOSED. */
-static inline int qua__lfq_put_mp(qua__lfq_t *q, uint64_t v)
+static inline int qua__lfq_put_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                      uint64_t cap, uint64_t v)
 {
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0))
     return qua__lfq_put_mp_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
   /* The acquire pairs with the release that stored tail_cache (invariant 5). */
   uint64_t tc = atomic_load_explicit(&q->tail_cache, memory_order_acquire);
-  if (QUA__LFQ_UNLIKELY(pos - tc >= q->capacity) ||
+  if (QUA__LFQ_UNLIKELY(pos - tc >= cap) ||
       !atomic_compare_exchange_strong_explicit(&q->head, &pos, pos + 1, memory_order_relaxed,
                                                memory_order_relaxed))
     return qua__lfq_put_mp_slow(q, v);
-  struct qua__lfq_slot *s = &q->slots[pos & q->mask];
+  struct qua__lfq_slot *s = &slots[pos & mask];
   atomic_store_explicit(&s->val, v, memory_order_relaxed);
   atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
   return QUA__LFQ_OK;
 }
 
 /* Takes the oldest item into *v; one consumer. Returns OK/EDGE, EMPTY or CLOSED. */
-static inline int qua__lfq_get_sc(qua__lfq_t *q, uint64_t *v)
+static inline int qua__lfq_get_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                      uint64_t cap, uint64_t *v)
 {
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
                         QUA__LFQ_F_TRACKED))
     return qua__lfq_get_sc_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-  struct qua__lfq_slot *s = &q->slots[pos & q->mask];
+  struct qua__lfq_slot *s = &slots[pos & mask];
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != pos + 1))
     return qua__lfq_get_sc_slow(q, v);
   *v = atomic_load_explicit(&s->val, memory_order_relaxed);
@@ -176,13 +178,14 @@ static inline int qua__lfq_get_sc(qua__lfq_t *q, uint64_t *v)
 
 /* Takes the oldest item into *v; any number of consumers. Returns OK/EDGE,
  * EMPTY or CLOSED. */
-static inline int qua__lfq_get_mc(qua__lfq_t *q, uint64_t *v)
+static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                      uint64_t cap, uint64_t *v)
 {
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
                         QUA__LFQ_F_TRACKED))
     return qua__lfq_get_mc_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-  struct qua__lfq_slot *s = &q->slots[pos & q->mask];
+  struct qua__lfq_slot *s = &slots[pos & mask];
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != pos + 1))
     return qua__lfq_get_mc_slow(q, v);
   uint64_t x = atomic_load_explicit(&s->val, memory_order_relaxed);
@@ -192,6 +195,29 @@ static inline int qua__lfq_get_mc(qua__lfq_t *q, uint64_t *v)
     return qua__lfq_get_mc_slow(q, v);
   *v = x;
   return QUA__LFQ_OK;
+}
+
+/* The operations above with the queue's invariants (slots, mask, capacity)
+ * passed in: the plain forms load them from q; synthesised code (the
+ * templates in queue-templates.c) passes them as constants. */
+static inline int qua__lfq_put_sp(qua__lfq_t *q, uint64_t v)
+{
+  return qua__lfq_put_sp_k(q, q->slots, q->mask, q->capacity, v);
+}
+
+static inline int qua__lfq_put_mp(qua__lfq_t *q, uint64_t v)
+{
+  return qua__lfq_put_mp_k(q, q->slots, q->mask, q->capacity, v);
+}
+
+static inline int qua__lfq_get_sc(qua__lfq_t *q, uint64_t *v)
+{
+  return qua__lfq_get_sc_k(q, q->slots, q->mask, q->capacity, v);
+}
+
+static inline int qua__lfq_get_mc(qua__lfq_t *q, uint64_t *v)
+{
+  return qua__lfq_get_mc_k(q, q->slots, q->mask, q->capacity, v);
 }
 
 #endif /* QUA_LFQ_H */

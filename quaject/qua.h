@@ -341,6 +341,13 @@ QUA_API void qua_site_close(qua_site_t *s);
  * itself. Returns what the callentry returns. */
 QUA_API int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 
+/* Calls through a site from a thread that is online with qua_thread_online()
+ * (and reports quiescent states between batches of calls with
+ * qua_thread_quiescent()): no read-side cost at all. */
+static inline int qua_call_online(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  return __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE)(s, a0, a1, ret);
+}
+
 /* --- Wires ---------------------------------------------------------------- */
 
 /* Wires src's callout to dst's callentry. Checked: names exist, arities and

@@ -199,7 +199,13 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
   part->holes[3].value = ctx;
   part->holes[4].name = "qt_closed_get";
   part->holes[4].value = (uint64_t)(uintptr_t)(qs->mc ? queue_get_mc : queue_get_sc);
-  part->nholes = 5;
+  part->holes[5].name = "qt_slots";
+  part->holes[5].value = (uint64_t)(uintptr_t)qs->lfq.slots;
+  part->holes[6].name = "qt_mask";
+  part->holes[6].value = qs->lfq.mask;
+  part->holes[7].name = "qt_cap";
+  part->holes[7].value = qs->lfq.capacity;
+  part->nholes = 8;
   return QUA_OK;
 }
 

@@ -30,6 +30,7 @@ enum { COUNTER_CB_THRESHOLD };
 typedef struct counter {
   _Atomic int64_t value;
   int64_t threshold;
+  bool one_writer; /* control state: at most one add/pass site */
 } counter_t;
 
 /* tee */

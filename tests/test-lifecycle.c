@@ -132,11 +132,60 @@ static void destroy_pump_target_while_pumping(void) {
   CU_ASSERT_EQUAL(qua_destroy(src, false, NULL), QUA_OK);
 }
 
+typedef struct adder {
+  qua_quaject_t *c;
+  long n;
+  pthread_barrier_t go;
+} adder_t;
+
+/* Opens its site, waits for the other adder's, then both add at once. */
+static void *adder_main(void *arg) {
+  adder_t *a = arg;
+  qua_site_t *s;
+  int r = qua_site_open(a->c, "add", NULL, 0, &s, NULL);
+  pthread_barrier_wait(&a->go);
+  if (r != QUA_OK)
+    return NULL;
+  uint64_t v;
+  for (long i = 0; i < a->n; i++)
+    qua_call(s, 1, 0, &v);
+  qua_site_close(s);
+  return NULL;
+}
+
+/* A counter runs one-writer code (plain load and store) while it has one
+ * writer site; writers that come and go while others add must switch it to
+ * the atomic code in time: the total stays exact. */
+static void counter_writers_come_and_go(void) {
+  qua_quaject_t *c;
+  CU_ASSERT_EQUAL_FATAL(qua_create("counter", NULL, 0, &c, NULL), QUA_OK);
+  long n = QTEST_SANITIZED ? 20000 : 200000;
+  int rounds = 8;
+  adder_t a = {c, n};
+  pthread_barrier_init(&a.go, NULL, 2);
+  for (int r = 0; r < rounds; r++) {
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, adder_main, &a);
+    pthread_create(&t2, NULL, adder_main, &a);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+  }
+  qua_site_t *rd;
+  uint64_t v = 0;
+  qua_site_open(c, "read", NULL, 0, &rd, NULL);
+  qua_call(rd, 0, 0, &v);
+  CU_ASSERT_EQUAL(v, (uint64_t)(2 * n * rounds));
+  qua_site_close(rd);
+  pthread_barrier_destroy(&a.go);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"destroy_under_running_callers", destroy_under_running_callers},
       {"rewire_under_running_callers", rewire_under_running_callers},
       {"destroy_pump_target_while_pumping", destroy_pump_target_while_pumping},
+      {"counter_writers_come_and_go", counter_writers_come_and_go},
       {NULL, NULL}};
   return qtest_run("lifecycle", cases);
 }

@@ -215,11 +215,17 @@ static void synth_rewire_and_switch_resynthesise(void) {
   qua_quaject_t *q1 = make("queue", "synth=stencil", NULL), *q2 = make("queue", "synth=stencil", NULL);
   CU_ASSERT_EQUAL(qua_wire(c, "out", q1, "put", NULL), QUA_OK);
   qua_site_t *pass = site(c, "pass", NULL, 0);
-  CU_ASSERT(impl_has(c, "pass", "chain stencil pass+spsc"));
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+spsc"));
   qua_site_t *p2 = site(q1, "put", NULL, 0);
-  CU_ASSERT(impl_has(c, "pass", "chain stencil pass+mpsc"));
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+mpsc"));
   qua_site_close(p2);
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+spsc"));
+  /* a second writer on the counter: both run the atomic code */
+  qua_site_t *add = site(c, "add", NULL, 0);
   CU_ASSERT(impl_has(c, "pass", "chain stencil pass+spsc"));
+  CU_ASSERT(impl_has(c, "add", "stencil add"));
+  qua_site_close(add);
+  CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+spsc"));
   CU_ASSERT_EQUAL(qua_call(pass, 1, 0, NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_unwire(c, "out", NULL), QUA_OK);
   CU_ASSERT(impl_has(c, "pass", "stencil pass"));

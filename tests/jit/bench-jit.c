@@ -8,6 +8,7 @@
  *   BENCH emit_vs_libtcc, emit_vs_libgccjit   the ratios (anchor / jit_emit)
  * Every compiled pair is called once and checked before it is timed.
  */
+#include "bench-synth.h"
 #include "bq-stencils.h"
 #include "jit.h"
 
@@ -394,6 +395,15 @@ int main(void)
 #else
   printf("# libgccjit not found: libgccjit_compile_ns skipped\n");
 #endif
+  double tcc_ns = 0, gccjit_ns = 0;
+#ifdef JIT_BENCH_TCC
+  tcc_ns = tcc;
+#endif
+#ifdef JIT_BENCH_GCCJIT
+  gccjit_ns = gj;
+#endif
+  /* The quaject-level figures, against the same anchors. */
+  bench_synth(tcc_ns, gccjit_ns);
   jit_codemem_destroy(cm);
   return 0;
 }
