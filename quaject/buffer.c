@@ -20,53 +20,32 @@
 #include <string.h>
 
 #include "qua-internal.h"
+#include "types-internal.h"
+#include "buffer-stencils.h"
 
-enum { CB_FULL, CB_NOTFULL, CB_EMPTY, CB_NOTEMPTY };
-enum { E_WRITE, E_READ, E_PUTB, E_GETB, E_COUNT };
 enum { P_CAPACITY };
 
-typedef struct buffer {
-  unsigned char *ring;
-  size_t cap, mask;
-  alignas(QUA__CACHELINE) _Atomic size_t used;
-  alignas(QUA__CACHELINE) size_t head; /* writer's */
-  alignas(QUA__CACHELINE) size_t tail; /* reader's */
-} buffer_t;
-
-/* Copies up to len bytes in; returns how many. Writer side only. */
+/* Copies up to len bytes in; returns how many, firing the callbacks. */
 static size_t ring_write(qua_site_t *s, const unsigned char *src, size_t len) {
   buffer_t *b = s->state;
-  size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
-  size_t n = len < b->cap - used ? len : b->cap - used;
-  if (n > 0) {
-    size_t first = b->cap - b->head < n ? b->cap - b->head : n;
-    memcpy(b->ring + b->head, src, first);
-    memcpy(b->ring, src + first, n - first);
-    b->head = (b->head + n) & b->mask;
-    if (atomic_fetch_add_explicit(&b->used, n, memory_order_acq_rel) == 0)
-      qua__broadcast(s->target, CB_NOTEMPTY, 0);
-  }
+  bool edge;
+  size_t n = buffer_write_k(b, b->ring, b->mask, b->cap, src, len, &edge);
+  if (edge)
+    qua__broadcast(s->target, BUFFER_CB_NOTEMPTY, 0);
   if (n < len)
-    qua__fire(s, CB_FULL, len - n);
+    qua__fire(s, BUFFER_CB_FULL, len - n);
   return n;
 }
 
-/* Copies up to len bytes out; returns how many. Reader side only. */
+/* Copies up to len bytes out; returns how many, firing the callbacks. */
 static size_t ring_read(qua_site_t *s, unsigned char *dst, size_t len) {
   buffer_t *b = s->state;
-  size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
-  size_t n = len < used ? len : used;
-  if (n == 0) {
-    if (len > 0)
-      qua__fire(s, CB_EMPTY, 0);
-    return 0;
-  }
-  size_t first = b->cap - b->tail < n ? b->cap - b->tail : n;
-  memcpy(dst, b->ring + b->tail, first);
-  memcpy(dst + first, b->ring, n - first);
-  b->tail = (b->tail + n) & b->mask;
-  if (atomic_fetch_sub_explicit(&b->used, n, memory_order_acq_rel) == b->cap)
-    qua__broadcast(s->target, CB_NOTFULL, 0);
+  bool edge;
+  size_t n = buffer_read_k(b, b->ring, b->mask, b->cap, dst, len, &edge);
+  if (edge)
+    qua__broadcast(s->target, BUFFER_CB_NOTFULL, 0);
+  if (n == 0 && len > 0)
+    qua__fire(s, BUFFER_CB_EMPTY, 0);
   return n;
 }
 
@@ -107,8 +86,45 @@ static int buffer_count(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) 
 
 static int buffer_sites_changed(qua_quaject_t *q, int entry, int phase) {
   if (phase == QUA_SITES_BEFORE_OPEN &&
-      (q->weight[E_WRITE] + q->weight[E_PUTB] > 1 || q->weight[E_READ] + q->weight[E_GETB] > 1))
+      (q->weight[BUFFER_E_WRITE] + q->weight[BUFFER_E_PUTB] > 1 || q->weight[BUFFER_E_READ] + q->weight[BUFFER_E_GETB] > 1))
     return QUA_ELIMIT; /* one writer, one reader */
+  return QUA_OK;
+}
+
+/* write and read have templates (buffer-templates.c): the ring's address,
+ * mask and capacity and the caller's handler for full or empty are folded
+ * in. */
+static int buffer_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  buffer_t *b = QUA__STATE(q, buffer_t);
+  int cb;
+  if (s->entry == BUFFER_E_WRITE) {
+    part->tmpl = &bt_tmpl_bt_write;
+    part->variant = "write";
+    cb = BUFFER_CB_FULL;
+  } else if (s->entry == BUFFER_E_READ) {
+    part->tmpl = &bt_tmpl_bt_read;
+    part->variant = "read";
+    cb = BUFFER_CB_EMPTY;
+  } else {
+    return QUA_ENOENTRY;
+  }
+  uint64_t fn, ctx;
+  qua__invoker_handler(s, cb, &fn, &ctx);
+  part->holes[0].name = "bt_buf";
+  part->holes[0].value = (uint64_t)(uintptr_t)b;
+  part->holes[1].name = "bt_ring";
+  part->holes[1].value = (uint64_t)(uintptr_t)b->ring;
+  part->holes[2].name = "bt_mask";
+  part->holes[2].value = b->mask;
+  part->holes[3].name = "bt_cap";
+  part->holes[3].value = b->cap;
+  part->holes[4].name = "bt_target";
+  part->holes[4].value = (uint64_t)(uintptr_t)q;
+  part->holes[5].name = "bt_handler_fn";
+  part->holes[5].value = fn;
+  part->holes[6].name = "bt_handler_ctx";
+  part->holes[6].value = ctx;
+  part->nholes = 7;
   return QUA_OK;
 }
 
@@ -132,18 +148,18 @@ static const qua_param_def_t buffer_params[] = {
 };
 
 static const qua_entry_def_t buffer_entries[] = {
-    [E_WRITE] = {"write", 2, true, false, buffer_write, "store up to len bytes from ptr"},
-    [E_READ] = {"read", 2, true, false, buffer_read, "take up to len bytes into ptr"},
-    [E_PUTB] = {"putb", 1, false, true, buffer_putb, "store one byte"},
-    [E_GETB] = {"getb", 0, true, true, buffer_getb, "take one byte"},
-    [E_COUNT] = {"count", 0, true, true, buffer_count, "bytes in the buffer"},
+    [BUFFER_E_WRITE] = {"write", 2, true, false, buffer_write, "store up to len bytes from ptr"},
+    [BUFFER_E_READ] = {"read", 2, true, false, buffer_read, "take up to len bytes into ptr"},
+    [BUFFER_E_PUTB] = {"putb", 1, false, true, buffer_putb, "store one byte"},
+    [BUFFER_E_GETB] = {"getb", 0, true, true, buffer_getb, "take one byte"},
+    [BUFFER_E_COUNT] = {"count", 0, true, true, buffer_count, "bytes in the buffer"},
 };
 
 static const qua_callback_def_t buffer_callbacks[] = {
-    [CB_FULL] = {"full", QUA_CB_INVOKER, "a write found no room for some bytes (arg: how many)"},
-    [CB_NOTFULL] = {"notfull", QUA_CB_BROADCAST, "a read took the buffer from full to not full"},
-    [CB_EMPTY] = {"empty", QUA_CB_INVOKER, "a read found nothing"},
-    [CB_NOTEMPTY] = {"notempty", QUA_CB_BROADCAST, "a write took the buffer from empty to not empty"},
+    [BUFFER_CB_FULL] = {"full", QUA_CB_INVOKER, "a write found no room for some bytes (arg: how many)"},
+    [BUFFER_CB_NOTFULL] = {"notfull", QUA_CB_BROADCAST, "a read took the buffer from full to not full"},
+    [BUFFER_CB_EMPTY] = {"empty", QUA_CB_INVOKER, "a read found nothing"},
+    [BUFFER_CB_NOTEMPTY] = {"notempty", QUA_CB_BROADCAST, "a write took the buffer from empty to not empty"},
 };
 
 const qua_type_t qua__buffer_type = {
@@ -156,6 +172,9 @@ const qua_type_t qua__buffer_type = {
     .nentries = 5,
     .callbacks = buffer_callbacks,
     .ncallbacks = 4,
-    .ops = {.init = buffer_init, .fini = buffer_fini, .sites_changed = buffer_sites_changed,
+    .ops = {.init = buffer_init,
+            .fini = buffer_fini,
+            .sites_changed = buffer_sites_changed,
+            .site_synth = buffer_site_synth,
             .describe = buffer_describe},
 };

@@ -122,6 +122,11 @@ void qua__invoker_handler(qua_site_t *s, int cb, uint64_t *fn, uint64_t *ctx) {
   }
 }
 
+/* Templates that copy spans call memcpy; libc lies beyond the reach of a
+ * rel32 call from code memory placed near the program text, so the hole
+ * points at this copy in the program's own text. */
+static void *near_memcpy(void *dst, const void *src, size_t n) { return memcpy(dst, src, n); }
+
 /* Library functions templates call, by hole name. */
 static const struct {
   const char *name;
@@ -132,6 +137,7 @@ static const struct {
     {"qua__lfq_put_mp_slow", (uint64_t)(uintptr_t)qua__lfq_put_mp_slow},
     {"qua__lfq_get_sc_slow", (uint64_t)(uintptr_t)qua__lfq_get_sc_slow},
     {"qua__lfq_get_mc_slow", (uint64_t)(uintptr_t)qua__lfq_get_mc_slow},
+    {"memcpy", (uint64_t)(uintptr_t)near_memcpy},
 };
 
 /* --- Registry --------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lfq.h"
@@ -40,5 +41,51 @@ enum { TEE_E_PUT };
 typedef struct tee {
   int n;
 } tee_t;
+
+/* buffer */
+enum { BUFFER_CB_FULL, BUFFER_CB_NOTFULL, BUFFER_CB_EMPTY, BUFFER_CB_NOTEMPTY };
+enum { BUFFER_E_WRITE, BUFFER_E_READ, BUFFER_E_PUTB, BUFFER_E_GETB, BUFFER_E_COUNT };
+
+typedef struct buffer {
+  unsigned char *ring;
+  size_t cap, mask;
+  _Alignas(64) _Atomic size_t used;
+  _Alignas(64) size_t head; /* writer's */
+  _Alignas(64) size_t tail; /* reader's */
+} buffer_t;
+
+/* The byte ring's two halves (buffer.c's design note), with its invariants
+ * passed in so that templates can fold them. Each copies as much as fits
+ * (or as is there), returns the count, and sets *edge when it took the
+ * buffer from empty to not empty (write) or from full to not full (read). */
+static inline size_t buffer_write_k(buffer_t *b, unsigned char *ring, size_t mask, size_t cap,
+                                    const unsigned char *src, size_t len, bool *edge) {
+  size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
+  size_t n = len < cap - used ? len : cap - used;
+  *edge = false;
+  if (n > 0) {
+    size_t first = cap - b->head < n ? cap - b->head : n;
+    __builtin_memcpy(ring + b->head, src, first);
+    __builtin_memcpy(ring, src + first, n - first);
+    b->head = (b->head + n) & mask;
+    *edge = atomic_fetch_add_explicit(&b->used, n, memory_order_acq_rel) == 0;
+  }
+  return n;
+}
+
+static inline size_t buffer_read_k(buffer_t *b, unsigned char *ring, size_t mask, size_t cap,
+                                   unsigned char *dst, size_t len, bool *edge) {
+  size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
+  size_t n = len < used ? len : used;
+  *edge = false;
+  if (n > 0) {
+    size_t first = cap - b->tail < n ? cap - b->tail : n;
+    __builtin_memcpy(dst, ring + b->tail, first);
+    __builtin_memcpy(dst + first, ring, n - first);
+    b->tail = (b->tail + n) & mask;
+    *edge = atomic_fetch_sub_explicit(&b->used, n, memory_order_acq_rel) == cap;
+  }
+  return n;
+}
 
 #endif
