@@ -1,0 +1,1059 @@
+/* quaclient.c -- libquaclient: connections, blocking calls, pipelined invokes and events.
+ *
+ * Design note.
+ *
+ * 1. One connection is one non-blocking socket, one output buffer (framed
+ *    requests not yet written) and one incremental decoder (proto/frame.h).
+ *    Nothing is ever framed by hand.
+ * 2. Every frame that arrives is sorted at once by pump(): an EVENT goes to
+ *    the event queue, a RESPONSE to the response queue (a FIFO), unless its
+ *    id is one a timed-out call abandoned, which is dropped. A blocking call
+ *    waits until its id is in the response queue and takes it out; a
+ *    pipelined receive takes the oldest. Events are dispatched only by
+ *    quac_poll(), so the program's event function never runs inside
+ *    another call.
+ * 3. Writing never waits without reading: while output is pending, pump()
+ *    polls for both directions and sorts what arrives, so a client that
+ *    pipelines more than the socket buffers hold cannot deadlock with a
+ *    daemon that is blocked writing its responses.
+ * 4. A connection dies on EOF, on a socket error and on undecodable input
+ *    (the stream is out of step): every later call returns QUA_ECONN (or the
+ *    decoding error) at once, but responses already queued are still handed
+ *    out, so a refusal followed by a close (EAUTH) reads as the refusal.
+ */
+#include "quaclient.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frame.h"
+
+/* Largest frame the client accepts from the daemon (lists can be long). */
+#define QUAC_MAX_IN_FRAME (64u << 20)
+/* Bytes read from the socket at a time. */
+#define QUAC_READ_CHUNK 65536
+/* Pipelined requests are written once this many bytes are buffered. */
+#define QUAC_WRITE_BATCH 32768
+/* How many abandoned request ids (timed-out calls) are remembered. */
+#define QUAC_ABANDONED 16
+
+typedef struct queued_event {
+  quac_event_t ev;
+  char callback[QUAC_NAME_MAX + 1];
+} queued_event_t;
+
+/* A FIFO of pointers, growing by doubling. */
+typedef struct fifo {
+  void **items;
+  size_t head, len, cap;
+} fifo_t;
+
+struct quac_conn {
+  int fd;
+  int timeout_ms;
+  bool dead;
+  int dead_code;          /* what calls return once dead */
+  uint64_t next_id;
+  quap_buf_t out;         /* framed, not yet written */
+  size_t out_off;         /* bytes of out already written */
+  quap_decoder_t dec;
+  fifo_t responses;       /* Qua__V1__Frame * in arrival order */
+  fifo_t events;          /* queued_event_t * */
+  size_t async_outstanding;
+  uint64_t abandoned[QUAC_ABANDONED];
+  unsigned abandoned_next;
+  quac_event_fn on_event;
+  void *on_event_ctx;
+  quac_server_info_t info;
+  char err[256];
+  uint8_t rbuf[QUAC_READ_CHUNK];
+};
+
+static _Thread_local char connect_error[256];
+
+/* --- Errors ------------------------------------------------------------------- */
+
+const char *quac_strerror(int err) {
+#define QUAC__STRERROR(name, num, msg) \
+  case -(num): return msg;
+  switch (err) {
+  case 0: return "success";
+  QUA_ERRNO_MAP(QUAC__STRERROR)
+  default: return "unknown error";
+  }
+#undef QUAC__STRERROR
+}
+
+const char *quac_err_name(int err) {
+#define QUAC__ERRNAME(name, num, msg) \
+  case -(num): return #name;
+  switch (err) {
+  case 0: return "OK";
+  QUA_ERRNO_MAP(QUAC__ERRNAME)
+  default: return "EUNKNOWN";
+  }
+#undef QUAC__ERRNAME
+}
+
+/* Sets the connection's last error (c NULL: this thread's connect error) and
+ * returns code. */
+static int seterr(quac_conn_t *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int seterr(quac_conn_t *c, int code, const char *fmt, ...) {
+  char *buf = c != NULL ? c->err : connect_error;
+  size_t len = c != NULL ? sizeof c->err : sizeof connect_error;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, len, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+const char *quac_last_error(const quac_conn_t *c) { return c != NULL ? c->err : connect_error; }
+
+/* --- Small containers ---------------------------------------------------------- */
+
+static int fifo_push(fifo_t *q, void *p) {
+  if (q->len == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 16;
+    void **items = malloc(cap * sizeof *items);
+    if (items == NULL)
+      return QUA_ENOMEM;
+    for (size_t i = 0; i < q->len; i++)
+      items[i] = q->items[(q->head + i) % q->cap];
+    free(q->items);
+    q->items = items;
+    q->head = 0;
+    q->cap = cap;
+  }
+  q->items[(q->head + q->len) % q->cap] = p;
+  q->len++;
+  return 0;
+}
+
+static void *fifo_pop(fifo_t *q) {
+  if (q->len == 0)
+    return NULL;
+  void *p = q->items[q->head];
+  q->head = (q->head + 1) % q->cap;
+  q->len--;
+  return p;
+}
+
+/* Removes and returns the response with this id, or NULL. */
+static Qua__V1__Frame *fifo_take_id(fifo_t *q, uint64_t id) {
+  for (size_t i = 0; i < q->len; i++) {
+    Qua__V1__Frame *f = q->items[(q->head + i) % q->cap];
+    if (f->id != id)
+      continue;
+    for (size_t k = i; k > 0; k--)
+      q->items[(q->head + k) % q->cap] = q->items[(q->head + k - 1) % q->cap];
+    q->head = (q->head + 1) % q->cap;
+    q->len--;
+    return f;
+  }
+  return NULL;
+}
+
+/* --- Results: one block, freed by quac_free ---------------------------------------- */
+
+/* A result block starts with this header; the caller's pointer is past it. */
+typedef struct result_hdr {
+  ProtobufCMessage *keep; /* the unpacked reply whose strings the result points into */
+} result_hdr_t;
+
+#define RESULT_HDR_SIZE \
+  ((sizeof(result_hdr_t) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
+
+static void *result_new(size_t size, ProtobufCMessage *keep) {
+  uint8_t *p = calloc(1, RESULT_HDR_SIZE + size);
+  if (p == NULL)
+    return NULL;
+  ((result_hdr_t *)(void *)p)->keep = keep;
+  return p + RESULT_HDR_SIZE;
+}
+
+void quac_free(void *result) {
+  if (result == NULL)
+    return;
+  uint8_t *p = (uint8_t *)result - RESULT_HDR_SIZE;
+  result_hdr_t *h = (result_hdr_t *)(void *)p;
+  if (h->keep != NULL)
+    protobuf_c_message_free_unpacked(h->keep, NULL);
+  free(p);
+}
+
+/* --- Time ------------------------------------------------------------------------- */
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Absolute deadline for a timeout (-1: none). */
+static int64_t deadline_of(int timeout_ms) { return timeout_ms < 0 ? -1 : now_ms() + timeout_ms; }
+
+/* Milliseconds left before a deadline, for poll(2). */
+static int left_of(int64_t deadline) {
+  if (deadline < 0)
+    return -1;
+  int64_t left = deadline - now_ms();
+  return left <= 0 ? 0 : (left > 1000000 ? 1000000 : (int)left);
+}
+
+/* --- The connection's I/O ----------------------------------------------------------- */
+
+static int die(quac_conn_t *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int die(quac_conn_t *c, int code, const char *fmt, ...) {
+  if (!c->dead) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+    c->dead = true;
+    c->dead_code = code;
+  }
+  return c->dead_code;
+}
+
+static bool is_abandoned(quac_conn_t *c, uint64_t id) {
+  for (unsigned i = 0; i < QUAC_ABANDONED; i++)
+    if (c->abandoned[i] == id) {
+      c->abandoned[i] = 0;
+      return true;
+    }
+  return false;
+}
+
+/* Sorts one decoded frame into the event or response queue (note 2). */
+static int sort_frame(quac_conn_t *c, Qua__V1__Frame *f) {
+  if (f->kind == QUA__V1__FRAME__KIND__EVENT) {
+    queued_event_t *q = calloc(1, sizeof *q);
+    if (q == NULL) {
+      quap_frame_free(f);
+      return QUA_ENOMEM;
+    }
+    const Qua__V1__Event *e = f->event;
+    if (e != NULL) {
+      q->ev.binding = e->binding;
+      q->ev.handle = e->handle;
+      q->ev.arg = e->arg;
+      q->ev.seq = e->seq;
+      q->ev.dropped = e->dropped;
+      snprintf(q->callback, sizeof q->callback, "%s", e->callback ? e->callback : "");
+    }
+    quap_frame_free(f);
+    int r = fifo_push(&c->events, q);
+    if (r < 0)
+      free(q);
+    return r;
+  }
+  if (f->kind != QUA__V1__FRAME__KIND__RESPONSE || is_abandoned(c, f->id)) {
+    quap_frame_free(f);
+    return 0;
+  }
+  int r = fifo_push(&c->responses, f);
+  if (r < 0)
+    quap_frame_free(f);
+  return r;
+}
+
+/* Writes what it can of the output buffer without waiting. 0 or an error. */
+static int write_some(quac_conn_t *c) {
+  while (c->out_off < c->out.len) {
+    ssize_t n = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
+    if (n > 0) {
+      c->out_off += (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return 0;
+    return die(c, QUA_ECONN, "write to quad: %s", n < 0 ? strerror(errno) : "closed");
+  }
+  c->out.len = c->out_off = 0;
+  return 0;
+}
+
+/* Reads what has arrived without waiting and sorts the frames. Returns how
+ * many frames arrived, or an error (the connection is then dead). */
+static int read_some(quac_conn_t *c) {
+  int frames = 0;
+  for (;;) {
+    ssize_t n = recv(c->fd, c->rbuf, sizeof c->rbuf, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return frames;
+    if (n <= 0) {
+      die(c, QUA_ECONN, "quad closed the connection%s%s", n < 0 ? ": " : "",
+          n < 0 ? strerror(errno) : "");
+      return frames > 0 ? frames : c->dead_code;
+    }
+    size_t off = 0;
+    while (off < (size_t)n) {
+      size_t used;
+      Qua__V1__Frame *f = NULL;
+      int r = quap_decoder_feed(&c->dec, c->rbuf + off, (size_t)n - off, &used, &f);
+      off += used;
+      if (r < 0)
+        return die(c, r, "undecodable input from quad: %s", quac_strerror(r));
+      if (r == 1) {
+        int s = sort_frame(c, f);
+        if (s < 0)
+          return die(c, s, "out of memory");
+        frames++;
+      }
+    }
+    if ((size_t)n < sizeof c->rbuf)
+      return frames;
+  }
+}
+
+/* Moves bytes both ways, waiting at most until the deadline for something
+ * to arrive, or only until the output is written when `flushing` (note 3).
+ * Returns how many frames arrived (0 on timeout, when a signal interrupted
+ * the wait, or when flushing is done), or an error. */
+static int pump_io(quac_conn_t *c, int64_t deadline, bool flushing) {
+  if (c->dead)
+    return c->dead_code;
+  for (;;) {
+    int r = write_some(c);
+    if (r < 0)
+      return r;
+    if (flushing && c->out_off == c->out.len)
+      return 0;
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    if (c->out_off < c->out.len)
+      p.events |= POLLOUT;
+    int n = poll(&p, 1, left_of(deadline));
+    if (n < 0)
+      return errno == EINTR ? 0 : die(c, QUA_ECONN, "poll: %s", strerror(errno));
+    if (n == 0)
+      return 0;
+    if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+      r = read_some(c);
+      if (r != 0)
+        return r;
+      if (c->dead)
+        return c->dead_code;
+    }
+    if (!(p.revents & POLLIN) && (p.revents & (POLLHUP | POLLERR)))
+      return die(c, QUA_ECONN, "quad closed the connection");
+  }
+}
+
+static int pump(quac_conn_t *c, int64_t deadline) { return pump_io(c, deadline, false); }
+
+/* Waits for the response to request id. Returns 0 with *out, or an error. */
+static int wait_response(quac_conn_t *c, uint64_t id, Qua__V1__Frame **out) {
+  int64_t deadline = deadline_of(c->timeout_ms);
+  for (;;) {
+    Qua__V1__Frame *f = fifo_take_id(&c->responses, id);
+    if (f != NULL) {
+      *out = f;
+      return 0;
+    }
+    if (c->dead)
+      return c->dead_code;
+    if (deadline >= 0 && now_ms() >= deadline) {
+      c->abandoned[c->abandoned_next++ % QUAC_ABANDONED] = id;
+      return seterr(c, QUA_ETIMEDOUT, "no response from quad within %d ms", c->timeout_ms);
+    }
+    /* A failure kills the connection; the next turn still looks for the
+     * response first (note 4). */
+    (void)pump(c, deadline);
+  }
+}
+
+/* Appends a request; returns its id or an error. */
+static int64_t queue_request(quac_conn_t *c, unsigned method, const ProtobufCMessage *in) {
+  if (c->dead)
+    return c->dead_code;
+  uint64_t id = ++c->next_id;
+  int64_t r = quap_request_append(&c->out, id, method, in);
+  if (r < 0)
+    return seterr(c, (int)r, "cannot encode request: %s", quac_strerror((int)r));
+  return (int64_t)id;
+}
+
+/* One blocking call: sends in, waits, unpacks the output into *out (when
+ * out is not NULL; free with protobuf_c_message_free_unpacked). Returns 0
+ * or the daemon's status with its message in c->err. */
+static int call(quac_conn_t *c, unsigned method, const ProtobufCMessage *in, ProtobufCMessage **out) {
+  if (out != NULL)
+    *out = NULL;
+  int64_t id = queue_request(c, method, in);
+  if (id < 0)
+    return (int)id;
+  Qua__V1__Frame *f = NULL;
+  int r = wait_response(c, (uint64_t)id, &f);
+  if (r < 0)
+    return r;
+  ProtobufCMessage *msg = NULL;
+  r = quap_response_unpack(f, method, &msg);
+  if (r < 0) {
+    if (f->status < 0 && f->message != NULL && f->message[0] != '\0')
+      seterr(c, r, "%s", f->message);
+    else
+      seterr(c, r, "%s", quac_strerror(r));
+  } else {
+    c->err[0] = '\0';
+  }
+  quap_frame_free(f);
+  if (r < 0)
+    return r;
+  if (out != NULL)
+    *out = msg;
+  else if (msg != NULL)
+    protobuf_c_message_free_unpacked(msg, NULL);
+  return 0;
+}
+
+/* --- Connecting ------------------------------------------------------------------------ */
+
+static int hello(quac_conn_t *c, const char *token, const char *client) {
+  Qua__V1__HelloRequest req = QUA__V1__HELLO_REQUEST__INIT;
+  req.version = QUAC_PROTOCOL_VERSION;
+  req.token = (char *)(token != NULL ? token : "");
+  req.client = (char *)(client != NULL ? client : "libquaclient");
+  ProtobufCMessage *out;
+  int r = call(c, QUAP_HELLO, &req.base, &out);
+  if (r < 0)
+    return r;
+  Qua__V1__HelloReply *rep = (Qua__V1__HelloReply *)out;
+  c->info.version = rep->version;
+  snprintf(c->info.server, sizeof c->info.server, "%s", rep->server ? rep->server : "");
+  c->info.max_frame = rep->max_frame;
+  c->info.max_inflight = rep->max_inflight;
+  c->info.max_quajects = rep->max_quajects;
+  protobuf_c_message_free_unpacked(out, NULL);
+  return 0;
+}
+
+/* Wraps a connected socket in a connection and says Hello. */
+static int finish_connect(int fd, const char *where, const char *token, const char *client,
+                          quac_conn_t **out) {
+  quac_conn_t *c = calloc(1, sizeof *c);
+  if (c == NULL) {
+    close(fd);
+    return seterr(NULL, QUA_ENOMEM, "out of memory");
+  }
+  c->fd = fd;
+  c->timeout_ms = 30000;
+  quap_buf_init(&c->out);
+  quap_decoder_init(&c->dec, QUAC_MAX_IN_FRAME);
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+    int e = errno;
+    quac_close(c);
+    return seterr(NULL, QUA_ECONN, "%s: %s", where, strerror(e));
+  }
+  int r = hello(c, token, client);
+  if (r < 0) {
+    seterr(NULL, r, "%s: %s", where, c->err[0] ? c->err : quac_strerror(r));
+    quac_close(c);
+    return r;
+  }
+  connect_error[0] = '\0';
+  *out = c;
+  return 0;
+}
+
+int quac_connect_unix(const char *path, const char *client, quac_conn_t **out) {
+  *out = NULL;
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  if (path == NULL || strlen(path) >= sizeof sa.sun_path)
+    return seterr(NULL, QUA_EINVAL, "socket path too long");
+  memcpy(sa.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return seterr(NULL, QUA_ECONN, "socket: %s", strerror(errno));
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+    int e = errno;
+    close(fd);
+    return seterr(NULL, QUA_ECONN, "%s: %s", path, strerror(e));
+  }
+  return finish_connect(fd, path, NULL, client, out);
+}
+
+int quac_connect_tcp(const char *host, unsigned port, const char *token, const char *client,
+                     quac_conn_t **out) {
+  *out = NULL;
+  char service[16];
+  snprintf(service, sizeof service, "%u", port);
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  struct addrinfo *ai = NULL;
+  int g = getaddrinfo(host, service, &hints, &ai);
+  if (g != 0)
+    return seterr(NULL, QUA_ECONN, "%s: %s", host, gai_strerror(g));
+  int fd = -1, e = 0;
+  for (struct addrinfo *a = ai; a != NULL && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      e = errno;
+      continue;
+    }
+    if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+      e = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(ai);
+  if (fd < 0)
+    return seterr(NULL, QUA_ECONN, "%s:%u: %s", host, port, strerror(e));
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  char where[300];
+  snprintf(where, sizeof where, "%s:%u", host, port);
+  return finish_connect(fd, where, token, client, out);
+}
+
+void quac_close(quac_conn_t *c) {
+  if (c == NULL)
+    return;
+  if (c->fd >= 0)
+    close(c->fd);
+  quap_buf_fini(&c->out);
+  quap_decoder_fini(&c->dec);
+  void *p;
+  while ((p = fifo_pop(&c->responses)) != NULL)
+    quap_frame_free(p);
+  while ((p = fifo_pop(&c->events)) != NULL)
+    free(p);
+  free(c->responses.items);
+  free(c->events.items);
+  free(c);
+}
+
+const quac_server_info_t *quac_server_info(const quac_conn_t *c) { return &c->info; }
+
+void quac_set_timeout(quac_conn_t *c, int timeout_ms) { c->timeout_ms = timeout_ms; }
+
+int quac_fd(const quac_conn_t *c) { return c->fd; }
+
+size_t quac_pending(const quac_conn_t *c) { return c->responses.len + c->events.len; }
+
+/* --- Types ------------------------------------------------------------------------------ */
+
+int quac_list_types(quac_conn_t *c, quac_type_list_t **out) {
+  *out = NULL;
+  Qua__V1__ListTypesRequest req = QUA__V1__LIST_TYPES_REQUEST__INIT;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_LIST_TYPES, &req.base, &msg);
+  if (r < 0)
+    return r;
+  Qua__V1__ListTypesReply *rep = (Qua__V1__ListTypesReply *)msg;
+  size_t nparams = 0, nmembers = 0;
+  for (size_t i = 0; i < rep->n_types; i++) {
+    nparams += rep->types[i]->n_params;
+    nmembers += rep->types[i]->n_entries + rep->types[i]->n_callouts + rep->types[i]->n_callbacks;
+  }
+  size_t size = sizeof(quac_type_list_t) + rep->n_types * sizeof(quac_type_info_t) +
+                nparams * sizeof(quac_param_info_t) + nmembers * sizeof(quac_member_info_t);
+  quac_type_list_t *l = result_new(size, msg);
+  if (l == NULL) {
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return seterr(c, QUA_ENOMEM, "out of memory");
+  }
+  quac_type_info_t *types = (quac_type_info_t *)(l + 1);
+  quac_param_info_t *params = (quac_param_info_t *)(types + rep->n_types);
+  quac_member_info_t *members = (quac_member_info_t *)(params + nparams);
+  l->ntypes = rep->n_types;
+  l->types = types;
+  for (size_t i = 0; i < rep->n_types; i++) {
+    const Qua__V1__TypeInfo *ti = rep->types[i];
+    quac_type_info_t *t = &types[i];
+    t->name = ti->name;
+    t->summary = ti->summary;
+    t->nparams = ti->n_params;
+    t->params = params;
+    for (size_t k = 0; k < ti->n_params; k++, params++) {
+      params->name = ti->params[k]->name;
+      params->def = ti->params[k]->def;
+      params->min = ti->params[k]->min;
+      params->max = ti->params[k]->max;
+      params->pow2 = ti->params[k]->pow2;
+      params->help = ti->params[k]->help;
+    }
+    t->nentries = ti->n_entries;
+    t->entries = members;
+    for (size_t k = 0; k < ti->n_entries; k++, members++) {
+      members->name = ti->entries[k]->name;
+      members->arity = ti->entries[k]->arity;
+      members->returns = ti->entries[k]->returns;
+      members->remote = ti->entries[k]->remote;
+      members->help = ti->entries[k]->help;
+    }
+    t->ncallouts = ti->n_callouts;
+    t->callouts = members;
+    for (size_t k = 0; k < ti->n_callouts; k++, members++) {
+      members->name = ti->callouts[k]->name;
+      members->arity = ti->callouts[k]->arity;
+      members->returns = ti->callouts[k]->returns;
+      members->help = ti->callouts[k]->help;
+    }
+    t->ncallbacks = ti->n_callbacks;
+    t->callbacks = members;
+    for (size_t k = 0; k < ti->n_callbacks; k++, members++) {
+      members->name = ti->callbacks[k]->name;
+      members->broadcast = ti->callbacks[k]->broadcast;
+      members->help = ti->callbacks[k]->help;
+    }
+  }
+  *out = l;
+  return 0;
+}
+
+const quac_type_info_t *quac_type_find(const quac_type_list_t *l, const char *name) {
+  for (size_t i = 0; l != NULL && name != NULL && i < l->ntypes; i++)
+    if (strcmp(l->types[i].name, name) == 0)
+      return &l->types[i];
+  return NULL;
+}
+
+/* --- Quajects ------------------------------------------------------------------------------ */
+
+int quac_create(quac_conn_t *c, const char *type, const char *const *params, size_t nparams,
+                const char *name, uint64_t *handle, uint64_t *id) {
+  Qua__V1__CreateRequest req = QUA__V1__CREATE_REQUEST__INIT;
+  req.type = (char *)type;
+  req.n_params = nparams;
+  req.params = (char **)params;
+  if (name != NULL)
+    req.name = (char *)name;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_CREATE, &req.base, &msg);
+  if (r < 0)
+    return r;
+  Qua__V1__CreateReply *rep = (Qua__V1__CreateReply *)msg;
+  if (handle != NULL)
+    *handle = rep->handle;
+  if (id != NULL)
+    *id = rep->id;
+  protobuf_c_message_free_unpacked(msg, NULL);
+  return 0;
+}
+
+int quac_destroy(quac_conn_t *c, uint64_t handle, bool force) {
+  Qua__V1__DestroyRequest req = QUA__V1__DESTROY_REQUEST__INIT;
+  req.handle = handle;
+  req.force = force;
+  return call(c, QUAP_DESTROY, &req.base, NULL);
+}
+
+int quac_publish(quac_conn_t *c, uint64_t handle, const char *name) {
+  Qua__V1__PublishRequest req = QUA__V1__PUBLISH_REQUEST__INIT;
+  req.handle = handle;
+  req.name = (char *)name;
+  return call(c, QUAP_PUBLISH, &req.base, NULL);
+}
+
+int quac_unpublish(quac_conn_t *c, const char *name) {
+  Qua__V1__UnpublishRequest req = QUA__V1__UNPUBLISH_REQUEST__INIT;
+  req.name = (char *)name;
+  return call(c, QUAP_UNPUBLISH, &req.base, NULL);
+}
+
+int quac_open(quac_conn_t *c, const char *name, quac_opened_t *out) {
+  Qua__V1__OpenRequest req = QUA__V1__OPEN_REQUEST__INIT;
+  req.name = (char *)name;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_OPEN, &req.base, &msg);
+  if (r < 0)
+    return r;
+  Qua__V1__OpenReply *rep = (Qua__V1__OpenReply *)msg;
+  out->handle = rep->handle;
+  out->id = rep->id;
+  snprintf(out->type, sizeof out->type, "%s", rep->type ? rep->type : "");
+  protobuf_c_message_free_unpacked(msg, NULL);
+  return 0;
+}
+
+int quac_wire(quac_conn_t *c, uint64_t src, const char *callout, uint64_t dst, const char *entry) {
+  Qua__V1__WireRequest req = QUA__V1__WIRE_REQUEST__INIT;
+  req.src = src;
+  req.callout = (char *)callout;
+  req.dst = dst;
+  req.entry = (char *)entry;
+  return call(c, QUAP_WIRE, &req.base, NULL);
+}
+
+int quac_unwire(quac_conn_t *c, uint64_t src, const char *callout) {
+  Qua__V1__UnwireRequest req = QUA__V1__UNWIRE_REQUEST__INIT;
+  req.src = src;
+  req.callout = (char *)callout;
+  return call(c, QUAP_UNWIRE, &req.base, NULL);
+}
+
+/* --- Invoking --------------------------------------------------------------------------------- */
+
+static void fill_invoke_request(Qua__V1__InvokeRequest *req, uint64_t handle, const char *entry,
+                                const uint64_t *args, size_t nargs) {
+  qua__v1__invoke_request__init(req);
+  req->handle = handle;
+  req->entry = (char *)entry;
+  req->n_args = nargs;
+  req->args = (uint64_t *)args;
+}
+
+static void fill_result(quac_result_t *res, const Qua__V1__InvokeReply *rep) {
+  res->status = rep->status;
+  res->has_result = rep->has_result;
+  res->result = rep->result;
+  res->nfired = rep->n_fired;
+  for (size_t i = 0; i < rep->n_fired && i < QUAC_MAX_FIRED; i++) {
+    snprintf(res->fired[i].callback, sizeof res->fired[i].callback, "%s",
+             rep->fired[i]->callback ? rep->fired[i]->callback : "");
+    res->fired[i].arg = rep->fired[i]->arg;
+  }
+}
+
+int quac_invoke(quac_conn_t *c, uint64_t handle, const char *entry, const uint64_t *args,
+                size_t nargs, quac_result_t *res) {
+  quac_result_t local;
+  if (res == NULL)
+    res = &local;
+  memset(res, 0, offsetof(quac_result_t, fired));
+  if (nargs > QUAC_MAX_ARGS)
+    return seterr(c, QUA_EARITY, "at most %d arguments", QUAC_MAX_ARGS);
+  Qua__V1__InvokeRequest req;
+  fill_invoke_request(&req, handle, entry, args, nargs);
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_INVOKE, &req.base, &msg);
+  if (r < 0) {
+    res->status = r;
+    return r;
+  }
+  fill_result(res, (Qua__V1__InvokeReply *)msg);
+  protobuf_c_message_free_unpacked(msg, NULL);
+  if (res->status < 0)
+    return seterr(c, res->status, "%s: %s", entry, quac_strerror(res->status));
+  return res->status;
+}
+
+int quac_invoke_batch(quac_conn_t *c, const quac_call_t *calls, size_t n, quac_result_t *results) {
+  Qua__V1__InvokeRequest *reqs = calloc(n ? n : 1, sizeof *reqs);
+  Qua__V1__InvokeRequest **ptrs = calloc(n ? n : 1, sizeof *ptrs);
+  int r = 0;
+  if (reqs == NULL || ptrs == NULL) {
+    r = seterr(c, QUA_ENOMEM, "out of memory");
+    goto out;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (calls[i].nargs > QUAC_MAX_ARGS) {
+      r = seterr(c, QUA_EARITY, "call %zu: at most %d arguments", i, QUAC_MAX_ARGS);
+      goto out;
+    }
+    fill_invoke_request(&reqs[i], calls[i].handle, calls[i].entry, calls[i].args, calls[i].nargs);
+    ptrs[i] = &reqs[i];
+  }
+  Qua__V1__InvokeBatchRequest req = QUA__V1__INVOKE_BATCH_REQUEST__INIT;
+  req.n_calls = n;
+  req.calls = ptrs;
+  ProtobufCMessage *msg;
+  r = call(c, QUAP_INVOKE_BATCH, &req.base, &msg);
+  if (r < 0)
+    goto out;
+  Qua__V1__InvokeBatchReply *rep = (Qua__V1__InvokeBatchReply *)msg;
+  if (rep->n_replies != n) {
+    r = seterr(c, QUA_EPROTO, "batch of %zu calls answered with %zu replies", n, rep->n_replies);
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      memset(&results[i], 0, offsetof(quac_result_t, fired));
+      fill_result(&results[i], rep->replies[i]);
+    }
+  }
+  protobuf_c_message_free_unpacked(msg, NULL);
+out:
+  free(reqs);
+  free(ptrs);
+  return r;
+}
+
+int quac_invoke_send(quac_conn_t *c, uint64_t handle, const char *entry, const uint64_t *args,
+                     size_t nargs, uint64_t *id) {
+  if (nargs > QUAC_MAX_ARGS)
+    return seterr(c, QUA_EARITY, "at most %d arguments", QUAC_MAX_ARGS);
+  Qua__V1__InvokeRequest req;
+  fill_invoke_request(&req, handle, entry, args, nargs);
+  int64_t r = queue_request(c, QUAP_INVOKE, &req.base);
+  if (r < 0)
+    return (int)r;
+  c->async_outstanding++;
+  if (id != NULL)
+    *id = (uint64_t)r;
+  if (c->out.len - c->out_off >= QUAC_WRITE_BATCH)
+    return write_some(c);
+  return 0;
+}
+
+int quac_flush(quac_conn_t *c) {
+  int64_t deadline = deadline_of(c->timeout_ms);
+  while (c->out_off < c->out.len) {
+    if (c->dead)
+      return c->dead_code;
+    int r = pump_io(c, deadline, true);
+    if (r < 0)
+      return r;
+    if (deadline >= 0 && now_ms() >= deadline && c->out_off < c->out.len)
+      return seterr(c, QUA_ETIMEDOUT, "quad does not read its socket");
+  }
+  return 0;
+}
+
+int quac_invoke_recv(quac_conn_t *c, int timeout_ms, uint64_t *id, quac_result_t *res) {
+  if (c->async_outstanding == 0)
+    return seterr(c, QUA_ESTATE, "no pipelined invoke is outstanding");
+  int64_t deadline = deadline_of(timeout_ms);
+  Qua__V1__Frame *f;
+  for (;;) {
+    f = fifo_pop(&c->responses);
+    if (f != NULL)
+      break;
+    if (c->dead)
+      return c->dead_code;
+    int r = write_some(c);
+    if (r < 0)
+      return r;
+    if (timeout_ms == 0) {
+      r = read_some(c);
+      if (r < 0)
+        return r;
+      f = fifo_pop(&c->responses);
+      if (f == NULL)
+        return QUA_ETIMEDOUT;
+      break;
+    }
+    if (deadline >= 0 && now_ms() >= deadline)
+      return QUA_ETIMEDOUT;
+    r = pump(c, deadline);
+    if (r < 0 && c->responses.len == 0)
+      return r;
+  }
+  c->async_outstanding--;
+  if (id != NULL)
+    *id = f->id;
+  ProtobufCMessage *msg = NULL;
+  int r = quap_response_unpack(f, QUAP_INVOKE, &msg);
+  memset(res, 0, offsetof(quac_result_t, fired));
+  if (r < 0) {
+    res->status = r;
+    seterr(c, r, "%s", f->message && f->message[0] ? f->message : quac_strerror(r));
+  } else {
+    fill_result(res, (Qua__V1__InvokeReply *)msg);
+    protobuf_c_message_free_unpacked(msg, NULL);
+  }
+  quap_frame_free(f);
+  return 0;
+}
+
+/* --- Events ---------------------------------------------------------------------------------- */
+
+void quac_on_event(quac_conn_t *c, quac_event_fn fn, void *ctx) {
+  c->on_event = fn;
+  c->on_event_ctx = ctx;
+}
+
+/* Dispatches the queued events one at a time (the function may queue more). */
+static int dispatch(quac_conn_t *c) {
+  int n = 0;
+  queued_event_t *q;
+  while ((q = fifo_pop(&c->events)) != NULL) {
+    queued_event_t e = *q;
+    free(q);
+    e.ev.callback = e.callback;
+    if (c->on_event != NULL)
+      c->on_event(c->on_event_ctx, c, &e.ev);
+    n++;
+  }
+  return n;
+}
+
+int quac_poll(quac_conn_t *c, int timeout_ms) {
+  int n = dispatch(c);
+  if (n > 0)
+    return n;
+  int64_t deadline = deadline_of(timeout_ms);
+  for (;;) {
+    if (c->dead)
+      return c->dead_code;
+    int r = pump(c, deadline);
+    n = dispatch(c);
+    if (n > 0)
+      return n;
+    if (r <= 0)
+      return r; /* an error, a timeout or a signal */
+    /* Only responses arrived (to pipelined requests): wait on. */
+    if (deadline >= 0 && now_ms() >= deadline)
+      return 0;
+  }
+}
+
+int quac_bind_callback(quac_conn_t *c, uint64_t handle, const char *callback, uint64_t *binding) {
+  Qua__V1__BindRequest req = QUA__V1__BIND_REQUEST__INIT;
+  req.handle = handle;
+  req.callback = (char *)callback;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_BIND, &req.base, &msg);
+  if (r < 0)
+    return r;
+  if (binding != NULL)
+    *binding = ((Qua__V1__BindReply *)msg)->binding;
+  protobuf_c_message_free_unpacked(msg, NULL);
+  return 0;
+}
+
+int quac_bind_callout(quac_conn_t *c, uint64_t handle, const char *callout, uint64_t credits,
+                      uint64_t *binding) {
+  Qua__V1__BindRequest req = QUA__V1__BIND_REQUEST__INIT;
+  req.handle = handle;
+  req.callout = (char *)callout;
+  req.credits = credits;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_BIND, &req.base, &msg);
+  if (r < 0)
+    return r;
+  if (binding != NULL)
+    *binding = ((Qua__V1__BindReply *)msg)->binding;
+  protobuf_c_message_free_unpacked(msg, NULL);
+  return 0;
+}
+
+int quac_unbind(quac_conn_t *c, uint64_t binding) {
+  Qua__V1__UnbindRequest req = QUA__V1__UNBIND_REQUEST__INIT;
+  req.binding = binding;
+  return call(c, QUAP_UNBIND, &req.base, NULL);
+}
+
+int quac_credit(quac_conn_t *c, uint64_t binding, uint64_t credits) {
+  Qua__V1__CreditRequest req = QUA__V1__CREDIT_REQUEST__INIT;
+  req.binding = binding;
+  req.credits = credits;
+  return call(c, QUAP_CREDIT, &req.base, NULL);
+}
+
+/* --- Listing ------------------------------------------------------------------------------- */
+
+/* Bytes of the arrays one QuajectInfo needs beside its quac_quaject_info_t. */
+static size_t quaject_extra(const Qua__V1__QuajectInfo *qi) {
+  return qi->n_wires * sizeof(quac_wire_info_t) + qi->n_impls * sizeof(quac_impl_info_t) +
+         qi->n_params * sizeof(uint64_t);
+}
+
+/* Fills q from qi, carving its arrays from *space. */
+static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi, uint8_t **space) {
+  q->handle = qi->handle;
+  q->id = qi->id;
+  q->type = qi->type;
+  q->name = qi->name;
+  q->state = qi->state;
+  quac_wire_info_t *w = (quac_wire_info_t *)(void *)*space;
+  for (size_t i = 0; i < qi->n_wires; i++) {
+    w[i].callout = qi->wires[i]->callout;
+    w[i].dst_id = qi->wires[i]->dst_id;
+    w[i].dst_name = qi->wires[i]->dst_name;
+    w[i].entry = qi->wires[i]->entry;
+  }
+  quac_impl_info_t *im = (quac_impl_info_t *)(void *)(w + qi->n_wires);
+  for (size_t i = 0; i < qi->n_impls; i++) {
+    im[i].entry = qi->impls[i]->entry;
+    im[i].impl = qi->impls[i]->impl;
+  }
+  uint64_t *p = (uint64_t *)(void *)(im + qi->n_impls);
+  for (size_t i = 0; i < qi->n_params; i++)
+    p[i] = qi->params[i];
+  q->nwires = qi->n_wires;
+  q->wires = w;
+  q->nimpls = qi->n_impls;
+  q->impls = im;
+  q->nparams = qi->n_params;
+  q->params = p;
+  *space = (uint8_t *)(p + qi->n_params);
+}
+
+int quac_list(quac_conn_t *c, quac_quaject_list_t **out) {
+  *out = NULL;
+  Qua__V1__ListRequest req = QUA__V1__LIST_REQUEST__INIT;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_LIST, &req.base, &msg);
+  if (r < 0)
+    return r;
+  Qua__V1__ListReply *rep = (Qua__V1__ListReply *)msg;
+  size_t size = sizeof(quac_quaject_list_t) + rep->n_quajects * sizeof(quac_quaject_info_t);
+  for (size_t i = 0; i < rep->n_quajects; i++)
+    size += quaject_extra(rep->quajects[i]);
+  quac_quaject_list_t *l = result_new(size, msg);
+  if (l == NULL) {
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return seterr(c, QUA_ENOMEM, "out of memory");
+  }
+  quac_quaject_info_t *qs = (quac_quaject_info_t *)(l + 1);
+  uint8_t *space = (uint8_t *)(qs + rep->n_quajects);
+  for (size_t i = 0; i < rep->n_quajects; i++)
+    fill_quaject(&qs[i], rep->quajects[i], &space);
+  l->nquajects = rep->n_quajects;
+  l->quajects = qs;
+  *out = l;
+  return 0;
+}
+
+int quac_describe(quac_conn_t *c, uint64_t handle, const char *name, quac_quaject_info_t **out) {
+  *out = NULL;
+  Qua__V1__DescribeRequest req = QUA__V1__DESCRIBE_REQUEST__INIT;
+  req.handle = handle;
+  if (name != NULL)
+    req.name = (char *)name;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_DESCRIBE, &req.base, &msg);
+  if (r < 0)
+    return r;
+  Qua__V1__DescribeReply *rep = (Qua__V1__DescribeReply *)msg;
+  if (rep->quaject == NULL) {
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return seterr(c, QUA_EPROTO, "describe: empty reply");
+  }
+  quac_quaject_info_t *q = result_new(sizeof *q + quaject_extra(rep->quaject), msg);
+  if (q == NULL) {
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return seterr(c, QUA_ENOMEM, "out of memory");
+  }
+  uint8_t *space = (uint8_t *)(q + 1);
+  fill_quaject(q, rep->quaject, &space);
+  *out = q;
+  return 0;
+}
+
+int quac_stats(quac_conn_t *c, quac_stats_t *out) {
+  Qua__V1__StatsRequest req = QUA__V1__STATS_REQUEST__INIT;
+  ProtobufCMessage *msg;
+  int r = call(c, QUAP_STATS, &req.base, &msg);
+  if (r < 0)
+    return r;
+  Qua__V1__StatsReply *rep = (Qua__V1__StatsReply *)msg;
+  out->connections = rep->connections;
+  out->quajects = rep->quajects;
+  out->requests = rep->requests;
+  out->events_sent = rep->events_sent;
+  out->events_dropped = rep->events_dropped;
+  out->bytes_in = rep->bytes_in;
+  out->bytes_out = rep->bytes_out;
+  out->uptime_ms = rep->uptime_ms;
+  protobuf_c_message_free_unpacked(msg, NULL);
+  return 0;
+}

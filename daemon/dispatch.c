@@ -1,0 +1,890 @@
+/* dispatch.c -- quad's implementation of service qua.v1.Qua: objects, names, handles, methods.
+ *
+ * Design note: objects, handles and names (all on the loop thread).
+ *
+ *  1. Every quaject the daemon runs for clients is a quad_obj in one list;
+ *     a published one also has a daemon-wide name. A connection reaches an
+ *     object only through a handle (quad_ref), which it got from Create or
+ *     Open: handles are per connection, counted from 1 and never reused, so
+ *     another connection's handle, or one whose object is gone, is EHANDLE.
+ *  2. Each handle keeps the connection's Invoke sites (one per callentry,
+ *     opened on first use) and its bindings. Destroying an object, by any
+ *     connection holding a handle, first releases every connection's
+ *     handle on it (bindings unbound, sites closed), then destroys the
+ *     quaject with force, so no site or watcher of the daemon dangles.
+ *  3. The creating connection owns an object; when it closes, the objects
+ *     it owns are destroyed unless published. A published object whose
+ *     creator is gone has no owner; Unpublish gives it to the connection
+ *     that unpublished it. Owned objects count against
+ *     --max-quajects-per-client.
+ *  4. Requests are dispatched through the generated service descriptor:
+ *     the frame's method index selects the input descriptor to unpack the
+ *     body with, and protobuf-c's invoke calls our handler from
+ *     QUA__V1__QUA__INIT. Every handler replies exactly once, through its
+ *     closure, before returning: with the output message, or with NULL
+ *     after quad_call_t's status and message were set.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quad-internal.h"
+
+typedef struct quad_call {
+  quad_conn_t *c;
+  uint64_t id;
+  int status;
+  bool replied;
+  char msg[192];
+} quad_call_t;
+
+/* The closure of every method: encodes the reply into the connection. */
+static void reply(const ProtobufCMessage *msg, void *data) {
+  quad_call_t *call = data;
+  if (call->replied)
+    return;
+  call->replied = true;
+  if (call->status < 0 || msg == NULL)
+    quad_conn_respond(call->c, call->id, call->status < 0 ? call->status : QUA_EPROTO, call->msg,
+                      NULL);
+  else
+    quad_conn_respond(call->c, call->id, 0, NULL, msg);
+}
+
+__attribute__((format(printf, 3, 4))) static void fail(quad_call_t *call, int code,
+                                                       const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  call->status = code;
+  vsnprintf(call->msg, sizeof call->msg, fmt, ap);
+  va_end(ap);
+}
+
+/* Takes the library's message when it gave one. */
+static void fail_err(quad_call_t *call, int code, const qua_error_t *err) {
+  call->status = code;
+  if (err != NULL && err->code == code && err->msg[0] != '\0')
+    snprintf(call->msg, sizeof call->msg, "%s", err->msg);
+  else
+    snprintf(call->msg, sizeof call->msg, "%s", qua_strerror(code));
+}
+
+#define FAIL(...)                  \
+  do {                             \
+    fail(call, __VA_ARGS__);       \
+    closure(NULL, call);           \
+    return;                        \
+  } while (0)
+
+#define FAIL_ERR(code, err)        \
+  do {                             \
+    fail_err(call, code, err);     \
+    closure(NULL, call);           \
+    return;                        \
+  } while (0)
+
+/* --- A small arena for building replies -------------------------------------- */
+
+typedef struct arena_block {
+  struct arena_block *next;
+  max_align_t align[];
+} arena_block_t;
+
+typedef struct arena {
+  arena_block_t *blocks;
+  bool failed;
+} arena_t;
+
+static void *arena_alloc(arena_t *a, size_t n) {
+  arena_block_t *b = calloc(1, sizeof *b + (n ? n : 1));
+  if (b == NULL) {
+    a->failed = true;
+    return NULL;
+  }
+  b->next = a->blocks;
+  a->blocks = b;
+  return b->align;
+}
+
+static char *arena_strdup(arena_t *a, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = arena_alloc(a, n);
+  if (p != NULL)
+    memcpy(p, s, n);
+  return p != NULL ? p : (char *)protobuf_c_empty_string;
+}
+
+static void arena_free(arena_t *a) {
+  while (a->blocks != NULL) {
+    arena_block_t *b = a->blocks;
+    a->blocks = b->next;
+    free(b);
+  }
+}
+
+/* --- Objects, handles, names --------------------------------------------------- */
+
+static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
+  quad_obj_t *o = calloc(1, sizeof *o);
+  if (o == NULL)
+    return NULL;
+  o->q = q;
+  o->id = qua_quaject_id(q);
+  o->owner = owner;
+  o->next = quad_srv->objs;
+  if (o->next != NULL)
+    o->next->prev = o;
+  quad_srv->objs = o;
+  quad_srv->nobjs++;
+  if (owner != NULL)
+    owner->owned++;
+  return o;
+}
+
+static quad_obj_t *obj_by_name(const char *name) {
+  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next)
+    if (o->name != NULL && strcmp(o->name, name) == 0)
+      return o;
+  return NULL;
+}
+
+static quad_obj_t *obj_by_quaject(const qua_quaject_t *q) {
+  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next)
+    if (o->q == q)
+      return o;
+  return NULL;
+}
+
+/* The connection's handle on o, made when it has none. NULL: out of memory. */
+static quad_ref_t *ref_add(quad_conn_t *c, quad_obj_t *o) {
+  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+    if (r->conn == c)
+      return r;
+  quad_ref_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  r->handle = c->next_handle;
+  r->conn = c;
+  r->obj = o;
+  if (quad_map_put(&c->handles, r->handle, r) < 0) {
+    free(r);
+    return NULL;
+  }
+  c->next_handle++;
+  r->next_in_obj = o->refs;
+  if (r->next_in_obj != NULL)
+    r->next_in_obj->prev_in_obj = r;
+  o->refs = r;
+  return r;
+}
+
+static quad_ref_t *ref_of(quad_conn_t *c, const quad_obj_t *o) {
+  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+    if (r->conn == c)
+      return r;
+  return NULL;
+}
+
+/* Unbinds, closes the sites and forgets the handle. */
+static void ref_release(quad_ref_t *r) {
+  while (r->bindings != NULL)
+    quad_unbind(r->bindings);
+  for (int e = 0; e < QUA_MAX_ENTRIES; e++)
+    if (r->sites[e] != NULL)
+      qua_site_close(r->sites[e]);
+  quad_map_del(&r->conn->handles, r->handle);
+  if (r->prev_in_obj != NULL)
+    r->prev_in_obj->next_in_obj = r->next_in_obj;
+  else
+    r->obj->refs = r->next_in_obj;
+  if (r->next_in_obj != NULL)
+    r->next_in_obj->prev_in_obj = r->prev_in_obj;
+  free(r);
+}
+
+/* Releases every handle on o, destroys its quaject, forgets it. */
+static void obj_destroy(quad_obj_t *o) {
+  while (o->refs != NULL)
+    ref_release(o->refs);
+  qua_error_t err = {0};
+  int r = qua_destroy(o->q, true, &err);
+  if (r < 0)
+    quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
+  if (o->owner != NULL)
+    o->owner->owned--;
+  if (o->prev != NULL)
+    o->prev->next = o->next;
+  else
+    quad_srv->objs = o->next;
+  if (o->next != NULL)
+    o->next->prev = o->prev;
+  quad_srv->nobjs--;
+  free(o->name);
+  free(o);
+}
+
+void quad_conn_release(quad_conn_t *c) {
+  /* Handles first: their bindings go, so nothing calls into c any more. */
+  size_t n = c->handles.len, k = 0;
+  quad_ref_t **refs = n ? malloc(n * sizeof *refs) : NULL;
+  if (refs != NULL) {
+    for (size_t i = 0; i < c->handles.cap; i++)
+      if (c->handles.keys[i] != 0)
+        refs[k++] = c->handles.vals[i];
+    for (size_t i = 0; i < k; i++)
+      ref_release(refs[i]);
+    free(refs);
+  } else {
+    while (c->handles.len > 0)
+      for (size_t i = 0; i < c->handles.cap; i++)
+        if (c->handles.keys[i] != 0) {
+          ref_release(c->handles.vals[i]);
+          break;
+        }
+  }
+  for (quad_obj_t *o = quad_srv->objs, *next; o != NULL; o = next) {
+    next = o->next;
+    if (o->owner != c)
+      continue;
+    if (o->name == NULL) {
+      obj_destroy(o);
+    } else {
+      o->owner = NULL;
+      c->owned--;
+    }
+  }
+}
+
+void quad_objs_destroy_all(void) {
+  while (quad_srv->objs != NULL)
+    obj_destroy(quad_srv->objs);
+}
+
+/* Names: 1..63 of [A-Za-z0-9_-] ('.' separates a name from a member in the CLI). */
+static bool name_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > QUA_NAME_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+          ch == '_' || ch == '-'))
+      return false;
+  }
+  return true;
+}
+
+#define GET_REF(var, h)                                                               \
+  quad_ref_t *var = quad_map_get(&call->c->handles, (h));                             \
+  if (var == NULL)                                                                    \
+  FAIL(QUA_EHANDLE, "no handle %" PRIu64 " on this connection", (uint64_t)(h))
+
+/* --- Methods ---------------------------------------------------------------------- */
+
+/* Compares in time that depends only on the expected token's length. */
+static bool token_equal(const char *given, const char *want, size_t wlen) {
+  size_t glen = strlen(given);
+  volatile unsigned char diff = glen != wlen;
+  for (size_t i = 0; i < wlen; i++)
+    diff |= (unsigned char)want[i] ^ (unsigned char)(i < glen ? given[i] : 0);
+  return diff == 0;
+}
+
+static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in,
+                      Qua__V1__HelloReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_conn_t *c = call->c;
+  if (c->tcp && c->state == QUAD_NEW &&
+      !token_equal(in->token, quad_srv->cfg.token, quad_srv->cfg.token_len)) {
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): wrong token", (unsigned long long)c->serial, c->peer);
+    c->close_after = true;
+    FAIL(QUA_EAUTH, "wrong token");
+  }
+  if (in->version != QUAP_VERSION) {
+    if (c->tcp && c->state == QUAD_NEW)
+      c->close_after = true;
+    FAIL(QUA_EVERSION, "quad speaks protocol version %u; the client asked for %u", QUAP_VERSION,
+         in->version);
+  }
+  if (c->state == QUAD_NEW) {
+    c->state = QUAD_READY;
+    quad_log(QUAD_LOG_INFO, "conn %llu (%s): hello from \"%s\"", (unsigned long long)c->serial,
+             c->peer, in->client);
+  }
+  Qua__V1__HelloReply out = QUA__V1__HELLO_REPLY__INIT;
+  out.version = QUAP_VERSION;
+  out.server = (char *)"quad " QUAD_VERSION;
+  out.max_frame = quad_srv->cfg.max_frame;
+  out.max_inflight = quad_srv->cfg.max_inflight;
+  out.max_quajects = quad_srv->cfg.max_quajects;
+  closure(&out, call);
+}
+
+static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRequest *in,
+                           Qua__V1__ListTypesReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  const qua_type_t *const *types = qua_types();
+  size_t nt = 0;
+  while (types[nt] != NULL)
+    nt++;
+  arena_t a = {0};
+  Qua__V1__ListTypesReply out = QUA__V1__LIST_TYPES_REPLY__INIT;
+  out.types = arena_alloc(&a, nt * sizeof *out.types);
+  for (size_t i = 0; out.types != NULL && i < nt; i++) {
+    const qua_type_t *t = types[i];
+    Qua__V1__TypeInfo *ti = arena_alloc(&a, sizeof *ti);
+    if (ti == NULL)
+      break;
+    qua__v1__type_info__init(ti);
+    ti->name = (char *)t->name;
+    ti->summary = (char *)(t->summary ? t->summary : "");
+    ti->params = arena_alloc(&a, (size_t)t->nparams * sizeof *ti->params);
+    ti->entries = arena_alloc(&a, (size_t)t->nentries * sizeof *ti->entries);
+    ti->callouts = arena_alloc(&a, (size_t)t->ncallouts * sizeof *ti->callouts);
+    ti->callbacks = arena_alloc(&a, (size_t)t->ncallbacks * sizeof *ti->callbacks);
+    if (a.failed)
+      break;
+    for (int k = 0; k < t->nparams; k++) {
+      Qua__V1__ParamInfo *p = arena_alloc(&a, sizeof *p);
+      if (p == NULL)
+        break;
+      qua__v1__param_info__init(p);
+      p->name = (char *)t->params[k].name;
+      p->def = t->params[k].def;
+      p->min = t->params[k].min;
+      p->max = t->params[k].max;
+      p->pow2 = (t->params[k].flags & QUA_PARAM_POW2) != 0;
+      p->help = (char *)(t->params[k].help ? t->params[k].help : "");
+      ti->params[ti->n_params++] = p;
+    }
+    for (int k = 0; k < t->nentries; k++) {
+      Qua__V1__EntryInfo *e = arena_alloc(&a, sizeof *e);
+      if (e == NULL)
+        break;
+      qua__v1__entry_info__init(e);
+      e->name = (char *)t->entries[k].name;
+      e->arity = (uint32_t)t->entries[k].arity;
+      e->returns = t->entries[k].returns;
+      e->remote = t->entries[k].remote;
+      e->help = (char *)(t->entries[k].help ? t->entries[k].help : "");
+      ti->entries[ti->n_entries++] = e;
+    }
+    for (int k = 0; k < t->ncallouts; k++) {
+      Qua__V1__CalloutInfo *co = arena_alloc(&a, sizeof *co);
+      if (co == NULL)
+        break;
+      qua__v1__callout_info__init(co);
+      co->name = (char *)t->callouts[k].name;
+      co->arity = (uint32_t)t->callouts[k].arity;
+      co->returns = t->callouts[k].returns;
+      co->help = (char *)(t->callouts[k].help ? t->callouts[k].help : "");
+      ti->callouts[ti->n_callouts++] = co;
+    }
+    for (int k = 0; k < t->ncallbacks; k++) {
+      Qua__V1__CallbackInfo *cb = arena_alloc(&a, sizeof *cb);
+      if (cb == NULL)
+        break;
+      qua__v1__callback_info__init(cb);
+      cb->name = (char *)t->callbacks[k].name;
+      cb->broadcast = t->callbacks[k].kind == QUA_CB_BROADCAST;
+      cb->help = (char *)(t->callbacks[k].help ? t->callbacks[k].help : "");
+      ti->callbacks[ti->n_callbacks++] = cb;
+    }
+    out.types[out.n_types++] = ti;
+  }
+  if (a.failed) {
+    arena_free(&a);
+    FAIL(QUA_ENOMEM, "out of memory listing types");
+  }
+  closure(&out, call);
+  arena_free(&a);
+}
+
+static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *in,
+                       Qua__V1__CreateReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_conn_t *c = call->c;
+  if (c->owned >= quad_srv->cfg.max_quajects)
+    FAIL(QUA_ELIMIT, "this connection owns %u quajects, the limit (--max-quajects-per-client)",
+         c->owned);
+  if (in->name[0] != '\0') {
+    if (!name_ok(in->name))
+      FAIL(QUA_EINVAL, "bad name '%.64s': 1 to 63 letters, digits, '_' or '-'", in->name);
+    if (obj_by_name(in->name) != NULL)
+      FAIL(QUA_EEXIST, "the name '%s' is taken", in->name);
+  }
+  if (in->n_params > QUA_MAX_PARAMS * 4)
+    FAIL(QUA_EINVAL, "%zu parameters", in->n_params);
+  qua_error_t err = {0};
+  qua_quaject_t *q = NULL;
+  int r = qua_create(in->type, (const char *const *)in->params, (int)in->n_params, &q, &err);
+  if (r < 0)
+    FAIL_ERR(r, &err);
+  char *name = NULL;
+  quad_obj_t *o = NULL;
+  quad_ref_t *ref = NULL;
+  if (in->name[0] != '\0' && (name = strdup(in->name)) == NULL)
+    goto nomem;
+  if ((o = obj_add(q, c)) == NULL)
+    goto nomem;
+  if ((ref = ref_add(c, o)) == NULL)
+    goto nomem;
+  o->name = name;
+  quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
+           in->type, o->id, name ? " as " : "", name ? name : "");
+  Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
+  out.handle = ref->handle;
+  out.id = o->id;
+  closure(&out, call);
+  return;
+
+nomem:
+  free(name);
+  if (o != NULL)
+    obj_destroy(o);
+  else
+    qua_destroy(q, true, NULL);
+  FAIL(QUA_ENOMEM, "out of memory");
+}
+
+/* True when a callout of another object is wired to o. */
+static const quad_obj_t *wired_into(const quad_obj_t *o, int *callout) {
+  for (const quad_obj_t *p = quad_srv->objs; p != NULL; p = p->next) {
+    const qua_type_t *t = qua_quaject_type(p->q);
+    for (int k = 0; k < t->ncallouts; k++)
+      if (qua_wired_to(p->q, k, NULL) == o->q) {
+        *callout = k;
+        return p;
+      }
+  }
+  return NULL;
+}
+
+static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest *in,
+                        Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  GET_REF(ref, in->handle);
+  quad_obj_t *o = ref->obj;
+  int k;
+  const quad_obj_t *p;
+  if (!in->force && (p = wired_into(o, &k)) != NULL) {
+    const qua_type_t *t = qua_quaject_type(p->q);
+    FAIL(QUA_EBUSY, "%s.%s is wired to it (unwire it, or destroy with force)",
+         p->name ? p->name : t->name, t->callouts[k].name);
+  }
+  quad_log(QUAD_LOG_DEBUG, "conn %llu: destroy #%" PRIu64, (unsigned long long)call->c->serial,
+           o->id);
+  obj_destroy(o);
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest *in,
+                        Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  GET_REF(ref, in->handle);
+  quad_obj_t *o = ref->obj;
+  if (!name_ok(in->name))
+    FAIL(QUA_EINVAL, "bad name '%.64s': 1 to 63 letters, digits, '_' or '-'", in->name);
+  quad_obj_t *other = obj_by_name(in->name);
+  if (other == o) {
+    Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+    closure(&out, call);
+    return;
+  }
+  if (other != NULL)
+    FAIL(QUA_EEXIST, "the name '%s' is taken", in->name);
+  if (o->name != NULL)
+    FAIL(QUA_ESTATE, "already published as '%s'", o->name);
+  if ((o->name = strdup(in->name)) == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishRequest *in,
+                          Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_obj_t *o = obj_by_name(in->name);
+  if (o == NULL)
+    FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
+  free(o->name);
+  o->name = NULL;
+  if (o->owner == NULL) {
+    o->owner = call->c;
+    call->c->owned++;
+  }
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+static void svc_open(Qua__V1__Qua_Service *svc, const Qua__V1__OpenRequest *in,
+                     Qua__V1__OpenReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_obj_t *o = obj_by_name(in->name);
+  if (o == NULL)
+    FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
+  quad_ref_t *ref = ref_add(call->c, o);
+  if (ref == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  Qua__V1__OpenReply out = QUA__V1__OPEN_REPLY__INIT;
+  out.handle = ref->handle;
+  out.type = (char *)qua_quaject_type(o->q)->name;
+  out.id = o->id;
+  closure(&out, call);
+}
+
+static void svc_wire(Qua__V1__Qua_Service *svc, const Qua__V1__WireRequest *in,
+                     Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  GET_REF(src, in->src);
+  GET_REF(dst, in->dst);
+  qua_error_t err = {0};
+  int r = qua_wire(src->obj->q, in->callout, dst->obj->q, in->entry, &err);
+  if (r < 0)
+    FAIL_ERR(r, &err);
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+static void svc_unwire(Qua__V1__Qua_Service *svc, const Qua__V1__UnwireRequest *in,
+                       Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  GET_REF(src, in->src);
+  qua_error_t err = {0};
+  int r = qua_unwire(src->obj->q, in->callout, &err);
+  if (r < 0)
+    FAIL_ERR(r, &err);
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+/* --- Invoke ------------------------------------------------------------------------ */
+
+/* Records an invoker callback fired during a call (loop thread: only the
+ * loop calls through the connection's sites). */
+static void on_fired(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  quad_conn_t *c = ctx;
+  if (c->nfired < QUAD_FIRED_MAX) {
+    c->fired[c->nfired].cb = cb;
+    c->fired[c->nfired].arg = arg;
+    c->nfired++;
+  }
+}
+
+/* Runs one call; a request-level error returns negative with msg set. */
+static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1__InvokeReply *out,
+                      arena_t *a, char *msg, size_t msglen) {
+  quad_ref_t *ref = quad_map_get(&c->handles, in->handle);
+  if (ref == NULL) {
+    snprintf(msg, msglen, "no handle %" PRIu64 " on this connection", in->handle);
+    return QUA_EHANDLE;
+  }
+  qua_quaject_t *q = ref->obj->q;
+  const qua_type_t *t = qua_quaject_type(q);
+  int e = qua_type_entry(t, in->entry);
+  if (e < 0) {
+    snprintf(msg, msglen, "%s has no callentry '%.64s'", t->name, in->entry);
+    return QUA_ENOENTRY;
+  }
+  const qua_entry_def_t *ed = &t->entries[e];
+  if (!ed->remote) {
+    snprintf(msg, msglen, "%s.%s takes pointer arguments: not callable remotely", t->name,
+             ed->name);
+    return QUA_EINVAL;
+  }
+  if (in->n_args != (size_t)ed->arity) {
+    snprintf(msg, msglen, "%s.%s takes %d argument%s, not %zu", t->name, ed->name, ed->arity,
+             ed->arity == 1 ? "" : "s", in->n_args);
+    return QUA_EINVAL;
+  }
+  if (ref->sites[e] == NULL) {
+    qua_bind_t binds[QUA_MAX_CALLBACKS + 1];
+    int nb = 0;
+    for (int k = 0; k < t->ncallbacks; k++)
+      if (t->callbacks[k].kind == QUA_CB_INVOKER)
+        binds[nb++] = (qua_bind_t){t->callbacks[k].name, on_fired, c};
+    binds[nb] = (qua_bind_t){NULL, NULL, NULL};
+    qua_error_t err = {0};
+    int r = qua_site_open(q, ed->name, binds, 0, &ref->sites[e], &err);
+    if (r < 0) {
+      snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : qua_strerror(r));
+      return r;
+    }
+  }
+  uint64_t a0 = in->n_args > 0 ? in->args[0] : 0, a1 = in->n_args > 1 ? in->args[1] : 0;
+  uint64_t ret = 0;
+  c->nfired = 0;
+  int r = qua_call(ref->sites[e], a0, a1, &ret);
+  out->status = r;
+  out->has_result = ed->returns && r == QUA_OK;
+  out->result = out->has_result ? ret : 0;
+  if (c->nfired > 0) {
+    out->fired = arena_alloc(a, (size_t)c->nfired * sizeof *out->fired);
+    Qua__V1__FiredCallback *fc = arena_alloc(a, (size_t)c->nfired * sizeof *fc);
+    if (out->fired == NULL || fc == NULL)
+      return QUA_ENOMEM;
+    for (int i = 0; i < c->nfired; i++) {
+      qua__v1__fired_callback__init(&fc[i]);
+      fc[i].callback = (char *)t->callbacks[c->fired[i].cb].name;
+      fc[i].arg = c->fired[i].arg;
+      out->fired[i] = &fc[i];
+    }
+    out->n_fired = (size_t)c->nfired;
+  }
+  return 0;
+}
+
+static void svc_invoke(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeRequest *in,
+                       Qua__V1__InvokeReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  arena_t a = {0};
+  Qua__V1__InvokeReply out = QUA__V1__INVOKE_REPLY__INIT;
+  int r = invoke_one(call->c, in, &out, &a, call->msg, sizeof call->msg);
+  if (r < 0) {
+    arena_free(&a);
+    call->status = r;
+    closure(NULL, call);
+    return;
+  }
+  closure(&out, call);
+  arena_free(&a);
+}
+
+static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBatchRequest *in,
+                             Qua__V1__InvokeBatchReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  arena_t a = {0};
+  Qua__V1__InvokeBatchReply out = QUA__V1__INVOKE_BATCH_REPLY__INIT;
+  Qua__V1__InvokeReply *replies = arena_alloc(&a, in->n_calls * sizeof *replies);
+  out.replies = arena_alloc(&a, in->n_calls * sizeof *out.replies);
+  if (a.failed) {
+    arena_free(&a);
+    FAIL(QUA_ENOMEM, "out of memory");
+  }
+  /* A call refused (unknown handle, entry...) gets its status in its
+   * reply; the others still run. */
+  for (size_t i = 0; i < in->n_calls; i++) {
+    qua__v1__invoke_reply__init(&replies[i]);
+    char msg[160];
+    int r = invoke_one(call->c, in->calls[i], &replies[i], &a, msg, sizeof msg);
+    if (r < 0)
+      replies[i].status = r;
+    out.replies[i] = &replies[i];
+  }
+  out.n_replies = in->n_calls;
+  closure(&out, call);
+  arena_free(&a);
+}
+
+/* --- Bindings ---------------------------------------------------------------------- */
+
+static void svc_bind(Qua__V1__Qua_Service *svc, const Qua__V1__BindRequest *in,
+                     Qua__V1__BindReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  GET_REF(ref, in->handle);
+  bool has_cb = in->callback[0] != '\0', has_co = in->callout[0] != '\0';
+  if (has_cb == has_co)
+    FAIL(QUA_EINVAL, "name exactly one of callback and callout");
+  if (call->c->bindings.len >= quad_srv->cfg.max_quajects)
+    FAIL(QUA_ELIMIT, "this connection has %zu bindings, the limit", call->c->bindings.len);
+  qua_error_t err = {0};
+  quad_binding_t *b = NULL;
+  int r = has_cb ? quad_bind_callback(call->c, ref, in->callback, &b, &err)
+                 : quad_bind_drain(call->c, ref, in->callout, in->credits, &b, &err);
+  if (r < 0)
+    FAIL_ERR(r, &err);
+  Qua__V1__BindReply out = QUA__V1__BIND_REPLY__INIT;
+  out.binding = b->id;
+  closure(&out, call);
+  /* The reply goes before the first items of a drain. */
+  if (b->kind == QUAD_BIND_DRAIN)
+    quad_credit(b, 0);
+}
+
+static void svc_unbind(Qua__V1__Qua_Service *svc, const Qua__V1__UnbindRequest *in,
+                       Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_binding_t *b = quad_map_get(&call->c->bindings, in->binding);
+  if (b == NULL)
+    FAIL(QUA_EHANDLE, "no binding %" PRIu64 " on this connection", in->binding);
+  quad_unbind(b);
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *in,
+                       Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_binding_t *b = quad_map_get(&call->c->bindings, in->binding);
+  if (b == NULL)
+    FAIL(QUA_EHANDLE, "no binding %" PRIu64 " on this connection", in->binding);
+  if (b->kind != QUAD_BIND_DRAIN)
+    FAIL(QUA_ESTATE, "binding %" PRIu64 " is a callback: it takes no credits", in->binding);
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+  quad_credit(b, in->credits);
+}
+
+/* --- Listings ---------------------------------------------------------------------- */
+
+/* Fills qi for o as connection c sees it; `full` adds wires and impls. */
+static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
+                        Qua__V1__QuajectInfo *qi) {
+  const qua_type_t *t = qua_quaject_type(o->q);
+  qua__v1__quaject_info__init(qi);
+  quad_ref_t *ref = ref_of(c, o);
+  qi->handle = ref != NULL ? ref->handle : 0;
+  qi->id = o->id;
+  qi->type = (char *)t->name;
+  qi->name = o->name != NULL ? o->name : (char *)"";
+  char line[256];
+  qua_quaject_describe(o->q, line, sizeof line);
+  qi->state = arena_strdup(a, line);
+  qi->params = arena_alloc(a, (size_t)t->nparams * sizeof *qi->params);
+  if (qi->params == NULL)
+    return QUA_ENOMEM;
+  for (int k = 0; k < t->nparams; k++)
+    qi->params[qi->n_params++] = qua_quaject_param(o->q, k);
+  if (!full)
+    return 0;
+  qi->wires = arena_alloc(a, (size_t)t->ncallouts * sizeof *qi->wires);
+  qi->impls = arena_alloc(a, (size_t)t->nentries * sizeof *qi->impls);
+  if (qi->wires == NULL || qi->impls == NULL)
+    return QUA_ENOMEM;
+  for (int k = 0; k < t->ncallouts; k++) {
+    int e = 0;
+    qua_quaject_t *dst = qua_wired_to(o->q, k, &e);
+    if (dst == NULL)
+      continue;
+    Qua__V1__WireInfo *w = arena_alloc(a, sizeof *w);
+    if (w == NULL)
+      return QUA_ENOMEM;
+    qua__v1__wire_info__init(w);
+    const quad_obj_t *d = obj_by_quaject(dst);
+    w->callout = (char *)t->callouts[k].name;
+    w->dst_id = qua_quaject_id(dst);
+    w->dst_name = d != NULL && d->name != NULL ? d->name : (char *)(d == NULL ? "(client)" : "");
+    w->entry = (char *)qua_quaject_type(dst)->entries[e].name;
+    qi->wires[qi->n_wires++] = w;
+  }
+  for (int e = 0; e < t->nentries; e++) {
+    Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
+    if (im == NULL)
+      return QUA_ENOMEM;
+    qua__v1__entry_impl__init(im);
+    im->entry = (char *)t->entries[e].name;
+    im->impl = (char *)qua_quaject_entry_impl(o->q, e);
+    qi->impls[qi->n_impls++] = im;
+  }
+  return 0;
+}
+
+static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
+                     Qua__V1__ListReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  arena_t a = {0};
+  Qua__V1__ListReply out = QUA__V1__LIST_REPLY__INIT;
+  out.quajects = arena_alloc(&a, quad_srv->nobjs * sizeof *out.quajects);
+  Qua__V1__QuajectInfo *qis = arena_alloc(&a, quad_srv->nobjs * sizeof *qis);
+  /* Oldest first. */
+  quad_obj_t *last = quad_srv->objs;
+  while (last != NULL && last->next != NULL)
+    last = last->next;
+  for (quad_obj_t *o = last; !a.failed && o != NULL; o = o->prev) {
+    if (quaject_info(&a, call->c, o, false, &qis[out.n_quajects]) < 0)
+      break;
+    out.quajects[out.n_quajects] = &qis[out.n_quajects];
+    out.n_quajects++;
+  }
+  if (a.failed) {
+    arena_free(&a);
+    FAIL(QUA_ENOMEM, "out of memory");
+  }
+  closure(&out, call);
+  arena_free(&a);
+}
+
+static void svc_describe(Qua__V1__Qua_Service *svc, const Qua__V1__DescribeRequest *in,
+                         Qua__V1__DescribeReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_obj_t *o;
+  if (in->name[0] != '\0') {
+    o = obj_by_name(in->name);
+    if (o == NULL)
+      FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
+  } else {
+    GET_REF(ref, in->handle);
+    o = ref->obj;
+  }
+  arena_t a = {0};
+  Qua__V1__QuajectInfo qi;
+  if (quaject_info(&a, call->c, o, true, &qi) < 0) {
+    arena_free(&a);
+    FAIL(QUA_ENOMEM, "out of memory");
+  }
+  Qua__V1__DescribeReply out = QUA__V1__DESCRIBE_REPLY__INIT;
+  out.quaject = &qi;
+  closure(&out, call);
+  arena_free(&a);
+}
+
+static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in,
+                      Qua__V1__StatsReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  Qua__V1__StatsReply out = QUA__V1__STATS_REPLY__INIT;
+  out.connections = quad_srv->nconns;
+  out.quajects = quad_srv->nobjs;
+  out.requests = quad_srv->requests;
+  out.events_sent = quad_srv->events_sent;
+  out.events_dropped = atomic_load_explicit(&quad_srv->events_dropped, memory_order_relaxed);
+  out.bytes_in = quad_srv->bytes_in;
+  out.bytes_out = quad_srv->bytes_out;
+  out.uptime_ms = uv_now(quad_srv->loop) - quad_srv->start_ms;
+  closure(&out, call);
+}
+
+/* --- Dispatch ----------------------------------------------------------------------- */
+
+static Qua__V1__Qua_Service quad_service = QUA__V1__QUA__INIT(svc_);
+
+void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
+  quad_call_t call = {.c = c, .id = f->id};
+  char msg[160];
+  if (c->tcp && c->state == QUAD_NEW &&
+      !(f->kind == QUA__V1__FRAME__KIND__REQUEST && f->method == QUAP_HELLO)) {
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): request before Hello", (unsigned long long)c->serial,
+             c->peer);
+    quad_conn_respond(c, f->id, QUA_EAUTH, "say Hello with the token first", NULL);
+    c->close_after = true;
+    return;
+  }
+  if (f->kind != QUA__V1__FRAME__KIND__REQUEST) {
+    quad_conn_respond(c, f->id, QUA_EPROTO, "a client sends only requests", NULL);
+    return;
+  }
+  if (f->id == 0) {
+    quad_conn_respond(c, 0, QUA_EPROTO, "request id 0: ids are non-zero", NULL);
+    return;
+  }
+  const ProtobufCMethodDescriptor *m = quap_method(f->method);
+  if (m == NULL) {
+    snprintf(msg, sizeof msg, "no method %" PRIu32 " (the service has %u)", f->method,
+             qua__v1__qua__descriptor.n_methods);
+    quad_conn_respond(c, f->id, QUA_ENOMETHOD, msg, NULL);
+    return;
+  }
+  ProtobufCMessage *in = NULL;
+  if (quap_request_unpack(f, &in) < 0) {
+    snprintf(msg, sizeof msg, "the body is not a %s", m->input->name);
+    quad_conn_respond(c, f->id, QUA_EPROTO, msg, NULL);
+    return;
+  }
+  quad_service.base.invoke(&quad_service.base, f->method, in, reply, &call);
+  if (!call.replied) {
+    fail(&call, QUA_ESTATE, "%s gave no reply", m->name);
+    reply(NULL, &call);
+  }
+  protobuf_c_message_free_unpacked(in, NULL);
+}

@@ -1,0 +1,334 @@
+/* events.c -- quad's bindings: callbacks as events, callouts drained with credits.
+ *
+ * Design note: how a callback that fires on any thread reaches the client.
+ *
+ *  1. A callback binding is a qua_watch whose handler (any thread: a pump's,
+ *     a clock's, or the loop during an Invoke) takes a free record index
+ *     from the connection's ring (lfq get_mc), fills the record, puts the
+ *     index on the ready queue (lfq put_mp), raises the connection's
+ *     ev_pending flag and calls uv_async_send. It never blocks, allocates
+ *     or takes a lock. The lfq release/acquire pairs order the record's
+ *     contents before the loop reads them, and the loop's read before a
+ *     handler reuses the index.
+ *  2. The ring holds exactly --max-events records. When none is free the
+ *     handler counts the event as dropped on its binding (and daemon-wide);
+ *     the next event of that binding carries the count in `dropped`. So a
+ *     client that does not read costs a fixed amount of memory.
+ *  3. The loop (async callback, or a completed write) moves ready records
+ *     into the connection's output while fewer than QUAD_WRITE_HIGH bytes
+ *     wait for the socket; the rest waits in the ring (and then drops).
+ *     A record whose binding is gone (unbound meanwhile) is discarded.
+ *  4. Unbinding calls qua_unwatch, which returns once the handler can no
+ *     longer run; the ring is freed only with the connection, after every
+ *     binding is gone. So no handler touches freed memory.
+ *  5. A drain binding (a queue's consumer side, or any one-word callout the
+ *     client becomes the target of) has a get site on the queue, opened by
+ *     the loop with a handler for "notempty" that only raises ev_pending.
+ *     The loop takes items with that site while the binding has credits and
+ *     the socket keeps up, one credit per item, and stops otherwise: the
+ *     queue fills and its producers get "full". It resumes on notempty,
+ *     on Credit, and when a write completes. Because notempty fires for
+ *     every empty->not-empty transition after a get that found the queue
+ *     empty, no wake-up is lost.
+ *  6. For a callout of another type (a pump's sink, a counter's out, a
+ *     clock's tick, a tee's outN: one word, no result), the binding makes a
+ *     private queue (capacity QUAD_PROXY_CAPACITY), wires the callout to its
+ *     put and drains it as in 5. A pump's sink then blocks on "full" like
+ *     any producer. Callouts that want a result (a pump's source) cannot
+ *     have a client as their target: ESTATE.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quad-internal.h"
+
+#define QUAD_PROXY_CAPACITY "capacity=256"
+
+/* --- The ring -------------------------------------------------------------------- */
+
+static uint32_t pow2_at_least(uint32_t n) {
+  uint32_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+static quad_ring_t *ring_new(uint32_t n) {
+  quad_ring_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  uint32_t cap = pow2_at_least(n);
+  r->n = n;
+  r->rec = calloc(n, sizeof *r->rec);
+  if (r->rec == NULL)
+    goto fail_rec;
+  if (qua__lfq_init(&r->free, cap) < 0)
+    goto fail_free;
+  if (qua__lfq_init(&r->ready, cap) < 0)
+    goto fail_ready;
+  for (uint32_t i = 0; i < n; i++)
+    qua__lfq_put_sp(&r->free, i);
+  return r;
+
+fail_ready:
+  qua__lfq_fini(&r->free);
+fail_free:
+  free(r->rec);
+fail_rec:
+  free(r);
+  return NULL;
+}
+
+void quad_ring_free(quad_ring_t *r) {
+  if (r == NULL)
+    return;
+  qua__lfq_fini(&r->ready);
+  qua__lfq_fini(&r->free);
+  free(r->rec);
+  free(r);
+}
+
+static void raise_pending(quad_conn_t *c) {
+  atomic_store_explicit(&c->ev_pending, true, memory_order_release);
+  uv_async_send(&quad_srv->wake);
+}
+
+/* A bound callback fired (any thread; see note 1). */
+static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  quad_binding_t *b = ctx;
+  quad_ring_t *r = b->conn->ring;
+  uint64_t idx;
+  if (qua__lfq_get_mc(&r->free, &idx) > QUA__LFQ_EDGE) {
+    atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&quad_srv->events_dropped, 1, memory_order_relaxed);
+  } else {
+    r->rec[idx].binding = b->id;
+    r->rec[idx].arg = arg;
+    qua__lfq_put_mp(&r->ready, idx);
+  }
+  raise_pending(b->conn);
+}
+
+/* A drained queue went from empty to not empty (any thread). */
+static void on_notempty(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  quad_binding_t *b = ctx;
+  raise_pending(b->conn);
+}
+
+/* --- Binding ---------------------------------------------------------------------- */
+
+static quad_binding_t *binding_new(quad_conn_t *c, quad_ref_t *ref, int kind, const char *name) {
+  if (c->ring == NULL && (c->ring = ring_new(quad_srv->cfg.max_events)) == NULL)
+    return NULL;
+  quad_binding_t *b = calloc(1, sizeof *b);
+  if (b == NULL)
+    return NULL;
+  b->id = c->next_binding;
+  b->kind = kind;
+  b->conn = c;
+  b->ref = ref;
+  b->name = name;
+  atomic_init(&b->dropped, 0);
+  if (quad_map_put(&c->bindings, b->id, b) < 0) {
+    free(b);
+    return NULL;
+  }
+  c->next_binding++;
+  return b;
+}
+
+/* Makes b known to its handle (and its connection's drains). */
+static void binding_link(quad_binding_t *b) {
+  b->next_in_ref = b->ref->bindings;
+  b->ref->bindings = b;
+  if (b->kind == QUAD_BIND_DRAIN) {
+    b->next_drain = b->conn->drains;
+    if (b->next_drain != NULL)
+      b->next_drain->prev_drain = b;
+    b->conn->drains = b;
+  }
+}
+
+static void binding_forget(quad_binding_t *b) {
+  quad_map_del(&b->conn->bindings, b->id);
+  free(b);
+}
+
+int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad_binding_t **out,
+                       qua_error_t *err) {
+  const qua_type_t *t = qua_quaject_type(r->obj->q);
+  int cb = qua_type_callback(t, callback);
+  if (cb < 0) {
+    snprintf(err->msg, sizeof err->msg, "%s has no callback '%.64s'", t->name, callback);
+    return err->code = QUA_ENOCALLBACK;
+  }
+  quad_binding_t *b = binding_new(c, r, QUAD_BIND_CALLBACK, t->callbacks[cb].name);
+  if (b == NULL) {
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return err->code = QUA_ENOMEM;
+  }
+  int rc = qua_watch(r->obj->q, t->callbacks[cb].name, on_callback, b, &b->watch, err);
+  if (rc < 0) {
+    binding_forget(b);
+    return rc;
+  }
+  binding_link(b);
+  *out = b;
+  return 0;
+}
+
+int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
+                    quad_binding_t **out, qua_error_t *err) {
+  qua_quaject_t *q = r->obj->q;
+  const qua_type_t *t = qua_quaject_type(q);
+  const qua_type_t *queue = qua_type_find("queue");
+  const char *name;
+  qua_quaject_t *target = q;
+  qua_quaject_t *proxy = NULL;
+  int rc;
+  if (t == queue && strcmp(callout, "get") == 0) {
+    name = "get";
+  } else {
+    int k = qua_type_callout(t, callout);
+    if (k < 0) {
+      snprintf(err->msg, sizeof err->msg, "%s has no callout '%.64s'%s", t->name, callout,
+               t == queue ? " (a queue's consumer side is \"get\")" : "");
+      return err->code = QUA_ENOCALLOUT;
+    }
+    const qua_callout_def_t *cd = &t->callouts[k];
+    if (cd->arity != 1 || cd->returns) {
+      snprintf(err->msg, sizeof err->msg,
+               "%s.%s %s: a client can only be the target of one-word callouts without a result",
+               t->name, cd->name, cd->returns ? "wants a result" : "takes no item");
+      return err->code = QUA_ESTATE;
+    }
+    name = cd->name;
+    const char *params[] = {QUAD_PROXY_CAPACITY};
+    rc = qua_create("queue", params, 1, &proxy, err);
+    if (rc < 0)
+      return rc;
+    rc = qua_wire(q, name, proxy, "put", err);
+    if (rc < 0) {
+      qua_destroy(proxy, true, NULL);
+      return rc;
+    }
+    target = proxy;
+  }
+  quad_binding_t *b = binding_new(c, r, QUAD_BIND_DRAIN, name);
+  if (b == NULL) {
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    rc = err->code = QUA_ENOMEM;
+    goto fail;
+  }
+  const qua_bind_t handlers[] = {{"notempty", on_notempty, b}, {NULL, NULL, NULL}};
+  rc = qua_site_open(target, "get", handlers, 0, &b->get_site, err);
+  if (rc < 0) {
+    if (rc == QUA_ENOCALLBACK)
+      snprintf(err->msg, sizeof err->msg,
+               "this queue was created with notify=0: it cannot wake a drainer");
+    binding_forget(b);
+    goto fail;
+  }
+  b->proxy = proxy;
+  b->credits = credits;
+  binding_link(b);
+  *out = b;
+  return 0;
+
+fail:
+  if (proxy != NULL)
+    qua_destroy(proxy, true, NULL);
+  return rc;
+}
+
+void quad_unbind(quad_binding_t *b) {
+  quad_conn_t *c = b->conn;
+  if (b->watch != NULL)
+    qua_unwatch(b->watch); /* the handler no longer runs */
+  if (b->get_site != NULL)
+    qua_site_close(b->get_site);
+  if (b->proxy != NULL)
+    qua_destroy(b->proxy, true, NULL); /* unwires the callout feeding it */
+  for (quad_binding_t **pp = &b->ref->bindings; *pp != NULL; pp = &(*pp)->next_in_ref)
+    if (*pp == b) {
+      *pp = b->next_in_ref;
+      break;
+    }
+  if (b->kind == QUAD_BIND_DRAIN) {
+    if (b->prev_drain != NULL)
+      b->prev_drain->next_drain = b->next_drain;
+    else
+      c->drains = b->next_drain;
+    if (b->next_drain != NULL)
+      b->next_drain->prev_drain = b->prev_drain;
+  }
+  binding_forget(b);
+}
+
+/* --- Delivery --------------------------------------------------------------------- */
+
+static void send_event(quad_conn_t *c, quad_binding_t *b, uint64_t arg, uint64_t dropped) {
+  Qua__V1__Event ev = QUA__V1__EVENT__INIT;
+  ev.binding = b->id;
+  ev.handle = b->ref->handle;
+  ev.callback = (char *)b->name;
+  ev.arg = arg;
+  ev.seq = ++b->seq;
+  ev.dropped = dropped;
+  if (quap_event_append(&c->out, &ev) > 0)
+    quad_srv->events_sent++;
+}
+
+/* Takes items for a drain while credits and the socket allow. */
+static void drain(quad_conn_t *c, quad_binding_t *b) {
+  while (b->credits > 0 && quad_conn_writable(c)) {
+    uint64_t item = 0;
+    if (qua_call(b->get_site, 0, 0, &item) != QUA_OK)
+      break; /* empty (notempty will wake us) or closed */
+    b->credits--;
+    send_event(c, b, item, 0);
+  }
+}
+
+void quad_credit(quad_binding_t *b, uint64_t credits) {
+  b->credits = credits > UINT64_MAX - b->credits ? UINT64_MAX : b->credits + credits;
+  drain(b->conn, b);
+  quad_conn_flush(b->conn);
+}
+
+void quad_events_pump(quad_conn_t *c, bool all) {
+  if (c->state >= QUAD_CLOSING)
+    return;
+  quad_ring_t *r = c->ring;
+  if (r != NULL) {
+    uint64_t idx;
+    while ((all || quad_conn_writable(c)) && qua__lfq_get_sc(&r->ready, &idx) <= QUA__LFQ_EDGE) {
+      quad_evrec_t rec = r->rec[idx];
+      qua__lfq_put_sp(&r->free, idx);
+      quad_binding_t *b = quad_map_get(&c->bindings, rec.binding);
+      if (b == NULL)
+        continue; /* unbound meanwhile */
+      uint64_t dropped = atomic_exchange_explicit(&b->dropped, 0, memory_order_relaxed);
+      send_event(c, b, rec.arg, dropped);
+    }
+  }
+  /* Items still in a queue are not queued events: drains always wait for the socket. */
+  for (quad_binding_t *b = c->drains; b != NULL; b = b->next_drain)
+    drain(c, b);
+}
+
+void quad_on_wake(uv_async_t *a) {
+  for (quad_conn_t *c = quad_srv->conns, *next; c != NULL; c = next) {
+    next = c->next; /* a failed write closes c and unlinks it */
+    /* Acquire: a handler's record (put before its release of the flag) is
+     * visible below; a record put after this exchange raises the flag and
+     * wakes the loop again. */
+    if (!atomic_load_explicit(&c->ev_pending, memory_order_relaxed) ||
+        !atomic_exchange_explicit(&c->ev_pending, false, memory_order_acq_rel))
+      continue;
+    quad_events_pump(c, false);
+    quad_conn_flush(c);
+  }
+}

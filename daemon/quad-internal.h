@@ -1,0 +1,245 @@
+/* quad-internal.h -- quad's private declarations: server, connections, objects, bindings.
+ *
+ * Threads: everything here belongs to the loop thread, except the fields
+ * marked "any thread" (the event ring and the counters that callback
+ * handlers touch from pumps' and clocks' threads).
+ */
+#ifndef QUAD_INTERNAL_H
+#define QUAD_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "frame.h"
+#include "lfq.h"
+#include "qua.h"
+
+#ifndef QUAD_VERSION
+#define QUAD_VERSION "0.0.0"
+#endif
+
+/* --- Configuration (quad.c) --------------------------------------------- */
+
+enum { QUAD_LOG_ERROR, QUAD_LOG_WARN, QUAD_LOG_INFO, QUAD_LOG_DEBUG };
+
+#define QUAD_TOKEN_MAX 256
+
+typedef struct quad_config {
+  char *socket_path;        /* owned */
+  bool socket_default;      /* the default path: create its folder */
+  char *listen;             /* HOST:PORT or NULL */
+  char *token_file;
+  char token[QUAD_TOKEN_MAX];
+  size_t token_len;
+  size_t max_frame;
+  unsigned max_quajects;
+  unsigned max_inflight;
+  unsigned max_events;
+  int log_level;
+} quad_config_t;
+
+void quad_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+extern int quad_log_level;
+
+/* --- A small map of uint64 keys (map.c) -------------------------------- */
+
+typedef struct quad_map {
+  uint64_t *keys; /* 0: empty slot */
+  void **vals;
+  size_t cap, len;
+} quad_map_t;
+
+void quad_map_init(quad_map_t *m);
+void quad_map_fini(quad_map_t *m);
+void *quad_map_get(const quad_map_t *m, uint64_t key);
+/* Adds key (non-zero, not present). 0 or QUA_ENOMEM. */
+int quad_map_put(quad_map_t *m, uint64_t key, void *val);
+void *quad_map_del(quad_map_t *m, uint64_t key);
+/* Iteration: for (size_t i = 0; i < m->cap; i++) if (m->keys && m->keys[i]) ... */
+
+/* --- Objects, handles, bindings (dispatch.c, events.c) ----------------- */
+
+typedef struct quad_conn quad_conn_t;
+typedef struct quad_obj quad_obj_t;
+typedef struct quad_ref quad_ref_t;
+typedef struct quad_binding quad_binding_t;
+
+/* A quaject the daemon runs. */
+struct quad_obj {
+  qua_quaject_t *q;
+  uint64_t id;
+  char *name;          /* published name, or NULL */
+  quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
+  quad_ref_t *refs;    /* every connection's handle on it */
+  quad_obj_t *next, *prev;
+};
+
+/* A connection's handle on an object: a capability. */
+struct quad_ref {
+  uint64_t handle;
+  quad_conn_t *conn;
+  quad_obj_t *obj;
+  qua_site_t *sites[QUA_MAX_ENTRIES]; /* for Invoke, opened on first use */
+  quad_binding_t *bindings;           /* this handle's bindings */
+  quad_ref_t *next_in_obj, *prev_in_obj;
+};
+
+enum { QUAD_BIND_CALLBACK, QUAD_BIND_DRAIN };
+
+/* A callback or a callout bound to a connection. */
+struct quad_binding {
+  uint64_t id;
+  int kind;
+  quad_conn_t *conn;
+  quad_ref_t *ref;
+  const char *name;         /* callback or callout name (the type table's string) */
+  qua_watch_t *watch;       /* CALLBACK */
+  qua_site_t *get_site;     /* DRAIN: the consumer site, with a notempty handler */
+  qua_quaject_t *proxy;     /* DRAIN of a non-queue callout: the private queue it feeds */
+  uint64_t credits;         /* DRAIN: items the client will still take */
+  uint64_t seq;             /* events delivered */
+  _Atomic uint64_t dropped; /* any thread: events lost to a full ring since the last one */
+  quad_binding_t *next_in_ref;
+  quad_binding_t *next_drain, *prev_drain; /* the connection's drains */
+};
+
+/* The per-connection event ring (any thread puts, the loop takes): a
+ * record pool indexed through two lfqs, `free` (indices to fill) and
+ * `ready` (filled, in order). Exactly `n` records exist, so the ring never
+ * holds more than n events and never allocates after creation. */
+typedef struct quad_evrec {
+  uint64_t binding;
+  uint64_t arg;
+} quad_evrec_t;
+
+typedef struct quad_ring {
+  qua__lfq_t free;  /* get_mc by handlers, put_sp by the loop */
+  qua__lfq_t ready; /* put_mp by handlers, get_sc by the loop */
+  quad_evrec_t *rec;
+  uint32_t n;
+} quad_ring_t;
+
+/* --- Connections (session.c) ------------------------------------------ */
+
+enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
+
+#define QUAD_RBUF 65536
+#define QUAD_FIRED_MAX 16
+/* Bytes handed to the socket and not yet written, past which the loop
+ * stops moving events into the output (they wait in the ring). */
+#define QUAD_WRITE_HIGH (256u * 1024u)
+
+struct quad_conn {
+  union {
+    uv_handle_t h;
+    uv_stream_t s;
+    uv_pipe_t pipe;
+    uv_tcp_t tcp;
+  } u;
+  uint64_t serial;
+  bool tcp;
+  enum quad_state state;
+  char peer[96];
+  quad_conn_t *next, *prev;
+
+  quap_decoder_t dec;
+  uint8_t *rbuf;
+  size_t rbuf_off, rbuf_len;   /* unprocessed bytes, kept while paused */
+  bool reading, eof, close_after;
+  uv_timer_t close_timer;
+  int closing; /* handles whose close callback is still due */
+  uv_shutdown_t shutdown_req;
+
+  quap_buf_t out;              /* frames not yet handed to uv_write */
+  unsigned out_responses;      /* responses among them */
+  size_t write_bytes;          /* handed to uv_write, not yet written */
+  unsigned inflight;           /* requests read whose responses are not yet written */
+
+  quad_map_t handles;          /* handle -> quad_ref_t */
+  uint64_t next_handle;
+  quad_map_t bindings;         /* binding id -> quad_binding_t */
+  uint64_t next_binding;
+  unsigned owned;              /* objects created and owned */
+  quad_binding_t *drains;
+
+  quad_ring_t *ring;           /* created by the first Bind */
+  _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
+
+  /* Invoker callbacks recorded during one Invoke (loop thread only). */
+  struct { int cb; uint64_t arg; } fired[QUAD_FIRED_MAX];
+  int nfired;
+};
+
+/* --- The server (quad.c) --------------------------------------------- */
+
+typedef struct quad_server {
+  uv_loop_t *loop;
+  quad_config_t cfg;
+  uv_pipe_t unix_listener;
+  uv_tcp_t tcp_listener;
+  bool have_unix, have_tcp, unix_bound;
+  uv_signal_t sigterm, sigint;
+  uv_async_t wake; /* any thread: uv_async_send after putting an event */
+  uv_timer_t deadline;
+  bool stopping;
+  uint64_t start_ms;
+  uint64_t next_serial;
+  quad_conn_t *conns;   /* open connections (NEW and READY) */
+  unsigned nalive;      /* connections not yet freed, closing ones included */
+  quad_obj_t *objs;
+  unsigned nobjs;
+  /* Statistics. */
+  unsigned nconns;
+  uint64_t requests, events_sent, bytes_in, bytes_out;
+  _Atomic uint64_t events_dropped; /* any thread */
+} quad_server_t;
+
+extern quad_server_t *quad_srv;
+
+/* session.c */
+void quad_on_unix_connection(uv_stream_t *server, int status);
+void quad_on_tcp_connection(uv_stream_t *server, int status);
+/* Closes a connection: releases its handles and bindings now, writes what
+ * is queued, then closes the socket. `why` goes to the log. */
+void quad_conn_close(quad_conn_t *c, const char *why);
+/* Hands the output buffer to the socket. */
+void quad_conn_flush(quad_conn_t *c);
+/* Appends a response for request id; too large responses become ETOOBIG. */
+void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
+                       const ProtobufCMessage *out);
+bool quad_conn_writable(const quad_conn_t *c);
+/* SIGTERM: answer what is in flight, flush events, close every connection. */
+void quad_conns_shutdown(void);
+/* The exit deadline: closes every socket still open, written or not. */
+void quad_conns_force_close(void);
+
+/* dispatch.c */
+/* Handles one decoded request frame of an open connection. */
+void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f);
+/* Releases everything a closing connection holds (handles, bindings,
+ * owned unpublished objects). */
+void quad_conn_release(quad_conn_t *c);
+/* Destroys every object left (exit). */
+void quad_objs_destroy_all(void);
+
+/* events.c */
+int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad_binding_t **out,
+                       qua_error_t *err);
+int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
+                    quad_binding_t **out, qua_error_t *err);
+/* Unbinds: after return no handler of b runs; b is freed. */
+void quad_unbind(quad_binding_t *b);
+/* Adds credits to a drain and takes what they allow. */
+void quad_credit(quad_binding_t *b, uint64_t credits);
+/* Moves queued events and drainable items into c's output while the
+ * socket keeps up (all: every queued event, ignoring the socket). */
+void quad_events_pump(quad_conn_t *c, bool all);
+/* The async callback: some connection has events. */
+void quad_on_wake(uv_async_t *a);
+void quad_ring_free(quad_ring_t *r);
+
+#endif /* QUAD_INTERNAL_H */

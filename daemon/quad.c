@@ -1,0 +1,508 @@
+/* quad.c -- the qua daemon: options, logging, listeners, signals and an orderly exit.
+ *
+ * One libuv loop thread owns the sockets, the sessions and every control
+ * operation on quajects; pumps and clocks run on their own threads and
+ * reach the loop through the connections' event rings and one uv_async
+ * (events.c). session.c has the connection state machine, dispatch.c the
+ * methods.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "quad-internal.h"
+
+quad_server_t *quad_srv;
+int quad_log_level = QUAD_LOG_INFO;
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+void quad_log(int level, const char *fmt, ...) {
+  if (level > quad_log_level)
+    return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "quad[%ld]: %s: %s\n", (long)getpid(), level_names[level], line);
+}
+
+/* --- Options ------------------------------------------------------------------------ */
+
+static const char usage_text[] =
+    "Usage: quad [OPTION]...\n"
+    "Run the qua daemon: serve quaject graphs to clients over the qua.v1 protocol.\n"
+    "\n"
+    "quad listens on a unix socket (and, when asked, on TCP) and lets clients\n"
+    "(libquaclient, the qua command) create quajects, wire them into graphs,\n"
+    "invoke their callentries and bind their callbacks and callouts to\n"
+    "themselves. It logs to standard error and runs until SIGTERM or SIGINT,\n"
+    "on which it stops accepting, answers the requests it has read, sends the\n"
+    "events it has queued and exits with status 0 within 5 seconds.\n"
+    "\n"
+    "Options:\n"
+    "  --socket PATH       listen on the unix socket PATH (mode 0660; peer\n"
+    "                      credentials are logged). Default:\n"
+    "                      $XDG_RUNTIME_DIR/qua/quad.sock, or /run/qua/quad.sock\n"
+    "                      for root; the folder is created (0700, or 0750 for\n"
+    "                      root). A stale socket file is removed; if a daemon\n"
+    "                      answers on PATH, quad refuses to start.\n"
+    "  --listen HOST:PORT  also listen on TCP (IPv6 as [ADDR]:PORT; port 0 picks\n"
+    "                      one, which is logged). Needs --token-file.\n"
+    "  --token-file FILE   the token TCP clients must send in Hello. FILE must\n"
+    "                      not be readable by others; trailing white space is\n"
+    "                      ignored.\n"
+    "  --max-frame BYTES   largest frame accepted (default 1048576); a larger\n"
+    "                      one is answered ETOOBIG and closes the connection.\n"
+    "  --max-quajects-per-client N\n"
+    "                      quajects (and bindings) one connection may own\n"
+    "                      (default 1024); past it: ELIMIT.\n"
+    "  --max-inflight N    requests per connection read but not yet answered\n"
+    "                      (default 64); past it quad stops reading that\n"
+    "                      connection until its responses are written.\n"
+    "  --max-events N      events queued per connection (default 4096); past it\n"
+    "                      callback events are dropped and counted.\n"
+    "  --log-level LEVEL   error, warn, info (default) or debug.\n"
+    "  --help              print this help and exit.\n"
+    "  --version           print the version and exit.\n"
+    "\n"
+    "Exit status: 0 after a clean shutdown, 1 when the daemon cannot run (the\n"
+    "socket is taken, the address cannot be bound), 2 for bad options or a\n"
+    "bad token file.\n"
+    "\n"
+    "The protocol, the connection states, the limits and every status code are\n"
+    "described in proto/README.md.\n";
+
+enum {
+  OPT_SOCKET = 256,
+  OPT_LISTEN,
+  OPT_TOKEN_FILE,
+  OPT_MAX_FRAME,
+  OPT_MAX_QUAJECTS,
+  OPT_MAX_INFLIGHT,
+  OPT_MAX_EVENTS,
+  OPT_LOG_LEVEL,
+  OPT_HELP,
+  OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"socket", required_argument, NULL, OPT_SOCKET},
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
+    {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
+    {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
+    {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "quad: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'quad --help' for more information.\n");
+  return 2;
+}
+
+/* Parses a decimal number in [min, max]. */
+static bool parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
+  if (s == NULL || *s < '0' || *s > '9')
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+static int read_token(quad_config_t *cfg) {
+  int fd = open(cfg->token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    fprintf(stderr, "quad: cannot open token file %s: %s\n", cfg->token_file, strerror(errno));
+    return 2;
+  }
+  struct stat st;
+  int rc = 2;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "quad: token file %s is not a regular file\n", cfg->token_file);
+    goto out;
+  }
+  if (st.st_mode & (S_IROTH | S_IWOTH)) {
+    fprintf(stderr,
+            "quad: token file %s is accessible to others (mode %04o); refusing to use it "
+            "(chmod o-rw %s)\n",
+            cfg->token_file, (unsigned)(st.st_mode & 07777), cfg->token_file);
+    goto out;
+  }
+  char buf[QUAD_TOKEN_MAX + 1];
+  ssize_t n = read(fd, buf, sizeof buf);
+  if (n < 0) {
+    fprintf(stderr, "quad: cannot read token file %s: %s\n", cfg->token_file, strerror(errno));
+    goto out;
+  }
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
+                   buf[n - 1] == '\t'))
+    n--;
+  if (n == 0) {
+    fprintf(stderr, "quad: token file %s is empty\n", cfg->token_file);
+    goto out;
+  }
+  if ((size_t)n >= QUAD_TOKEN_MAX) {
+    fprintf(stderr, "quad: token in %s is longer than %d bytes\n", cfg->token_file,
+            QUAD_TOKEN_MAX - 1);
+    goto out;
+  }
+  if (memchr(buf, '\0', (size_t)n) != NULL) {
+    fprintf(stderr, "quad: token in %s contains a NUL byte\n", cfg->token_file);
+    goto out;
+  }
+  memcpy(cfg->token, buf, (size_t)n);
+  cfg->token[n] = '\0';
+  cfg->token_len = (size_t)n;
+  rc = 0;
+out:
+  close(fd);
+  return rc;
+}
+
+/* Fills cfg from argv. Returns -1 to go on, else an exit status. */
+static int parse_options(int argc, char **argv, quad_config_t *cfg) {
+  cfg->max_frame = QUAP_DEFAULT_MAX_FRAME;
+  cfg->max_quajects = 1024;
+  cfg->max_inflight = 64;
+  cfg->max_events = 4096;
+  cfg->log_level = QUAD_LOG_INFO;
+  uint64_t v;
+  int opt;
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+    switch (opt) {
+    case OPT_SOCKET:
+      if (optarg[0] == '\0')
+        return usage_error("--socket: empty path");
+      free(cfg->socket_path);
+      cfg->socket_path = strdup(optarg);
+      break;
+    case OPT_LISTEN:
+      free(cfg->listen);
+      cfg->listen = strdup(optarg);
+      break;
+    case OPT_TOKEN_FILE:
+      free(cfg->token_file);
+      cfg->token_file = strdup(optarg);
+      break;
+    case OPT_MAX_FRAME:
+      if (!parse_num(optarg, 64, UINT32_C(1) << 30, &v))
+        return usage_error("--max-frame '%s': expected bytes, 64 to 1073741824", optarg);
+      cfg->max_frame = (size_t)v;
+      break;
+    case OPT_MAX_QUAJECTS:
+      if (!parse_num(optarg, 1, 1000000, &v))
+        return usage_error("--max-quajects-per-client '%s': expected 1 to 1000000", optarg);
+      cfg->max_quajects = (unsigned)v;
+      break;
+    case OPT_MAX_INFLIGHT:
+      if (!parse_num(optarg, 1, 65536, &v))
+        return usage_error("--max-inflight '%s': expected 1 to 65536", optarg);
+      cfg->max_inflight = (unsigned)v;
+      break;
+    case OPT_MAX_EVENTS:
+      if (!parse_num(optarg, 1, 1u << 20, &v))
+        return usage_error("--max-events '%s': expected 1 to 1048576", optarg);
+      cfg->max_events = (unsigned)v;
+      break;
+    case OPT_LOG_LEVEL: {
+      int l = -1;
+      for (int i = 0; i < 4; i++)
+        if (strcmp(optarg, level_names[i]) == 0)
+          l = i;
+      if (l < 0)
+        return usage_error("--log-level '%s': expected error, warn, info or debug", optarg);
+      cfg->log_level = l;
+      break;
+    }
+    case OPT_HELP:
+      fputs(usage_text, stdout);
+      return 0;
+    case OPT_VERSION:
+      printf("quad %s\n", QUAD_VERSION);
+      return 0;
+    case ':':
+      return usage_error("option '%s' needs an argument", argv[optind - 1]);
+    default:
+      return usage_error("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc)
+    return usage_error("unexpected argument '%s'", argv[optind]);
+  if (cfg->listen != NULL && cfg->token_file == NULL)
+    return usage_error("--listen needs --token-file: TCP is refused without a token");
+  if (cfg->token_file != NULL && cfg->listen == NULL)
+    return usage_error("--token-file is only for --listen");
+  if (cfg->token_file != NULL) {
+    int r = read_token(cfg);
+    if (r != 0)
+      return r;
+  }
+  if (cfg->socket_path == NULL) {
+    char path[PATH_MAX];
+    if (geteuid() == 0) {
+      snprintf(path, sizeof path, "/run/qua/quad.sock");
+    } else {
+      const char *xdg = getenv("XDG_RUNTIME_DIR");
+      if (xdg == NULL || xdg[0] != '/')
+        return usage_error("XDG_RUNTIME_DIR is not set: give --socket PATH");
+      if ((size_t)snprintf(path, sizeof path, "%s/qua/quad.sock", xdg) >= sizeof path)
+        return usage_error("XDG_RUNTIME_DIR is too long");
+    }
+    cfg->socket_path = strdup(path);
+    cfg->socket_default = true;
+  }
+  if (strlen(cfg->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+    return usage_error("socket path '%s' is too long for a unix socket", cfg->socket_path);
+  return -1;
+}
+
+/* --- Listeners ---------------------------------------------------------------------- */
+
+/* Removes a socket file nobody answers on. 0, or 1 after a message. */
+static int clear_stale_socket(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0) {
+    if (errno == ENOENT)
+      return 0;
+    quad_log(QUAD_LOG_ERROR, "%s: %s", path, strerror(errno));
+    return 1;
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    quad_log(QUAD_LOG_ERROR, "%s exists and is not a socket; refusing to replace it", path);
+    return 1;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    quad_log(QUAD_LOG_ERROR, "socket: %s", strerror(errno));
+    return 1;
+  }
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  int r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+  int e = errno;
+  close(fd);
+  if (r == 0) {
+    quad_log(QUAD_LOG_ERROR, "another quad is running on %s", path);
+    return 1;
+  }
+  if (e != ECONNREFUSED && e != ENOENT) {
+    quad_log(QUAD_LOG_ERROR, "%s: %s; refusing to replace it", path, strerror(e));
+    return 1;
+  }
+  quad_log(QUAD_LOG_INFO, "removing stale socket %s", path);
+  if (unlink(path) < 0 && errno != ENOENT) {
+    quad_log(QUAD_LOG_ERROR, "cannot remove %s: %s", path, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+static int listen_unix(quad_server_t *srv) {
+  const char *path = srv->cfg.socket_path;
+  if (srv->cfg.socket_default) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    *slash = '\0';
+    mode_t mode = geteuid() == 0 ? 0750 : 0700;
+    if (mkdir(dir, mode) < 0 && errno != EEXIST) {
+      quad_log(QUAD_LOG_ERROR, "cannot create %s: %s", dir, strerror(errno));
+      return 1;
+    }
+  }
+  if (clear_stale_socket(path) != 0)
+    return 1;
+  uv_pipe_init(srv->loop, &srv->unix_listener, 0);
+  srv->have_unix = true;
+  mode_t old = umask(0117); /* the socket is born 0660 */
+  int r = uv_pipe_bind(&srv->unix_listener, path);
+  umask(old);
+  if (r < 0) {
+    quad_log(QUAD_LOG_ERROR, "cannot bind %s: %s", path, uv_strerror(r));
+    return 1;
+  }
+  srv->unix_bound = true;
+  chmod(path, 0660);
+  r = uv_listen((uv_stream_t *)&srv->unix_listener, 128, quad_on_unix_connection);
+  if (r < 0) {
+    quad_log(QUAD_LOG_ERROR, "cannot listen on %s: %s", path, uv_strerror(r));
+    return 1;
+  }
+  quad_log(QUAD_LOG_INFO, "listening on unix %s (mode 0660)", path);
+  return 0;
+}
+
+static int listen_tcp(quad_server_t *srv) {
+  char host[128];
+  const char *spec = srv->cfg.listen;
+  const char *colon = strrchr(spec, ':');
+  uint64_t port;
+  if (colon == NULL || colon == spec || (size_t)(colon - spec) >= sizeof host ||
+      !parse_num(colon + 1, 0, 65535, &port)) {
+    quad_log(QUAD_LOG_ERROR, "--listen '%s': expected HOST:PORT", spec);
+    return 2;
+  }
+  memcpy(host, spec, (size_t)(colon - spec));
+  host[colon - spec] = '\0';
+  struct sockaddr_storage ss;
+  char *h = host;
+  size_t hl = strlen(h);
+  if (h[0] == '[' && hl > 2 && h[hl - 1] == ']') {
+    h[hl - 1] = '\0';
+    h++;
+  }
+  if (uv_ip4_addr(h, (int)port, (struct sockaddr_in *)&ss) != 0 &&
+      uv_ip6_addr(h, (int)port, (struct sockaddr_in6 *)&ss) != 0) {
+    quad_log(QUAD_LOG_ERROR, "--listen '%s': '%s' is not an IP address", spec, h);
+    return 2;
+  }
+  uv_tcp_init(srv->loop, &srv->tcp_listener);
+  srv->have_tcp = true;
+  int r = uv_tcp_bind(&srv->tcp_listener, (struct sockaddr *)&ss, 0);
+  if (r == 0)
+    r = uv_listen((uv_stream_t *)&srv->tcp_listener, 128, quad_on_tcp_connection);
+  if (r < 0) {
+    quad_log(QUAD_LOG_ERROR, "cannot listen on %s: %s", spec, uv_strerror(r));
+    return 1;
+  }
+  int len = sizeof ss;
+  char name[64] = "?";
+  uv_tcp_getsockname(&srv->tcp_listener, (struct sockaddr *)&ss, &len);
+  if (ss.ss_family == AF_INET) {
+    uv_ip4_name((struct sockaddr_in *)&ss, name, sizeof name);
+    port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    quad_log(QUAD_LOG_INFO, "listening on tcp %s:%u (token required)", name, (unsigned)port);
+  } else {
+    uv_ip6_name((struct sockaddr_in6 *)&ss, name, sizeof name);
+    port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    quad_log(QUAD_LOG_INFO, "listening on tcp [%s]:%u (token required)", name, (unsigned)port);
+  }
+  return 0;
+}
+
+/* --- Shutdown ------------------------------------------------------------------------ */
+
+#define QUAD_EXIT_DEADLINE_MS 4000
+
+static void on_closed_quietly(uv_handle_t *h) {}
+
+/* When every connection is gone: destroy what is left, close the last handles. */
+static void maybe_finish(void) {
+  quad_server_t *srv = quad_srv;
+  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || uv_is_closing((uv_handle_t *)&srv->wake))
+    return;
+  quad_objs_destroy_all();
+  /* The signal handlers stay until now: a second SIGTERM must not kill
+   * a daemon that is finishing its work. */
+  uv_close((uv_handle_t *)&srv->sigterm, on_closed_quietly);
+  uv_close((uv_handle_t *)&srv->sigint, on_closed_quietly);
+  uv_close((uv_handle_t *)&srv->wake, on_closed_quietly);
+  uv_close((uv_handle_t *)&srv->deadline, on_closed_quietly);
+  quad_log(QUAD_LOG_INFO, "stopped");
+}
+
+static void on_wake(uv_async_t *a) {
+  quad_on_wake(a);
+  maybe_finish();
+}
+
+static void on_deadline(uv_timer_t *t) {
+  quad_log(QUAD_LOG_WARN, "connections did not finish in time; closing them");
+  quad_conns_force_close();
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+  quad_server_t *srv = quad_srv;
+  if (srv->stopping) {
+    quad_log(QUAD_LOG_INFO, "%s: already shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    return;
+  }
+  srv->stopping = true;
+  quad_log(QUAD_LOG_INFO, "%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+  if (srv->have_unix)
+    uv_close((uv_handle_t *)&srv->unix_listener, on_closed_quietly);
+  if (srv->have_tcp)
+    uv_close((uv_handle_t *)&srv->tcp_listener, on_closed_quietly);
+  srv->have_unix = srv->have_tcp = false;
+  uv_timer_start(&srv->deadline, on_deadline, QUAD_EXIT_DEADLINE_MS, 0);
+  quad_conns_shutdown();
+  maybe_finish();
+}
+
+/* --- Main ----------------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+  static quad_server_t srv;
+  quad_srv = &srv;
+  int rc = parse_options(argc, argv, &srv.cfg);
+  if (rc >= 0)
+    goto out_cfg;
+  quad_log_level = srv.cfg.log_level;
+  signal(SIGPIPE, SIG_IGN);
+
+  srv.loop = uv_default_loop();
+  uv_async_init(srv.loop, &srv.wake, on_wake);
+  uv_timer_init(srv.loop, &srv.deadline);
+  uv_signal_init(srv.loop, &srv.sigterm);
+  uv_signal_init(srv.loop, &srv.sigint);
+  uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
+  uv_signal_start(&srv.sigint, on_signal, SIGINT);
+  srv.start_ms = uv_now(srv.loop);
+
+  rc = listen_unix(&srv);
+  if (rc == 0 && srv.cfg.listen != NULL)
+    rc = listen_tcp(&srv);
+  if (rc != 0) {
+    /* Close what was opened and let the loop run the close callbacks. */
+    srv.stopping = true;
+    if (srv.have_unix)
+      uv_close((uv_handle_t *)&srv.unix_listener, on_closed_quietly);
+    if (srv.have_tcp)
+      uv_close((uv_handle_t *)&srv.tcp_listener, on_closed_quietly);
+    maybe_finish();
+    uv_run(srv.loop, UV_RUN_DEFAULT);
+    if (srv.unix_bound)
+      unlink(srv.cfg.socket_path);
+    goto out_loop;
+  }
+  quad_log(QUAD_LOG_INFO, "quad %s ready (max-frame %zu, max-inflight %u, max-events %u, "
+           "max-quajects-per-client %u)", QUAD_VERSION, srv.cfg.max_frame, srv.cfg.max_inflight,
+           srv.cfg.max_events, srv.cfg.max_quajects);
+  uv_run(srv.loop, UV_RUN_DEFAULT);
+  unlink(srv.cfg.socket_path);
+  rc = 0;
+
+out_loop:
+  uv_loop_close(srv.loop);
+out_cfg:
+  free(srv.cfg.socket_path);
+  free(srv.cfg.listen);
+  free(srv.cfg.token_file);
+  return rc;
+}

@@ -1,0 +1,432 @@
+/* session.c -- quad's connections: accept, read and decode frames, write, pause, close.
+ *
+ * Design note: the session state machine (all on the loop thread).
+ *
+ *        accept                Hello ok                 close (EOF, error, limit,
+ *   ----------> NEW ------------------------> READY     bad token, SIGTERM)
+ *                |  (unix: every request is      |            |
+ *                |   allowed already)            |            v
+ *                +-------------------------------+------> CLOSING --(writes done or
+ *                                                                    2 s)--> CLOSED
+ *
+ *  1. NEW: on TCP only Hello is allowed, and it must carry the token: any
+ *     other request, or a wrong token, is answered EAUTH and the connection
+ *     goes to CLOSING. On the unix socket the peer was authenticated by the
+ *     socket's mode (0660) and every request is allowed; Hello is optional.
+ *  2. READY: every method. Requests are processed in order, each to
+ *     completion, on the loop thread; a response is appended to `out` and
+ *     the whole batch of responses (and events) goes to the socket in one
+ *     uv_write after the read that brought the requests.
+ *  3. In flight: a request counts from the moment it is decoded until the
+ *     write carrying its response completes. At --max-inflight the session
+ *     stops decoding (the undecoded bytes stay in rbuf) and stops reading
+ *     the socket; the write callback resumes it. So a client that pipelines
+ *     but never reads its responses is held back by TCP flow control, and
+ *     the daemon holds at most max_inflight responses for it.
+ *  4. Read buffering is bounded: rbuf (64 KiB) plus the decoder's one
+ *     partial frame, at most --max-frame. A prefix over --max-frame is
+ *     answered ETOOBIG (id 0) and closes; so does a frame that is not a
+ *     Frame message (EPROTO), because the stream cannot be trusted after it.
+ *  5. CLOSING: nothing more is read or dispatched. Entry releases the
+ *     connection's bindings first (no handler can call into it afterwards),
+ *     then its handles, then destroys the unpublished objects it owns; then
+ *     queued responses and events are written and the socket shut down; a
+ *     timer closes it after 2 s if the peer does not read.
+ *  6. CLOSED: uv_close was called; the memory goes in the close callback
+ *     (after libuv cancelled any write).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "quad-internal.h"
+
+typedef struct quad_write {
+  uv_write_t req;
+  quad_conn_t *c;
+  uint8_t *data;
+  size_t len;
+  unsigned responses;
+} quad_write_t;
+
+#define QUAD_CLOSE_GRACE_MS 2000
+
+static void conn_process(quad_conn_t *c);
+static void conn_update_reading(quad_conn_t *c);
+
+/* --- Lifetime --------------------------------------------------------------- */
+
+static void on_handle_closed(uv_handle_t *h) {
+  quad_conn_t *c = h->data;
+  /* libuv runs close callbacks in no promised order: the last one frees. */
+  if (--c->closing > 0)
+    return;
+  quap_decoder_fini(&c->dec);
+  quap_buf_fini(&c->out);
+  quad_map_fini(&c->handles);
+  quad_map_fini(&c->bindings);
+  quad_ring_free(c->ring);
+  free(c->rbuf);
+  free(c);
+  quad_srv->nalive--;
+  if (quad_srv->stopping)
+    uv_async_send(&quad_srv->wake); /* re-check whether everything is done */
+}
+
+static void conn_uv_close(quad_conn_t *c) {
+  if (c->state == QUAD_CLOSED)
+    return;
+  c->state = QUAD_CLOSED;
+  c->closing = 2;
+  uv_timer_stop(&c->close_timer);
+  uv_close((uv_handle_t *)&c->close_timer, on_handle_closed);
+  uv_close(&c->u.h, on_handle_closed);
+}
+
+static void on_close_timer(uv_timer_t *t) {
+  quad_conn_t *c = t->data;
+  quad_log(QUAD_LOG_DEBUG, "conn %llu (%s): peer did not take its last bytes; closing",
+           (unsigned long long)c->serial, c->peer);
+  conn_uv_close(c);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+  conn_uv_close(req->data);
+}
+
+static quad_conn_t *conn_new(void) {
+  quad_conn_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  c->rbuf = malloc(QUAD_RBUF);
+  if (c->rbuf == NULL) {
+    free(c);
+    return NULL;
+  }
+  c->serial = ++quad_srv->next_serial;
+  quad_srv->nalive++;
+  c->state = QUAD_NEW;
+  c->next_handle = 1;
+  c->next_binding = 1;
+  quap_decoder_init(&c->dec, quad_srv->cfg.max_frame);
+  quap_buf_init(&c->out);
+  quad_map_init(&c->handles);
+  quad_map_init(&c->bindings);
+  atomic_init(&c->ev_pending, false);
+  c->u.h.data = c;
+  c->close_timer.data = c;
+  c->shutdown_req.data = c;
+  return c;
+}
+
+static void conn_link(quad_conn_t *c) {
+  c->next = quad_srv->conns;
+  if (c->next != NULL)
+    c->next->prev = c;
+  quad_srv->conns = c;
+  quad_srv->nconns++;
+}
+
+static void conn_unlink(quad_conn_t *c) {
+  if (c->prev != NULL)
+    c->prev->next = c->next;
+  else
+    quad_srv->conns = c->next;
+  if (c->next != NULL)
+    c->next->prev = c->prev;
+  c->next = c->prev = NULL;
+  quad_srv->nconns--;
+}
+
+void quad_conn_close(quad_conn_t *c, const char *why) {
+  if (c->state >= QUAD_CLOSING)
+    return;
+  quad_log(QUAD_LOG_INFO, "conn %llu (%s): closing: %s", (unsigned long long)c->serial, c->peer,
+           why);
+  /* Events already queued go out before the bindings are released. */
+  quad_events_pump(c, true);
+  c->state = QUAD_CLOSING;
+  conn_unlink(c);
+  if (c->reading) {
+    uv_read_stop(&c->u.s);
+    c->reading = false;
+  }
+  quad_conn_release(c);
+  quad_conn_flush(c);
+  if (c->state == QUAD_CLOSED)
+    return; /* the flush failed and closed it */
+  uv_timer_start(&c->close_timer, on_close_timer, QUAD_CLOSE_GRACE_MS, 0);
+  if (uv_shutdown(&c->shutdown_req, &c->u.s, on_shutdown) < 0)
+    conn_uv_close(c);
+}
+
+/* --- Output --------------------------------------------------------------------- */
+
+bool quad_conn_writable(const quad_conn_t *c) {
+  return c->state < QUAD_CLOSED && c->write_bytes + c->out.len < QUAD_WRITE_HIGH;
+}
+
+static void on_write(uv_write_t *req, int status) {
+  quad_write_t *w = (quad_write_t *)req;
+  quad_conn_t *c = w->c;
+  c->write_bytes -= w->len;
+  c->inflight -= w->responses;
+  free(w->data);
+  free(w);
+  if (c->state >= QUAD_CLOSING)
+    return;
+  if (status < 0) {
+    quad_conn_close(c, uv_strerror(status));
+    return;
+  }
+  /* Room again: take waiting events and paused requests. */
+  quad_events_pump(c, false);
+  if (c->rbuf_off < c->rbuf_len)
+    conn_process(c);
+  else {
+    quad_conn_flush(c);
+    conn_update_reading(c);
+  }
+}
+
+void quad_conn_flush(quad_conn_t *c) {
+  if (c->out.len == 0 || c->state == QUAD_CLOSED)
+    return;
+  quad_write_t *w = malloc(sizeof *w);
+  if (w == NULL) {
+    conn_uv_close(c);
+    return;
+  }
+  w->c = c;
+  w->data = quap_buf_take(&c->out, &w->len);
+  w->responses = c->out_responses;
+  c->out_responses = 0;
+  c->write_bytes += w->len;
+  quad_srv->bytes_out += w->len;
+  uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)w->len);
+  int r = uv_write(&w->req, &c->u.s, &buf, 1, on_write);
+  if (r < 0) {
+    c->write_bytes -= w->len;
+    c->inflight -= w->responses;
+    free(w->data);
+    free(w);
+    quad_log(QUAD_LOG_DEBUG, "conn %llu: write: %s", (unsigned long long)c->serial,
+             uv_strerror(r));
+    if (c->state < QUAD_CLOSING)
+      quad_conn_close(c, uv_strerror(r));
+    else
+      conn_uv_close(c);
+  }
+}
+
+void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
+                       const ProtobufCMessage *out) {
+  size_t before = c->out.len;
+  int64_t n = quap_response_append(&c->out, id, status, msg, out);
+  if (n > 0 && (uint64_t)n - QUAP_HEADER > quad_srv->cfg.max_frame) {
+    c->out.len = before;
+    char text[96];
+    snprintf(text, sizeof text, "response of %lld bytes is over --max-frame",
+             (long long)n - QUAP_HEADER);
+    n = quap_response_append(&c->out, id, QUA_ETOOBIG, text, NULL);
+  }
+  if (n < 0) {
+    c->out.len = before;
+    n = quap_response_append(&c->out, id, (int)n, NULL, NULL);
+  }
+  c->out_responses++;
+}
+
+/* --- Input ------------------------------------------------------------------------ */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  quad_conn_t *c = h->data;
+  /* Reading runs only while rbuf is empty (conn_update_reading). */
+  buf->base = (char *)c->rbuf;
+  buf->len = QUAD_RBUF;
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  quad_conn_t *c = s->data;
+  if (nread == 0 || c->state >= QUAD_CLOSING)
+    return;
+  if (nread < 0) {
+    if (nread == UV_EOF) {
+      c->eof = true;
+      if (quap_decoder_partial(&c->dec))
+        quad_log(QUAD_LOG_INFO, "conn %llu (%s): stream ended inside a frame",
+                 (unsigned long long)c->serial, c->peer);
+      quad_conn_close(c, "peer closed the connection");
+    } else {
+      quad_conn_close(c, uv_strerror((int)nread));
+    }
+    return;
+  }
+  quad_srv->bytes_in += (uint64_t)nread;
+  c->rbuf_off = 0;
+  c->rbuf_len = (size_t)nread;
+  conn_process(c);
+}
+
+static void decode_error(quad_conn_t *c, int r) {
+  char msg[128];
+  if (r == QUA_ETOOBIG)
+    snprintf(msg, sizeof msg, "frame of %lu bytes is over the limit of %zu",
+             (unsigned long)c->dec.need, quad_srv->cfg.max_frame);
+  else
+    snprintf(msg, sizeof msg, "%s", r == QUA_EPROTO ? "frame is not a qua.v1.Frame" : qua_strerror(r));
+  quad_log(QUAD_LOG_INFO, "conn %llu (%s): %s", (unsigned long long)c->serial, c->peer, msg);
+  quad_conn_respond(c, 0, r, msg, NULL);
+  c->close_after = true;
+}
+
+/* Decodes and dispatches the buffered bytes until they run out, the
+ * in-flight limit is reached, or the connection must close. */
+static void conn_process(quad_conn_t *c) {
+  unsigned limit = quad_srv->cfg.max_inflight;
+  while (c->state < QUAD_CLOSING && !c->close_after && c->rbuf_off < c->rbuf_len &&
+         (c->inflight < limit || quad_srv->stopping)) {
+    size_t used = 0;
+    Qua__V1__Frame *f = NULL;
+    int r = quap_decoder_feed(&c->dec, c->rbuf + c->rbuf_off, c->rbuf_len - c->rbuf_off, &used, &f);
+    c->rbuf_off += used;
+    if (r < 0) {
+      decode_error(c, r);
+      break;
+    }
+    if (r == 1) {
+      c->inflight++;
+      quad_srv->requests++;
+      quad_dispatch(c, f);
+      quap_frame_free(f);
+    }
+  }
+  if (c->rbuf_off >= c->rbuf_len)
+    c->rbuf_off = c->rbuf_len = 0;
+  if (c->close_after) {
+    quad_conn_close(c, "protocol error");
+    return;
+  }
+  quad_conn_flush(c);
+  conn_update_reading(c);
+}
+
+static void conn_update_reading(quad_conn_t *c) {
+  bool want = c->state < QUAD_CLOSING && !quad_srv->stopping && !c->eof &&
+              c->rbuf_off == c->rbuf_len && c->inflight < quad_srv->cfg.max_inflight;
+  if (want && !c->reading) {
+    if (uv_read_start(&c->u.s, on_alloc, on_read) == 0)
+      c->reading = true;
+  } else if (!want && c->reading) {
+    uv_read_stop(&c->u.s);
+    c->reading = false;
+  }
+}
+
+/* --- Accept ---------------------------------------------------------------------- */
+
+static void conn_start(quad_conn_t *c) {
+  uv_timer_init(quad_srv->loop, &c->close_timer);
+  conn_link(c);
+  quad_log(QUAD_LOG_INFO, "conn %llu: accepted from %s", (unsigned long long)c->serial, c->peer);
+  conn_update_reading(c);
+}
+
+void quad_on_unix_connection(uv_stream_t *server, int status) {
+  if (status < 0) {
+    quad_log(QUAD_LOG_WARN, "accept: %s", uv_strerror(status));
+    return;
+  }
+  quad_conn_t *c = conn_new();
+  if (c == NULL) {
+    quad_log(QUAD_LOG_ERROR, "accept: out of memory");
+    return;
+  }
+  uv_pipe_init(quad_srv->loop, &c->u.pipe, 0);
+  c->u.h.data = c;
+  if (uv_accept(server, &c->u.s) < 0) {
+    quad_log(QUAD_LOG_WARN, "accept failed");
+    uv_timer_init(quad_srv->loop, &c->close_timer);
+    c->state = QUAD_CLOSING;
+    conn_uv_close(c);
+    return;
+  }
+  uv_os_fd_t fd;
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (uv_fileno(&c->u.h, &fd) == 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+    snprintf(c->peer, sizeof c->peer, "unix pid=%ld uid=%ld gid=%ld", (long)cred.pid,
+             (long)cred.uid, (long)cred.gid);
+  else
+    snprintf(c->peer, sizeof c->peer, "unix (no credentials)");
+  conn_start(c);
+}
+
+void quad_on_tcp_connection(uv_stream_t *server, int status) {
+  if (status < 0) {
+    quad_log(QUAD_LOG_WARN, "accept: %s", uv_strerror(status));
+    return;
+  }
+  quad_conn_t *c = conn_new();
+  if (c == NULL) {
+    quad_log(QUAD_LOG_ERROR, "accept: out of memory");
+    return;
+  }
+  uv_tcp_init(quad_srv->loop, &c->u.tcp);
+  c->u.h.data = c;
+  c->tcp = true;
+  if (uv_accept(server, &c->u.s) < 0) {
+    quad_log(QUAD_LOG_WARN, "accept failed");
+    uv_timer_init(quad_srv->loop, &c->close_timer);
+    c->state = QUAD_CLOSING;
+    conn_uv_close(c);
+    return;
+  }
+  uv_tcp_nodelay(&c->u.tcp, 1);
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  char host[64] = "?";
+  int port = 0;
+  if (uv_tcp_getpeername(&c->u.tcp, (struct sockaddr *)&ss, &len) == 0) {
+    if (ss.ss_family == AF_INET) {
+      uv_ip4_name((struct sockaddr_in *)&ss, host, sizeof host);
+      port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+      uv_ip6_name((struct sockaddr_in6 *)&ss, host, sizeof host);
+      port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    }
+  }
+  snprintf(c->peer, sizeof c->peer, "tcp %s:%d", host, port);
+  conn_start(c);
+}
+
+/* --- Shutdown -------------------------------------------------------------------- */
+
+/* Closing connections are in no list: walk the loop's handles for them. */
+static void force_close_one(uv_handle_t *h, void *arg) {
+  if (h->type != UV_NAMED_PIPE && h->type != UV_TCP)
+    return;
+  if (h == (uv_handle_t *)&quad_srv->unix_listener || h == (uv_handle_t *)&quad_srv->tcp_listener)
+    return;
+  quad_conn_t *c = h->data;
+  if (c != NULL && c->state == QUAD_CLOSING)
+    conn_uv_close(c);
+}
+
+void quad_conns_force_close(void) {
+  quad_conns_shutdown();
+  uv_walk(quad_srv->loop, force_close_one, NULL);
+}
+
+void quad_conns_shutdown(void) {
+  while (quad_srv->conns != NULL) {
+    quad_conn_t *c = quad_srv->conns;
+    /* Requests already read are answered before the connection closes. */
+    if (c->rbuf_off < c->rbuf_len)
+      conn_process(c);
+    if (c->state < QUAD_CLOSING)
+      quad_conn_close(c, "daemon is shutting down");
+  }
+}

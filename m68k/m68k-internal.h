@@ -1,0 +1,246 @@
+/* m68k-internal.h -- the CPU core's private state, memory access and helpers.
+ *
+ * Design notes
+ *
+ * 1. Condition codes are kept apart, not packed in SR: x, v and c are 0/1,
+ *    n has the N flag in bit 31, and nz is zero exactly when Z is set. An
+ *    operation stores its (masked) result into nz and the result shifted to
+ *    bit 31 into n, which costs a store each and no branch. SR is packed only
+ *    when read (m68k__get_sr).
+ * 2. Memory is reached through m68k__rd8/16/32 and m68k__wr8/16/32. The RAM
+ *    window (bus->ram) is accessed directly; everything else goes through the
+ *    bus functions. The 68000 masks addresses to 24 bits and raises an address
+ *    error on an odd word or long access (align_mask = 1); the 68030 does
+ *    neither (addr_mask = ~0, align_mask = 0).
+ * 3. Group 0 exceptions (bus and address error) and exceptions in the middle
+ *    of an instruction leave it through longjmp to m68k_run's jmp_buf; the
+ *    exception frame is built before the jump. Nothing is allocated while an
+ *    instruction runs, so no cleanup is skipped.
+ * 4. The build-time generator (gen/m68kgen.c) turns m68k-ops.tab into one
+ *    specialised handler per (pattern, size, addressing mode), a 64K-entry
+ *    index table per model and the threaded interpreter m68k__exec() that
+ *    runs them (m68k-ops-gen.inc, included by cpu-ops.c; its note 4).
+ */
+#ifndef QUA_M68K_INTERNAL_H
+#define QUA_M68K_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdio.h>
+
+#include "m68k.h"
+
+#define M68K_LIKELY(x) __builtin_expect(!!(x), 1)
+#define M68K_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define M68K_INLINE static inline __attribute__((always_inline))
+#define M68K_NOINLINE __attribute__((noinline))
+
+/* Exception vectors. */
+enum {
+  M68K_VEC_RESET_SP = 0,
+  M68K_VEC_RESET_PC = 1,
+  M68K_VEC_BUS_ERROR = 2,
+  M68K_VEC_ADDRESS_ERROR = 3,
+  M68K_VEC_ILLEGAL = 4,
+  M68K_VEC_ZERO_DIVIDE = 5,
+  M68K_VEC_CHK = 6,
+  M68K_VEC_TRAPV = 7,
+  M68K_VEC_PRIVILEGE = 8,
+  M68K_VEC_TRACE = 9,
+  M68K_VEC_LINE_A = 10,
+  M68K_VEC_LINE_F = 11,
+  M68K_VEC_FORMAT = 14,
+  M68K_VEC_UNINIT_INT = 15,
+  M68K_VEC_SPURIOUS = 24,
+  M68K_VEC_AUTOVECTOR = 24, /* + level */
+  M68K_VEC_TRAP0 = 32,
+};
+
+/* An FP register: the 68881 extended format as sign/exponent and mantissa. */
+typedef struct m68k__fpreg {
+  uint16_t se;   /* sign bit 15, biased exponent bits 14-0 */
+  uint64_t mant; /* explicit integer bit 63 */
+} m68k__fpreg_t;
+
+struct m68k_cpu {
+  uint32_t r[16]; /* D0-D7 then A0-A7; r[15] is the live stack pointer */
+  uint32_t pc;    /* architectural PC (next word to fetch) */
+  uint32_t ppc;   /* address of the instruction being executed */
+  uint32_t ir;    /* its first word */
+  /* 68000 address error: the stacked PC is pc + ae_adj (the prefetch
+   * position depends on the addressing mode; set by the EA decoder), and
+   * ae_prog makes the stacked FC a program-space one (PC-relative reads). */
+  int32_t ae_adj;
+  bool ae_prog;
+  /* A faulting long (An)+ or -(An) leaves An as it was: ae_undo is 1 + the
+   * register to restore (0: none), ae_undo_val its value, ae_addr_adj what
+   * to add to the stacked access address (-(An).l accesses the low word
+   * first). */
+  int ae_undo;
+  uint32_t ae_undo_val;
+  uint32_t ae_addr_adj;
+
+  /* Condition codes, see design note 1. */
+  uint32_t x, n, nz, v, c;
+  /* The rest of SR. */
+  uint32_t s, m, t1, t0, imask;
+
+  /* Inactive stack pointers: the one selected by S/M lives in r[15]. */
+  uint32_t usp, isp, msp;
+  uint32_t vbr, sfc, dfc, cacr, caar;
+
+  /* 68881 register file. */
+  m68k__fpreg_t fp[8];
+  uint32_t fpcr, fpsr, fpiar;
+
+  m68k_model_t model;
+  uint32_t addr_mask;  /* 0x00ffffff (68000) or 0xffffffff */
+  uint32_t align_mask; /* 1 (68000: address errors) or 0 */
+  uint32_t sr_mask;    /* implemented SR bits */
+
+  /* Fast RAM window (design note 2): lim2/lim4 are the exclusive offset
+   * limits for 2- and 4-byte accesses. */
+  uint8_t *ram;
+  uint32_t ram_base, ram_size, ram_lim1, ram_lim2, ram_lim4;
+  m68k_bus_t bus;
+
+  const uint16_t *optab; /* 64K handler indexes for this model */
+
+  int irq_level;   /* current level of the interrupt request line */
+  bool nmi_edge;   /* level 7 was raised and not yet taken */
+  bool stopped;    /* executed STOP, waits for an interrupt */
+  bool halted;     /* double fault */
+  bool stop_req;   /* m68k_request_stop() */
+  bool pending;    /* something to look at between instructions */
+  bool trace_pending; /* T1 set when the instruction began */
+  bool in_group0;  /* building a group 0 frame (double fault detection) */
+
+  m68k_trap_hook_fn hook;
+  void *hook_ctx;
+  FILE *trace;
+
+  uint64_t icount;    /* instructions executed */
+  uint64_t run_end;   /* m68k_run stops when icount reaches it */
+  jmp_buf jb;         /* design note 3 */
+};
+
+/* cpu.c */
+uint32_t m68k__get_sr(const m68k_cpu_t *c);
+void m68k__set_sr(m68k_cpu_t *c, uint32_t sr);
+void m68k__set_ccr(m68k_cpu_t *c, uint32_t ccr);
+void m68k__update_pending(m68k_cpu_t *c);
+
+/* Takes exception `vector` with a frame of the model's format. `pc` is the
+ * PC to stack; `fmt` is the 68020 frame format (0 or 2); `addr` the
+ * instruction address for format 2. Returns when the handler's first
+ * instruction is next, or at once when the trap hook took the event. */
+void m68k__exception(m68k_cpu_t *c, int vector, uint32_t pc, int fmt, uint32_t addr);
+
+/* Group 0: builds the frame and leaves the instruction by longjmp. */
+_Noreturn void m68k__address_error(m68k_cpu_t *c, uint32_t addr, bool write, bool prog);
+_Noreturn void m68k__bus_error(m68k_cpu_t *c, uint32_t addr, bool write, bool prog);
+/* 68000 jump to an odd address: address error stacking `pc`. */
+_Noreturn void m68k__jump_fault(m68k_cpu_t *c, uint32_t target, uint32_t pc);
+/* A group 1/2 exception in the middle of an instruction: takes it, then
+ * leaves the instruction by longjmp. */
+_Noreturn void m68k__exception_abort(m68k_cpu_t *c, int vector, uint32_t pc, int fmt,
+                                     uint32_t addr);
+_Noreturn void m68k__illegal(m68k_cpu_t *c);
+_Noreturn void m68k__privilege(m68k_cpu_t *c);
+_Noreturn void m68k__line_a(m68k_cpu_t *c);
+_Noreturn void m68k__line_f(m68k_cpu_t *c);
+
+uint32_t m68k__slow_rd(m68k_cpu_t *c, uint32_t a, int sz, bool prog);
+void m68k__slow_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v);
+
+/* cpu-ops.c: the handler index tables and the interpreter. m68k__exec()
+ * executes one instruction, then more while c->pending is false and
+ * c->icount is below `end`. */
+void m68k__exec(m68k_cpu_t *c, uint64_t end);
+extern const uint16_t m68k__optab_68000[65536];
+extern const uint16_t m68k__optab_68030[65536];
+
+/* cpu-fpu.c */
+void m68k__fpu_general(m68k_cpu_t *c, uint32_t op);
+void m68k__fpu_save(m68k_cpu_t *c, uint32_t op);
+void m68k__fpu_restore(m68k_cpu_t *c, uint32_t op);
+void m68k__fpu_bcc(m68k_cpu_t *c, uint32_t op);
+void m68k__fpu_scc(m68k_cpu_t *c, uint32_t op);
+void m68k__fpu_reset(m68k_cpu_t *c);
+
+/* Memory access (design note 2). sz is 1, 2 or 4. */
+M68K_INLINE uint32_t m68k__rd(m68k_cpu_t *c, uint32_t a, int sz)
+{
+  if (sz > 1 && M68K_UNLIKELY(a & c->align_mask))
+    m68k__address_error(c, a, false, false);
+  a &= c->addr_mask;
+  uint32_t off = a - c->ram_base;
+  if (sz == 1) {
+    if (M68K_LIKELY(off < c->ram_lim1))
+      return c->ram[off];
+  } else if (sz == 2) {
+    if (M68K_LIKELY(off < c->ram_lim2)) {
+      const uint8_t *p = c->ram + off;
+      return ((uint32_t)p[0] << 8) | p[1];
+    }
+  } else {
+    if (M68K_LIKELY(off < c->ram_lim4)) {
+      const uint8_t *p = c->ram + off;
+      return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    }
+  }
+  return m68k__slow_rd(c, a, sz, false);
+}
+
+M68K_INLINE void m68k__wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
+{
+  if (sz > 1 && M68K_UNLIKELY(a & c->align_mask))
+    m68k__address_error(c, a, true, false);
+  a &= c->addr_mask;
+  uint32_t off = a - c->ram_base;
+  if (sz == 1) {
+    if (M68K_LIKELY(off < c->ram_lim1)) {
+      c->ram[off] = (uint8_t)v;
+      return;
+    }
+  } else if (sz == 2) {
+    if (M68K_LIKELY(off < c->ram_lim2)) {
+      uint8_t *p = c->ram + off;
+      p[0] = (uint8_t)(v >> 8);
+      p[1] = (uint8_t)v;
+      return;
+    }
+  } else {
+    if (M68K_LIKELY(off < c->ram_lim4)) {
+      uint8_t *p = c->ram + off;
+      p[0] = (uint8_t)(v >> 24);
+      p[1] = (uint8_t)(v >> 16);
+      p[2] = (uint8_t)(v >> 8);
+      p[3] = (uint8_t)v;
+      return;
+    }
+  }
+  m68k__slow_wr(c, a, sz, v);
+}
+
+/* Instruction stream. */
+M68K_INLINE uint32_t m68k__fetch16(m68k_cpu_t *c)
+{
+  if (M68K_UNLIKELY(c->pc & 1))
+    m68k__address_error(c, c->pc, false, true);
+  uint32_t a = c->pc & c->addr_mask;
+  c->pc += 2;
+  uint32_t off = a - c->ram_base;
+  if (M68K_LIKELY(off < c->ram_lim2)) {
+    const uint8_t *p = c->ram + off;
+    return ((uint32_t)p[0] << 8) | p[1];
+  }
+  return m68k__slow_rd(c, a, 2, true);
+}
+
+M68K_INLINE uint32_t m68k__fetch32(m68k_cpu_t *c)
+{
+  uint32_t hi = m68k__fetch16(c);
+  return (hi << 16) | m68k__fetch16(c);
+}
+
+#endif /* QUA_M68K_INTERNAL_H */

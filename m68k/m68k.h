@@ -1,0 +1,135 @@
+/* m68k.h -- quamachine: an interpretive 68000/68030 integer core.
+ *
+ * This is the public header of the m68k/ module and reads as its manual.
+ * A CPU is an opaque m68k_cpu_t that executes against a bus supplied by
+ * the embedder (the two-CPU machine in machine.c, or a test harness).
+ * The core is single-threaded: one host thread steps every CPU of a
+ * machine, so an instruction (CAS, CAS2, TAS included) is indivisible
+ * with respect to the other CPUs by construction.
+ */
+#ifndef QUA_M68K_H
+#define QUA_M68K_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define M68K_API __attribute__((visibility("default")))
+
+typedef enum m68k_model {
+  M68K_MODEL_68000 = 0,
+  M68K_MODEL_68030 = 1,
+} m68k_model_t;
+
+/* Bus access, big-endian, 32-bit addresses (the 68000 drives 24 bits:
+ * the core masks addresses for that model). A bus function may raise a
+ * bus error by returning false; the core then takes the bus-error
+ * exception. `fc` is the function code (1 user data, 2 user program,
+ * 5 supervisor data, 6 supervisor program, 7 CPU space). */
+typedef struct m68k_bus {
+  /* Fast path: plain big-endian RAM at [ram_base, ram_base + ram_size),
+   * accessed directly by the core (may be NULL). Accesses outside it go
+   * through the functions below. */
+  uint8_t *ram;
+  uint32_t ram_base;
+  uint32_t ram_size;
+  void *ctx;
+  bool (*read8)(void *ctx, uint32_t addr, unsigned fc, uint8_t *v);
+  bool (*read16)(void *ctx, uint32_t addr, unsigned fc, uint16_t *v);
+  bool (*read32)(void *ctx, uint32_t addr, unsigned fc, uint32_t *v);
+  bool (*write8)(void *ctx, uint32_t addr, unsigned fc, uint8_t v);
+  bool (*write16)(void *ctx, uint32_t addr, unsigned fc, uint16_t v);
+  bool (*write32)(void *ctx, uint32_t addr, unsigned fc, uint32_t v);
+  /* Called for the RESET instruction (may be NULL). */
+  void (*reset)(void *ctx);
+} m68k_bus_t;
+
+/* Registers, for embedders and tests. */
+typedef enum m68k_reg {
+  M68K_REG_D0 = 0, /* D0..D7 = 0..7 */
+  M68K_REG_A0 = 8, /* A0..A7 = 8..15; A7 is the live stack pointer */
+  M68K_REG_PC = 16,
+  M68K_REG_SR,
+  M68K_REG_USP,
+  M68K_REG_ISP, /* SSP on the 68000 */
+  M68K_REG_MSP,
+  M68K_REG_VBR,
+  M68K_REG_SFC,
+  M68K_REG_DFC,
+  M68K_REG_CACR,
+  M68K_REG_CAAR,
+  M68K_REG_COUNT
+} m68k_reg_t;
+
+/* Why m68k_run() returned. */
+typedef enum m68k_stop {
+  M68K_STOP_NONE = 0,    /* ran the requested number of instructions */
+  M68K_STOP_STOPPED,     /* STOP instruction: waiting for an interrupt */
+  M68K_STOP_HALTED,      /* double bus fault: the CPU is halted */
+  M68K_STOP_HOOK,        /* the trap hook asked to stop (see below) */
+} m68k_stop_t;
+
+typedef struct m68k_cpu m68k_cpu_t;
+
+/* Creates a CPU of the given model on a bus; NULL when out of memory.
+ * The CPU starts in the reset state: call m68k_reset() to fetch the
+ * reset vectors, or set registers directly. */
+M68K_API m68k_cpu_t *m68k_create(m68k_model_t model, const m68k_bus_t *bus);
+M68K_API void m68k_destroy(m68k_cpu_t *cpu);
+M68K_API m68k_model_t m68k_model(const m68k_cpu_t *cpu);
+
+/* Reset: supervisor mode, interrupts masked, ISP and PC from vectors 0, 1. */
+M68K_API void m68k_reset(m68k_cpu_t *cpu);
+
+M68K_API uint32_t m68k_get_reg(const m68k_cpu_t *cpu, m68k_reg_t reg);
+M68K_API void m68k_set_reg(m68k_cpu_t *cpu, m68k_reg_t reg, uint32_t value);
+
+/* Executes up to `count` instructions (an exception's processing counts
+ * as part of the instruction that raised it). Returns why it stopped and
+ * stores the number executed in *done when done is not NULL. */
+M68K_API m68k_stop_t m68k_run(m68k_cpu_t *cpu, uint64_t count, uint64_t *done);
+
+/* Executes exactly one instruction. */
+M68K_API m68k_stop_t m68k_step(m68k_cpu_t *cpu);
+
+/* Sets the level (0-7) of the interrupt request line; autovectored.
+ * Level 7 is non-maskable. */
+M68K_API void m68k_set_irq(m68k_cpu_t *cpu, int level);
+
+/* A hook called before an exception is taken, with the vector number
+ * (e.g. 32+0 for TRAP #0, 10 for the A-line, 11 for the F-line, 4 for an
+ * illegal instruction). It returns true when it handled the event itself
+ * (the CPU then continues after the instruction, as for a Linux system
+ * call emulated by the embedder), false to let the CPU take the
+ * exception through the vector table. It may call m68k_request_stop(). */
+typedef bool (*m68k_trap_hook_fn)(void *ctx, m68k_cpu_t *cpu, int vector);
+M68K_API void m68k_set_trap_hook(m68k_cpu_t *cpu, m68k_trap_hook_fn fn, void *ctx);
+
+/* Makes m68k_run() return M68K_STOP_HOOK after the current instruction. */
+M68K_API void m68k_request_stop(m68k_cpu_t *cpu);
+
+/* Instruction tracing to a FILE* (NULL turns it off). */
+M68K_API void m68k_set_trace(m68k_cpu_t *cpu, void *file);
+
+/* Disassembles the instruction at addr into buf (at most len bytes,
+ * NUL-terminated) and returns its length in bytes. */
+M68K_API int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, size_t len);
+
+/* Executed-instruction count since creation. */
+M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
+
+/* 68881 registers (68030 model): FP0-FP7 in extended format as a sign and
+ * exponent word and a 64-bit mantissa (explicit integer bit). */
+M68K_API void m68k_get_fpreg(const m68k_cpu_t *cpu, int n, uint16_t *sign_exp, uint64_t *mant);
+M68K_API void m68k_set_fpreg(m68k_cpu_t *cpu, int n, uint16_t sign_exp, uint64_t mant);
+
+/* Single-step conformance tests (../shared/m68k-sst/FORMAT.md).
+ * m68k_sst_run_file() runs every test of one gzip-compressed file on a fresh
+ * CPU of `model` with a 16 MiB RAM, prints "SST <file> <passed>/<total>" to
+ * `out` (a FILE *; NULL for silence) and, when verbose, the first differences
+ * of each failing test. Returns 0, or a negative errno when the file cannot
+ * be read or is malformed. */
+M68K_API int m68k_sst_run_file(const char *path, m68k_model_t model, bool verbose, void *out,
+                               unsigned *passed, unsigned *total);
+
+#endif /* QUA_M68K_H */

@@ -1,0 +1,340 @@
+/* test-frame.c -- qua.v1 framing: encode/decode round trips and every decoder error. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "qtest.h"
+#include "qua.h"
+
+/* Feeds the decoder `len` bytes in chunks of `step`; collects frames. */
+static int feed_all(quap_decoder_t *d, const uint8_t *p, size_t len, size_t step,
+                    Qua__V1__Frame **frames, int max, int *err) {
+  int n = 0;
+  *err = 0;
+  size_t off = 0;
+  while (off < len) {
+    size_t chunk = len - off < step ? len - off : step;
+    size_t used = 0;
+    Qua__V1__Frame *f = NULL;
+    int r = quap_decoder_feed(d, p + off, chunk, &used, &f);
+    if (r < 0) {
+      *err = r;
+      return n;
+    }
+    off += used;
+    if (r == 1) {
+      if (n < max)
+        frames[n++] = f;
+      else
+        quap_frame_free(f);
+    } else {
+      CU_ASSERT_EQUAL(used, chunk); /* 0: everything was taken */
+    }
+  }
+  return n;
+}
+
+static void method_indices_match_descriptor(void) {
+  CU_ASSERT_EQUAL(qua__v1__qua__descriptor.n_methods, QUAP_NMETHODS);
+  CU_ASSERT_EQUAL(quap_method_index("Hello"), QUAP_HELLO);
+  CU_ASSERT_EQUAL(quap_method_index("InvokeBatch"), QUAP_INVOKE_BATCH);
+  CU_ASSERT_EQUAL(quap_method_index("Stats"), QUAP_STATS);
+  CU_ASSERT_EQUAL(quap_method_index("Credit"), QUAP_CREDIT);
+  CU_ASSERT_EQUAL(quap_method_index("Nope"), QUA_ENOMETHOD);
+  CU_ASSERT_PTR_NULL(quap_method(QUAP_NMETHODS));
+  CU_ASSERT_PTR_EQUAL(quap_method(QUAP_INVOKE)->input, &qua__v1__invoke_request__descriptor);
+}
+
+static void request_round_trip_whole_and_bytewise(void) {
+  uint64_t args[2] = {7, UINT64_MAX};
+  Qua__V1__InvokeRequest in = QUA__V1__INVOKE_REQUEST__INIT;
+  in.handle = 3;
+  in.entry = (char *)"add";
+  in.n_args = 2;
+  in.args = args;
+  quap_buf_t b;
+  quap_buf_init(&b);
+  int64_t n = quap_request_append(&b, 42, QUAP_INVOKE, &in.base);
+  CU_ASSERT(n > (int64_t)QUAP_HEADER);
+  CU_ASSERT_EQUAL((size_t)n, b.len);
+  /* A second frame right behind the first. */
+  Qua__V1__StatsRequest st = QUA__V1__STATS_REQUEST__INIT;
+  size_t first = b.len;
+  CU_ASSERT(quap_request_append(&b, 43, QUAP_STATS, &st.base) > 0);
+  CU_ASSERT(b.len > first);
+  size_t steps[] = {b.len, 1, 3, 7};
+  for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+    quap_decoder_t d;
+    quap_decoder_init(&d, QUAP_DEFAULT_MAX_FRAME);
+    Qua__V1__Frame *fr[4] = {NULL};
+    int err;
+    int nf = feed_all(&d, b.data, b.len, steps[s], fr, 4, &err);
+    CU_ASSERT_EQUAL(err, 0);
+    CU_ASSERT(nf >= 2);
+    CU_ASSERT_FALSE(quap_decoder_partial(&d));
+    if (nf >= 2) {
+      CU_ASSERT_EQUAL(fr[0]->kind, QUA__V1__FRAME__KIND__REQUEST);
+      CU_ASSERT_EQUAL(fr[0]->id, 42);
+      CU_ASSERT_EQUAL(fr[0]->method, QUAP_INVOKE);
+      ProtobufCMessage *m = NULL;
+      CU_ASSERT_EQUAL(quap_request_unpack(fr[0], &m), 0);
+      Qua__V1__InvokeRequest *got = (Qua__V1__InvokeRequest *)m;
+      CU_ASSERT_EQUAL(got->handle, 3);
+      CU_ASSERT_STRING_EQUAL(got->entry, "add");
+      CU_ASSERT_EQUAL(got->n_args, 2);
+      if (got->n_args == 2) {
+        CU_ASSERT_EQUAL(got->args[0], 7);
+        CU_ASSERT_EQUAL(got->args[1], UINT64_MAX);
+      }
+      protobuf_c_message_free_unpacked(m, NULL);
+      CU_ASSERT_EQUAL(fr[1]->id, 43);
+      CU_ASSERT_EQUAL(fr[1]->method, QUAP_STATS);
+    }
+    for (int i = 0; i < nf; i++)
+      quap_frame_free(fr[i]);
+    quap_decoder_fini(&d);
+  }
+  quap_buf_fini(&b);
+}
+
+static void response_and_error_round_trip(void) {
+  quap_buf_t b;
+  quap_buf_init(&b);
+  Qua__V1__CreateReply cr = QUA__V1__CREATE_REPLY__INIT;
+  cr.handle = 9;
+  cr.id = 77;
+  CU_ASSERT(quap_response_append(&b, 5, 0, NULL, &cr.base) > 0);
+  CU_ASSERT(quap_response_append(&b, 6, QUA_EHANDLE, "no handle 12", NULL) > 0);
+  CU_ASSERT(quap_response_append(&b, 7, QUA_ELIMIT, NULL, NULL) > 0);
+  quap_decoder_t d;
+  quap_decoder_init(&d, 1024);
+  Qua__V1__Frame *fr[3] = {NULL};
+  int err;
+  int nf = feed_all(&d, b.data, b.len, 5, fr, 3, &err);
+  CU_ASSERT_EQUAL(nf, 3);
+  if (nf == 3) {
+    ProtobufCMessage *m = NULL;
+    CU_ASSERT_EQUAL(fr[0]->kind, QUA__V1__FRAME__KIND__RESPONSE);
+    CU_ASSERT_EQUAL(quap_response_unpack(fr[0], QUAP_CREATE, &m), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_EQUAL(((Qua__V1__CreateReply *)m)->handle, 9);
+    CU_ASSERT_EQUAL(((Qua__V1__CreateReply *)m)->id, 77);
+    protobuf_c_message_free_unpacked(m, NULL);
+    CU_ASSERT_EQUAL(quap_response_unpack(fr[1], QUAP_INVOKE, &m), QUA_EHANDLE);
+    CU_ASSERT_PTR_NULL(m);
+    CU_ASSERT_STRING_EQUAL(fr[1]->message, "no handle 12");
+    CU_ASSERT_STRING_EQUAL(fr[2]->message, qua_strerror(QUA_ELIMIT));
+    CU_ASSERT_EQUAL(quap_response_unpack(fr[2], QUAP_STATS + 1, &m), QUA_ENOMETHOD);
+  }
+  for (int i = 0; i < nf; i++)
+    quap_frame_free(fr[i]);
+  quap_decoder_fini(&d);
+  quap_buf_fini(&b);
+}
+
+static void event_round_trip(void) {
+  quap_buf_t b;
+  quap_buf_init(&b);
+  Qua__V1__Event ev = QUA__V1__EVENT__INIT;
+  ev.binding = 2;
+  ev.handle = 1;
+  ev.callback = (char *)"notempty";
+  ev.seq = 5;
+  ev.dropped = 3;
+  CU_ASSERT(quap_event_append(&b, &ev) > 0);
+  quap_decoder_t d;
+  quap_decoder_init(&d, 1024);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, b.data, b.len, &used, &f), 1);
+  CU_ASSERT_EQUAL(used, b.len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->kind, QUA__V1__FRAME__KIND__EVENT);
+  CU_ASSERT_EQUAL(f->id, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f->event);
+  CU_ASSERT_STRING_EQUAL(f->event->callback, "notempty");
+  CU_ASSERT_EQUAL(f->event->seq, 5);
+  CU_ASSERT_EQUAL(f->event->dropped, 3);
+  quap_frame_free(f);
+  quap_decoder_fini(&d);
+  quap_buf_fini(&b);
+}
+
+static void request_with_wrong_input_type_is_refused(void) {
+  quap_buf_t b;
+  quap_buf_init(&b);
+  Qua__V1__StatsRequest st = QUA__V1__STATS_REQUEST__INIT;
+  CU_ASSERT_EQUAL(quap_request_append(&b, 1, QUAP_HELLO, &st.base), QUA_EINVAL);
+  CU_ASSERT_EQUAL(quap_request_append(&b, 1, 999, &st.base), QUA_ENOMETHOD);
+  CU_ASSERT_EQUAL(b.len, 0);
+  quap_buf_fini(&b);
+}
+
+static void oversized_prefix_is_etoobig_and_sticky(void) {
+  quap_decoder_t d;
+  quap_decoder_init(&d, 100);
+  uint8_t hdr[4] = {0, 0, 0, 101};
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, hdr, 2, &used, &f), 0);
+  CU_ASSERT_EQUAL(used, 2);
+  CU_ASSERT_TRUE(quap_decoder_partial(&d));
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, hdr + 2, 2, &used, &f), QUA_ETOOBIG);
+  CU_ASSERT_PTR_NULL(f);
+  CU_ASSERT_EQUAL(d.need, 101);
+  uint8_t more[4] = {0, 0, 0, 0};
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, more, 4, &used, &f), QUA_ETOOBIG);
+  quap_decoder_fini(&d);
+  /* The largest value of the prefix, too. */
+  quap_decoder_init(&d, QUAP_DEFAULT_MAX_FRAME);
+  uint8_t huge[4] = {0xff, 0xff, 0xff, 0xff};
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, huge, 4, &used, &f), QUA_ETOOBIG);
+  quap_decoder_fini(&d);
+}
+
+static void frame_at_the_limit_is_accepted(void) {
+  quap_buf_t b;
+  quap_buf_init(&b);
+  Qua__V1__Frame fr = QUA__V1__FRAME__INIT;
+  uint8_t body[200];
+  memset(body, 0xab, sizeof body);
+  fr.id = 1;
+  fr.body.data = body;
+  fr.body.len = sizeof body;
+  int64_t n = quap_frame_append(&b, &fr);
+  CU_ASSERT(n > 0);
+  quap_decoder_t d;
+  quap_decoder_init(&d, (size_t)n - QUAP_HEADER);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, b.data, b.len, &used, &f), 1);
+  CU_ASSERT_PTR_NOT_NULL(f);
+  if (f != NULL)
+    CU_ASSERT_EQUAL(f->body.len, sizeof body);
+  quap_frame_free(f);
+  quap_decoder_fini(&d);
+  /* One byte less of limit: refused. */
+  quap_decoder_init(&d, (size_t)n - QUAP_HEADER - 1);
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, b.data, b.len, &used, &f), QUA_ETOOBIG);
+  quap_decoder_fini(&d);
+  quap_buf_fini(&b);
+}
+
+static void garbage_frame_is_eproto(void) {
+  /* Field 1 with wire type 7 (invalid), then junk. */
+  uint8_t bad[] = {0, 0, 0, 4, 0x0f, 0xff, 0xff, 0xff};
+  quap_decoder_t d;
+  quap_decoder_init(&d, 1024);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, bad, sizeof bad, &used, &f), QUA_EPROTO);
+  CU_ASSERT_PTR_NULL(f);
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, bad, sizeof bad, &used, &f), QUA_EPROTO);
+  quap_decoder_fini(&d);
+  /* The same split across reads. */
+  quap_decoder_init(&d, 1024);
+  int err;
+  Qua__V1__Frame *fr[1];
+  CU_ASSERT_EQUAL(feed_all(&d, bad, sizeof bad, 1, fr, 1, &err), 0);
+  CU_ASSERT_EQUAL(err, QUA_EPROTO);
+  quap_decoder_fini(&d);
+}
+
+static void truncated_stream_is_partial(void) {
+  quap_buf_t b;
+  quap_buf_init(&b);
+  Qua__V1__OpenRequest o = QUA__V1__OPEN_REQUEST__INIT;
+  o.name = (char *)"somequeue";
+  CU_ASSERT(quap_request_append(&b, 3, QUAP_OPEN, &o.base) > 0);
+  quap_decoder_t d;
+  quap_decoder_init(&d, 1024);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, b.data, b.len - 1, &used, &f), 0);
+  CU_ASSERT_EQUAL(used, b.len - 1);
+  CU_ASSERT_PTR_NULL(f);
+  CU_ASSERT_TRUE(quap_decoder_partial(&d));
+  /* The last byte completes it. */
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, b.data + b.len - 1, 1, &used, &f), 1);
+  CU_ASSERT_PTR_NOT_NULL(f);
+  CU_ASSERT_FALSE(quap_decoder_partial(&d));
+  quap_frame_free(f);
+  quap_decoder_fini(&d);
+  quap_buf_fini(&b);
+}
+
+static void undecodable_body_is_eproto_but_frame_is_fine(void) {
+  Qua__V1__Frame fr = QUA__V1__FRAME__INIT;
+  uint8_t junk[] = {0x0a, 0x50, 0x01}; /* string field claiming 80 bytes, 1 present */
+  fr.id = 9;
+  fr.method = QUAP_OPEN;
+  fr.body.data = junk;
+  fr.body.len = sizeof junk;
+  ProtobufCMessage *m = (ProtobufCMessage *)1;
+  CU_ASSERT_EQUAL(quap_request_unpack(&fr, &m), QUA_EPROTO);
+  CU_ASSERT_PTR_NULL(m);
+  fr.method = 1000;
+  CU_ASSERT_EQUAL(quap_request_unpack(&fr, &m), QUA_ENOMETHOD);
+}
+
+static void empty_frame_decodes_to_defaults(void) {
+  uint8_t zero[4] = {0, 0, 0, 0};
+  quap_decoder_t d;
+  quap_decoder_init(&d, 1024);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL(quap_decoder_feed(&d, zero, 4, &used, &f), 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->id, 0);
+  CU_ASSERT_EQUAL(f->kind, QUA__V1__FRAME__KIND__REQUEST);
+  quap_frame_free(f);
+  quap_decoder_fini(&d);
+}
+
+static void random_bytes_never_crash_the_decoder(void) {
+  unsigned seed = 12345;
+  long rounds = qtest_scale(2000, 300);
+  for (long i = 0; i < rounds; i++) {
+    uint8_t buf[256];
+    size_t len = (size_t)(rand_r(&seed) % sizeof buf);
+    for (size_t k = 0; k < len; k++)
+      buf[k] = (uint8_t)rand_r(&seed);
+    if (len >= 4 && (rand_r(&seed) & 1)) { /* a plausible prefix */
+      buf[0] = buf[1] = 0;
+      buf[2] = 0;
+      buf[3] = (uint8_t)(len - 4);
+    }
+    quap_decoder_t d;
+    quap_decoder_init(&d, 200);
+    Qua__V1__Frame *fr[64];
+    int err;
+    int nf = feed_all(&d, buf, len, 1 + (size_t)(rand_r(&seed) % 17), fr, 64, &err);
+    CU_ASSERT(err == 0 || err == QUA_EPROTO || err == QUA_ETOOBIG);
+    for (int k = 0; k < nf; k++) {
+      ProtobufCMessage *m = NULL;
+      if (quap_request_unpack(fr[k], &m) == 0)
+        protobuf_c_message_free_unpacked(m, NULL);
+      quap_frame_free(fr[k]);
+    }
+    quap_decoder_fini(&d);
+  }
+}
+
+int main(void) {
+  static const qtest_case_t cases[] = {
+      {"method_indices_match_descriptor", method_indices_match_descriptor},
+      {"request_round_trip_whole_and_bytewise", request_round_trip_whole_and_bytewise},
+      {"response_and_error_round_trip", response_and_error_round_trip},
+      {"event_round_trip", event_round_trip},
+      {"request_with_wrong_input_type_is_refused", request_with_wrong_input_type_is_refused},
+      {"oversized_prefix_is_etoobig_and_sticky", oversized_prefix_is_etoobig_and_sticky},
+      {"frame_at_the_limit_is_accepted", frame_at_the_limit_is_accepted},
+      {"garbage_frame_is_eproto", garbage_frame_is_eproto},
+      {"truncated_stream_is_partial", truncated_stream_is_partial},
+      {"undecodable_body_is_eproto_but_frame_is_fine", undecodable_body_is_eproto_but_frame_is_fine},
+      {"empty_frame_decodes_to_defaults", empty_frame_decodes_to_defaults},
+      {"random_bytes_never_crash_the_decoder", random_bytes_never_crash_the_decoder},
+      {NULL, NULL},
+  };
+  return qtest_run("frame", cases);
+}

@@ -1,0 +1,344 @@
+/* test-cli.c -- every verb of the qua command against a real quad, exit statuses included. */
+#include "itest.h"
+
+static itest_daemon_t daemon_;
+
+#define QUA(o, ...) itest_qua((o), &daemon_, __VA_ARGS__, (char *)NULL)
+#define HAS(s, sub) (strstr((s), (sub)) != NULL)
+
+/* Counts the lines of s. */
+static int lines(const char *s) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+static void cli_help_and_usage_errors_exit_2(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--help", (char *)NULL), 0);
+  CU_ASSERT(HAS(o.out, "drain NAME"));
+  CU_ASSERT(HAS(o.out, "Exit status"));
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "help", "watch", (char *)NULL), 0);
+  CU_ASSERT(HAS(o.out, "SYNOPSIS"));
+  CU_ASSERT(HAS(o.out, "--count"));
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "help", "nosuchverb", (char *)NULL), 2);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, (char *)NULL), 2);
+  CU_ASSERT(HAS(o.err, "no verb"));
+  CU_ASSERT_EQUAL(QUA(&o, "frobnicate"), 2);
+  CU_ASSERT(HAS(o.err, "unknown verb"));
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--bogus", "ping", (char *)NULL), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue"), 2);
+  CU_ASSERT(HAS(o.err, "usage: qua create TYPE NAME"));
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "qx", "capacity"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "call", "c", "add", "twelve"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "call", "c", "add", "1", "2", "3"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "get", "q", "0"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "watch", "q", "--count"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "ls", "--force"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "wire", "nodot", "q.put"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "unwire", "c."), 2);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--socket", "/x", "--connect", "127.0.0.1:1", "ping",
+                            (char *)NULL), 2);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--connect", "127.0.0.1", "ping", (char *)NULL), 2);
+}
+
+static void cli_without_daemon_exits_3(void) {
+  itest_out_t o;
+  char path[160];
+  snprintf(path, sizeof path, "%s/nobody.sock", daemon_.dir);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--socket", path, "ping", (char *)NULL), 3);
+  CU_ASSERT(HAS(o.err, "ECONN"));
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--socket", path, "ls", (char *)NULL), 3);
+  /* The socket comes from $QUA_SOCKET when --socket is not given. */
+  setenv("QUA_SOCKET", path, 1);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "ping", (char *)NULL), 3);
+  CU_ASSERT(HAS(o.err, "nobody.sock"));
+  setenv("QUA_SOCKET", daemon_.sock, 1);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "ping", (char *)NULL), 0);
+  unsetenv("QUA_SOCKET");
+}
+
+static void cli_ping_types_stats(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "ping"), 0);
+  CU_ASSERT(HAS(o.out, "pong: quad"));
+  CU_ASSERT_EQUAL(QUA(&o, "types"), 0);
+  CU_ASSERT(HAS(o.out, "queue:"));
+  CU_ASSERT(HAS(o.out, "counter:"));
+  CU_ASSERT(HAS(o.out, "callback full"));
+  CU_ASSERT(HAS(o.out, "param    capacity=1024"));
+  CU_ASSERT_EQUAL(QUA(&o, "types", "counter"), 0);
+  CU_ASSERT(HAS(o.out, "entry    add/1 -> word"));
+  CU_ASSERT(!HAS(o.out, "queue:"));
+  CU_ASSERT_EQUAL(QUA(&o, "types", "nosuchtype"), 1);
+  CU_ASSERT(HAS(o.err, "ENOTYPE"));
+  CU_ASSERT_EQUAL(QUA(&o, "stats"), 0);
+  CU_ASSERT(HAS(o.out, "connections"));
+  CU_ASSERT(HAS(o.out, "uptime_ms"));
+}
+
+static void cli_create_ls_show_rm(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "cq", "capacity=4"), 0);
+  CU_ASSERT(HAS(o.out, "created cq (queue, id "));
+  CU_ASSERT_EQUAL(QUA(&o, "ls"), 0);
+  CU_ASSERT(HAS(o.out, "cq"));
+  CU_ASSERT(HAS(o.out, "capacity=4"));
+  CU_ASSERT_EQUAL(QUA(&o, "show", "cq"), 0);
+  CU_ASSERT(HAS(o.out, "type:    queue"));
+  CU_ASSERT(HAS(o.out, "param:   capacity=4"));
+  CU_ASSERT(HAS(o.out, "impl:    put"));
+  /* Refusals: exit 1 and the status's name on stderr. */
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "cq"), 1);
+  CU_ASSERT(HAS(o.err, "EEXIST"));
+  CU_ASSERT_EQUAL(QUA(&o, "create", "nosuchtype", "cz"), 1);
+  CU_ASSERT(HAS(o.err, "ENOTYPE"));
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "cz", "capacity=3"), 1);
+  CU_ASSERT(HAS(o.err, "ERANGE") || HAS(o.err, "EINVAL"));
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "cz", "colour=3"), 1);
+  CU_ASSERT(HAS(o.err, "ENOPARAM"));
+  CU_ASSERT_EQUAL(QUA(&o, "show", "cz"), 1);
+  CU_ASSERT(HAS(o.err, "ENOTFOUND"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "cq"), 0);
+  CU_ASSERT(HAS(o.out, "removed cq"));
+  CU_ASSERT_EQUAL(QUA(&o, "show", "cq"), 1);
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "cq"), 1);
+  CU_ASSERT(HAS(o.err, "ENOTFOUND"));
+  CU_ASSERT_EQUAL(QUA(&o, "ls"), 0);
+  CU_ASSERT(!HAS(o.out, "cq "));
+}
+
+static void cli_call_counter_prints_results(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "counter", "cc"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cc", "add", "5"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "5\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cc", "add", "0x10"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "21\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cc", "add", "-1"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "20\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cc", "read"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "20\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cc", "nosuchentry"), 1);
+  CU_ASSERT(HAS(o.err, "ENOENTRY"));
+  CU_ASSERT_EQUAL(QUA(&o, "call", "nosuchname", "read"), 1);
+  CU_ASSERT(HAS(o.err, "ENOTFOUND"));
+  /* A callback that fires on the call is printed with the result. */
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "cq1", "capacity=1"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cq1", "put", "7"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "ok\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cq1", "put", "8"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "callback full 8\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cq1", "get"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "7\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "cq1", "get"), 0);
+  CU_ASSERT(HAS(o.out, "callback empty"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "cc", "cq1"), 0);
+}
+
+static void cli_put_until_full_then_get(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "pq", "capacity=4"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "put", "pq", "1", "2", "3", "4", "5"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "stored 1\nstored 2\nstored 3\nstored 4\nfull 5\n");
+  CU_ASSERT_EQUAL(QUA(&o, "get", "pq", "2"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "1\n2\n");
+  CU_ASSERT_EQUAL(QUA(&o, "get", "pq", "10"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "3\n4\n(empty)\n");
+  CU_ASSERT_EQUAL(QUA(&o, "get", "pq"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "(empty)\n");
+  CU_ASSERT_EQUAL(QUA(&o, "put", "pq", "1", "x"), 2);
+  CU_ASSERT_EQUAL(QUA(&o, "get", "nosuchq"), 1);
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "pq"), 0);
+}
+
+static void cli_wire_unwire_and_busy_rm(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "counter", "wc"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "wq", "capacity=8"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "wire", "wc.out", "wq.put"), 0);
+  CU_ASSERT(HAS(o.out, "wired wc.out -> wq.put"));
+  CU_ASSERT_EQUAL(QUA(&o, "show", "wc"), 0);
+  CU_ASSERT(HAS(o.out, "wire:    out -> wq.put"));
+  CU_ASSERT_EQUAL(QUA(&o, "call", "wc", "pass", "9"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "get", "wq"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "9\n");
+  CU_ASSERT_EQUAL(QUA(&o, "wire", "wc.out", "wq.put"), 1);
+  CU_ASSERT(HAS(o.err, "EWIRED"));
+  CU_ASSERT_EQUAL(QUA(&o, "wire", "wc.nosuch", "wq.put"), 1);
+  CU_ASSERT(HAS(o.err, "ENOCALLOUT"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "wq"), 1);
+  CU_ASSERT(HAS(o.err, "EBUSY"));
+  CU_ASSERT_EQUAL(QUA(&o, "unwire", "wc.out"), 0);
+  CU_ASSERT(HAS(o.out, "unwired wc.out"));
+  CU_ASSERT_EQUAL(QUA(&o, "unwire", "wc.out"), 1);
+  CU_ASSERT(HAS(o.err, "ENOTWIRED"));
+  CU_ASSERT_EQUAL(QUA(&o, "wire", "wc.out", "wq.put"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "--force", "wq"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "show", "wc"), 0);
+  CU_ASSERT(!HAS(o.out, "wire:"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "wc"), 0);
+}
+
+static void cli_json_prints_one_object_per_line(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "jq", "capacity=2"), 0);
+  CU_ASSERT_EQUAL(itest_qua(&o, &daemon_, "--json", "put", "jq", "1", "2", "3", (char *)NULL), 0);
+  CU_ASSERT_EQUAL(lines(o.out), 3);
+  CU_ASSERT(HAS(o.out, "{\"item\":3,\"stored\":false,\"callback\":\"full\"}"));
+  const char *verbs[][4] = {{"ls"}, {"stats"}, {"show", "jq"}, {"types", "queue"}, {"ping"},
+                            {"call", "jq", "count"}, {"get", "jq", "5"}};
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+    CU_ASSERT_EQUAL(itest_qua(&o, &daemon_, "--json", verbs[i][0], verbs[i][1], verbs[i][2],
+                              (char *)NULL), 0);
+    for (char *line = o.out; *line;) {
+      char *nl = strchr(line, '\n');
+      CU_ASSERT_FATAL(nl != NULL);
+      CU_ASSERT_EQUAL(line[0], '{');
+      CU_ASSERT_EQUAL(nl[-1], '}');
+      line = nl + 1;
+    }
+  }
+  CU_ASSERT_EQUAL(itest_qua(&o, &daemon_, "--json", "call", "jq", "count", (char *)NULL), 0);
+  CU_ASSERT(HAS(o.out, "\"result\":0"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "jq"), 0);
+}
+
+/* Starts `qua ARGS` in the background with stdout and stderr to files in
+ * the daemon's folder; waits until stderr says `ready`. */
+static pid_t spawn_qua(const char *tag, const char *ready, char *const args[]) {
+  char outp[160], errp[160];
+  snprintf(outp, sizeof outp, "%s/%s.out", daemon_.dir, tag);
+  snprintf(errp, sizeof errp, "%s/%s.err", daemon_.dir, tag);
+  char *argv[ITEST_MAX_ARGS];
+  int argc = 0;
+  argv[argc++] = (char *)itest_qua_path;
+  argv[argc++] = "--socket";
+  argv[argc++] = daemon_.sock;
+  for (int i = 0; args[i] != NULL; i++)
+    argv[argc++] = args[i];
+  argv[argc] = NULL;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  char buf[1024];
+  double end = itest_now() + 20.0;
+  while (itest_now() < end) {
+    itest_slurp(errp, buf, sizeof buf);
+    if (strstr(buf, ready) != NULL)
+      return pid;
+    if (itest_wait(pid, 0) != -1)
+      break;
+    itest_sleep_ms(5);
+  }
+  fprintf(stderr, "spawn_qua %s: not ready: %s\n", tag, buf);
+  return pid;
+}
+
+static void read_spawned(const char *tag, char *buf, size_t len) {
+  char p[160];
+  snprintf(p, sizeof p, "%s/%s.out", daemon_.dir, tag);
+  itest_slurp(p, buf, len);
+}
+
+static void cli_watch_prints_callbacks_as_they_fire(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "wtq", "capacity=2"), 0);
+  char *named[] = {"watch", "wtq", "notempty", "full", "--count", "2", NULL};
+  pid_t w1 = spawn_qua("w1", "watching wtq: notempty full", named);
+  char *all[] = {"watch", "wtq", "--count", "3", NULL};
+  pid_t w2 = spawn_qua("w2", "watching wtq:", all);
+  CU_ASSERT_EQUAL(QUA(&o, "put", "wtq", "1", "2", "3"), 0);
+  CU_ASSERT(HAS(o.out, "full 3"));
+  int st1 = itest_wait(w1, 20);
+  CU_ASSERT(st1 >= 0 && WIFEXITED(st1) && WEXITSTATUS(st1) == 0);
+  if (st1 == -1)
+    kill(w1, SIGKILL), waitpid(w1, NULL, 0);
+  itest_sleep_ms(100);
+  char buf[4096];
+  read_spawned("w1", buf, sizeof buf);
+  CU_ASSERT(HAS(buf, "wtq notempty "));
+  CU_ASSERT(HAS(buf, " seq=1\n"));
+  CU_ASSERT(HAS(buf, "wtq full 3 seq=1\n"));
+  CU_ASSERT_EQUAL(lines(buf), 2);
+  read_spawned("w2", buf, sizeof buf);
+  CU_ASSERT_EQUAL(lines(buf), 2); /* notempty and full: the third event needs a get */
+  CU_ASSERT_EQUAL(QUA(&o, "get", "wtq", "1"), 0); /* from full: notfull */
+  int st2 = itest_wait(w2, 20);
+  CU_ASSERT(st2 >= 0 && WIFEXITED(st2) && WEXITSTATUS(st2) == 0);
+  if (st2 == -1)
+    kill(w2, SIGKILL), waitpid(w2, NULL, 0);
+  read_spawned("w2", buf, sizeof buf);
+  CU_ASSERT(HAS(buf, "wtq notfull"));
+  /* A watcher without --count stops cleanly on SIGTERM. */
+  char *forever[] = {"watch", "wtq", "empty", NULL};
+  pid_t w3 = spawn_qua("w3", "watching wtq: empty", forever);
+  CU_ASSERT_EQUAL(QUA(&o, "get", "wtq", "5"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "2\n(empty)\n");
+  itest_sleep_ms(100);
+  kill(w3, SIGTERM);
+  int st3 = itest_wait(w3, 10);
+  CU_ASSERT(st3 >= 0 && WIFEXITED(st3) && WEXITSTATUS(st3) == 0);
+  read_spawned("w3", buf, sizeof buf);
+  CU_ASSERT(HAS(buf, "wtq empty"));
+  CU_ASSERT_EQUAL(QUA(&o, "watch", "wtq", "nosuchcallback", "--count", "1"), 1);
+  CU_ASSERT(HAS(o.err, "ENOCALLBACK"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "wtq"), 0);
+}
+
+static void cli_drain_takes_items_as_they_come(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "dq", "capacity=64"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "put", "dq", "10", "11", "12"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "drain", "dq", "--count", "2"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "10\n11\n");
+  /* --count 2 took exactly two: 12 is still there. */
+  CU_ASSERT_EQUAL(QUA(&o, "call", "dq", "count"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "1\n");
+  /* A drainer that is waiting gets items put later, in order. */
+  char *args[] = {"drain", "dq", "--count", "5", "--window", "2", NULL};
+  pid_t d = spawn_qua("d1", "draining dq", args);
+  CU_ASSERT_EQUAL(QUA(&o, "put", "dq", "13", "14", "15", "16"), 0);
+  int st = itest_wait(d, 20);
+  CU_ASSERT(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  if (st == -1)
+    kill(d, SIGKILL), waitpid(d, NULL, 0);
+  char buf[1024];
+  read_spawned("d1", buf, sizeof buf);
+  CU_ASSERT_STRING_EQUAL(buf, "12\n13\n14\n15\n16\n");
+  CU_ASSERT_EQUAL(QUA(&o, "drain", "nosuchq", "--count", "1"), 1);
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "dq"), 0);
+}
+
+int main(int argc, char **argv) {
+  if (itest_init(argc, argv) < 0 || itest_start(&daemon_, (char *)NULL) < 0)
+    return 1;
+  static const qtest_case_t cases[] = {
+      {"cli_help_and_usage_errors_exit_2", cli_help_and_usage_errors_exit_2},
+      {"cli_without_daemon_exits_3", cli_without_daemon_exits_3},
+      {"cli_ping_types_stats", cli_ping_types_stats},
+      {"cli_create_ls_show_rm", cli_create_ls_show_rm},
+      {"cli_call_counter_prints_results", cli_call_counter_prints_results},
+      {"cli_put_until_full_then_get", cli_put_until_full_then_get},
+      {"cli_wire_unwire_and_busy_rm", cli_wire_unwire_and_busy_rm},
+      {"cli_json_prints_one_object_per_line", cli_json_prints_one_object_per_line},
+      {"cli_watch_prints_callbacks_as_they_fire", cli_watch_prints_callbacks_as_they_fire},
+      {"cli_drain_takes_items_as_they_come", cli_drain_takes_items_as_they_come},
+      {NULL, NULL}};
+  int rc = qtest_run("cli", cases);
+  if (rc != 0)
+    itest_dump_log(&daemon_);
+  int st = itest_stop(&daemon_);
+  if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+    fprintf(stderr, "quad did not exit 0 on SIGTERM (status %d)\n", st);
+    rc = 1;
+  }
+  return rc;
+}

@@ -1,0 +1,147 @@
+/* test-diff.c -- compiled C programs: same stdout and exit status under quamachine and qemu-m68k.
+ *
+ * Arguments: QUAMACHINE QEMU_M68K PROGS_DIR. Each case runs one program
+ * of PROGS_DIR (built from tests/m68k/progs/NAME.c) under both and
+ * compares. Skipped (77) when the cross compiler or qemu-m68k is absent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qtest.h"
+
+#define TIMEOUT_S 120
+#define OUT_MAX (1u << 20)
+
+static const char *quamachine, *qemu, *progs;
+
+typedef struct outcome {
+  char *out; /* stdout, NUL-terminated */
+  size_t len;
+  int status; /* exit code, or 128 + signal */
+} outcome_t;
+
+/* Runs argv with stdout captured and stderr discarded, within TIMEOUT_S. */
+static int run(char *const argv[], outcome_t *o) {
+  int pfd[2];
+  o->out = calloc(1, OUT_MAX + 1);
+  o->len = 0;
+  o->status = -1;
+  if (o->out == NULL || pipe(pfd) != 0)
+    return -1;
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(pfd[1], 1);
+    if (devnull >= 0) {
+      dup2(devnull, 2);
+      dup2(devnull, 0);
+    }
+    close(pfd[0]);
+    execv(argv[0], argv);
+    _exit(126);
+  }
+  close(pfd[1]);
+  time_t start = time(NULL);
+  for (;;) {
+    struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+    int r = poll(&p, 1, 1000);
+    if (r > 0) {
+      char buf[4096];
+      ssize_t n = read(pfd[0], buf, sizeof buf);
+      if (n <= 0)
+        break;
+      size_t room = OUT_MAX - o->len;
+      size_t take = (size_t)n < room ? (size_t)n : room;
+      memcpy(o->out + o->len, buf, take);
+      o->len += take;
+    } else if (r < 0 && errno != EINTR) {
+      break;
+    }
+    if (time(NULL) - start > TIMEOUT_S) {
+      kill(pid, SIGKILL);
+      break;
+    }
+  }
+  close(pfd[0]);
+  int ws;
+  if (waitpid(pid, &ws, 0) != pid)
+    return -1;
+  o->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  return 0;
+}
+
+static void diff_program(const char *name, const char *cpu) {
+  char path[4096], qemu_cpu[16];
+  snprintf(path, sizeof path, "%s/%s", progs, name);
+  snprintf(qemu_cpu, sizeof qemu_cpu, "m%s", cpu);
+  char *qa[] = {(char *)quamachine, "run", "--cpu", (char *)cpu, path, "x", "yz", NULL};
+  char *qe[] = {(char *)qemu, "-cpu", qemu_cpu, path, "x", "yz", NULL};
+  outcome_t a = {0}, b = {0};
+  CU_ASSERT_EQUAL_FATAL(run(qe, &b), 0);
+  CU_ASSERT_EQUAL_FATAL(run(qa, &a), 0);
+  CU_ASSERT_EQUAL(a.status, b.status);
+  CU_ASSERT_EQUAL(a.len, b.len);
+  CU_ASSERT(a.len == b.len && memcmp(a.out, b.out, a.len) == 0);
+  if (a.status != b.status || a.len != b.len || memcmp(a.out, b.out, a.len) != 0) {
+    fprintf(stderr, "\n%s: quamachine status %d, %zu bytes; qemu-m68k status %d, %zu bytes\n", name,
+            a.status, a.len, b.status, b.len);
+    size_t i = 0;
+    while (i < a.len && i < b.len && a.out[i] == b.out[i])
+      i++;
+    fprintf(stderr, "first difference at byte %zu\n--- quamachine:\n%.*s\n--- qemu-m68k:\n%.*s\n",
+            i, (int)(a.len - i < 200 ? a.len - i : 200), a.out + i,
+            (int)(b.len - i < 200 ? b.len - i : 200), b.out + i);
+  }
+  CU_ASSERT(b.len > 0); /* the program did print */
+  free(a.out);
+  free(b.out);
+}
+
+/* One case per program of tests/m68k/progs (the meson lists must match)
+ * and the CPU both emulators run it on. The 68030 programs are built
+ * -O2 -m68030 -static with glibc; the 68000 one -m68000 without libc
+ * (Debian's static glibc is 68020 code). */
+#define PROGRAMS(XX)                                                                               \
+  XX(arith, "68030")                                                                               \
+  XX(recurse, "68030")                                                                             \
+  XX(strings, "68030")                                                                             \
+  XX(sort, "68030")                                                                                \
+  XX(sieve, "68030")                                                                               \
+  XX(structs, "68030")                                                                             \
+  XX(bits, "68030")                                                                                \
+  XX(switch, "68030")                                                                              \
+  XX(heap, "68030")                                                                                \
+  XX(exitcode, "68030")                                                                            \
+  XX(m68000_nolibc, "68000")
+
+#define XX(name, cpu)                                                                              \
+  static void diff_##name(void) { diff_program(#name, cpu); }
+PROGRAMS(XX)
+#undef XX
+
+int main(int argc, char **argv) {
+  if (argc < 4 || access(argv[2], X_OK) != 0 || access(argv[3], R_OK) != 0) {
+    printf("SKIP: needs m68k-linux-gnu-gcc and qemu-m68k (Debian gcc-m68k-linux-gnu, qemu-user)\n");
+    return 77;
+  }
+  quamachine = argv[1];
+  qemu = argv[2];
+  progs = argv[3];
+  static const qtest_case_t cases[] = {
+#define XX(name, cpu) {"same_output_as_qemu_" #name "_on_" cpu, diff_##name},
+      PROGRAMS(XX)
+#undef XX
+          {NULL, NULL},
+  };
+  return qtest_run("m68k-diff", cases);
+}

@@ -1,0 +1,92 @@
+/* test-sst.c -- the m68k-sst single-instruction conformance data on the 68000 core.
+ *
+ * Usage: test-sst [--verbose] DIR. Runs every *.txt.gz in DIR (the data is
+ * not part of the project: it lives in ../shared/m68k-sst) and requires 99%
+ * of the tests to pass. TAS and TRAPV are unverified upstream and are
+ * reported apart, outside the floor. Exits 77 (meson SKIP) when DIR is
+ * missing.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <CUnit/Basic.h>
+
+#include "m68k.h"
+
+static const char *sst_dir;
+static bool sst_verbose;
+
+static int cmp_names(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool unverified(const char *name)
+{
+  return strncmp(name, "TAS.", 4) == 0 || strncmp(name, "TRAPV.", 6) == 0;
+}
+
+static void sst_pass_rate_at_least_99_percent(void)
+{
+  DIR *d = opendir(sst_dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  char *names[512];
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL && n < 512) {
+    size_t len = strlen(de->d_name);
+    if (len > 7 && strcmp(de->d_name + len - 7, ".txt.gz") == 0)
+      names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof(names[0]), cmp_names);
+  unsigned p = 0, t = 0, up = 0, ut = 0;
+  for (int i = 0; i < n; i++) {
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", sst_dir, names[i]);
+    unsigned fp = 0, ft = 0;
+    int rc = m68k_sst_run_file(path, M68K_MODEL_68000, sst_verbose, stdout, &fp, &ft);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (unverified(names[i])) {
+      up += fp;
+      ut += ft;
+    } else {
+      p += fp;
+      t += ft;
+    }
+    free(names[i]);
+  }
+  printf("SST unverified (TAS, TRAPV) %u/%u\n", up, ut);
+  printf("SST total %u/%u\n", p + up, t + ut);
+  printf("SST verified %u/%u (%.2f%%)\n", p, t, t ? 100.0 * p / t : 0.0);
+  CU_ASSERT(t > 0);
+  CU_ASSERT(t > 0 && (double)p >= 0.99 * t);
+}
+
+int main(int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--verbose") == 0)
+      sst_verbose = true;
+    else
+      sst_dir = argv[i];
+  }
+  struct stat st;
+  if (!sst_dir || stat(sst_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    printf("SKIP: m68k-sst data not found at %s (it lives in ../shared, outside the project)\n",
+           sst_dir ? sst_dir : "(no directory given)");
+    return 77;
+  }
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  CU_pSuite s = CU_add_suite("sst", NULL, NULL);
+  CU_add_test(s, "sst_pass_rate_at_least_99_percent", sst_pass_rate_at_least_99_percent);
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  unsigned fails = CU_get_number_of_failures();
+  CU_cleanup_registry();
+  return fails ? 1 : 0;
+}
