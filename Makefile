@@ -1,7 +1,7 @@
 # Makefile -- a thin wrapper over meson, in the manner of neovim's.
 #
 #   make          configure (if needed) and build into $(BUILD)
-#   make demo     build, then run the demo graph
+#   make demo     build, then run the in-process demo graph and the quad/qua demo
 #   make test     build, then run every test suite (meson test)
 #   make bench    build, then run the benchmarks (not part of make test)
 #   make deps     install the Debian packages the build needs (as root),
@@ -48,6 +48,8 @@ $(BUILD)/build.ninja: | deps
 
 demo: all
 	./$(BUILD)/tests/qua-demo
+	@echo
+	sh tests/integration/demo.sh $(BUILD)
 
 test: all
 	$(MESON) test -C $(BUILD) --print-errorlogs $(SUITES)

@@ -73,7 +73,10 @@ static const char usage_text[] =
     "                      connection until its responses are written.\n"
     "  --max-events N      events queued per connection (default 4096); past it\n"
     "                      callback events are dropped and counted.\n"
-    "  --log-level LEVEL   error, warn, info (default) or debug.\n"
+"  --log-level LEVEL   error, warn, info (default) or debug.\n"
+    "  --synth MODE        code quajects run: stencil (default; methods\n"
+    "                      synthesised per wire) or off (generic C code). A\n"
+    "                      create parameter synth=off|stencil overrides it.\n"
     "  --help              print this help and exit.\n"
     "  --version           print the version and exit.\n"
     "\n"
@@ -93,6 +96,7 @@ enum {
   OPT_MAX_INFLIGHT,
   OPT_MAX_EVENTS,
   OPT_LOG_LEVEL,
+  OPT_SYNTH,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -106,6 +110,7 @@ static const struct option long_options[] = {
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"synth", required_argument, NULL, OPT_SYNTH},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -238,6 +243,13 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (l < 0)
         return usage_error("--log-level '%s': expected error, warn, info or debug", optarg);
       cfg->log_level = l;
+      break;
+    }
+    case OPT_SYNTH: {
+      int m = qua_synth_parse(optarg);
+      if (m < 0)
+        return usage_error("--synth '%s': expected stencil or off", optarg);
+      qua_set_synth_default((qua_synth_mode_t)m);
       break;
     }
     case OPT_HELP:
