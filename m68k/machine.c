@@ -276,44 +276,13 @@ static void dev_write(m68k__mcpu_t *c, uint32_t addr, uint32_t v) {
 
 /* ---- The bus seen by each CPU --------------------------------------------- */
 
-static bool bus_read8(void *ctx, uint32_t addr, unsigned fc, uint8_t *v) {
-  m68k__mcpu_t *c = ctx;
-  const uint8_t *p = ram_at(c->m, addr, 1);
-  (void)fc;
+/* One access of `size` bytes: RAM, then the device page, else a bus fault
+ * with the address recorded. The width-named functions below are the bus
+ * table's entries. */
+static bool bus_read(m68k__mcpu_t *c, uint32_t addr, unsigned size, uint32_t *v) {
+  const uint8_t *p = ram_at(c->m, addr, size);
   if (p != NULL) {
-    *v = *p;
-    return true;
-  }
-  if (is_dev(c->m, addr)) {
-    *v = (uint8_t)dev_read(c, addr);
-    return true;
-  }
-  c->m->fault_addr = addr;
-  return false;
-}
-
-static bool bus_read16(void *ctx, uint32_t addr, unsigned fc, uint16_t *v) {
-  m68k__mcpu_t *c = ctx;
-  const uint8_t *p = ram_at(c->m, addr, 2);
-  (void)fc;
-  if (p != NULL) {
-    *v = m68k__be16(p);
-    return true;
-  }
-  if (is_dev(c->m, addr)) {
-    *v = (uint16_t)dev_read(c, addr);
-    return true;
-  }
-  c->m->fault_addr = addr;
-  return false;
-}
-
-static bool bus_read32(void *ctx, uint32_t addr, unsigned fc, uint32_t *v) {
-  m68k__mcpu_t *c = ctx;
-  const uint8_t *p = ram_at(c->m, addr, 4);
-  (void)fc;
-  if (p != NULL) {
-    *v = m68k__be32(p);
+    *v = size == 1 ? *p : size == 2 ? m68k__be16(p) : m68k__be32(p);
     return true;
   }
   if (is_dev(c->m, addr)) {
@@ -324,12 +293,15 @@ static bool bus_read32(void *ctx, uint32_t addr, unsigned fc, uint32_t *v) {
   return false;
 }
 
-static bool bus_write8(void *ctx, uint32_t addr, unsigned fc, uint8_t v) {
-  m68k__mcpu_t *c = ctx;
-  uint8_t *p = ram_at(c->m, addr, 1);
-  (void)fc;
+static bool bus_write(m68k__mcpu_t *c, uint32_t addr, unsigned size, uint32_t v) {
+  uint8_t *p = ram_at(c->m, addr, size);
   if (p != NULL) {
-    *p = v;
+    if (size == 1)
+      *p = (uint8_t)v;
+    else if (size == 2)
+      m68k__put16(p, (uint16_t)v);
+    else
+      m68k__put32(p, v);
     return true;
   }
   if (is_dev(c->m, addr)) {
@@ -338,38 +310,38 @@ static bool bus_write8(void *ctx, uint32_t addr, unsigned fc, uint8_t v) {
   }
   c->m->fault_addr = addr;
   return false;
+}
+
+static bool bus_read8(void *ctx, uint32_t addr, unsigned fc, uint8_t *v) {
+  uint32_t x;
+  if (!bus_read(ctx, addr, 1, &x))
+    return false;
+  *v = (uint8_t)x;
+  return true;
+}
+
+static bool bus_read16(void *ctx, uint32_t addr, unsigned fc, uint16_t *v) {
+  uint32_t x;
+  if (!bus_read(ctx, addr, 2, &x))
+    return false;
+  *v = (uint16_t)x;
+  return true;
+}
+
+static bool bus_read32(void *ctx, uint32_t addr, unsigned fc, uint32_t *v) {
+  return bus_read(ctx, addr, 4, v);
+}
+
+static bool bus_write8(void *ctx, uint32_t addr, unsigned fc, uint8_t v) {
+  return bus_write(ctx, addr, 1, v);
 }
 
 static bool bus_write16(void *ctx, uint32_t addr, unsigned fc, uint16_t v) {
-  m68k__mcpu_t *c = ctx;
-  uint8_t *p = ram_at(c->m, addr, 2);
-  (void)fc;
-  if (p != NULL) {
-    m68k__put16(p, v);
-    return true;
-  }
-  if (is_dev(c->m, addr)) {
-    dev_write(c, addr, v);
-    return true;
-  }
-  c->m->fault_addr = addr;
-  return false;
+  return bus_write(ctx, addr, 2, v);
 }
 
 static bool bus_write32(void *ctx, uint32_t addr, unsigned fc, uint32_t v) {
-  m68k__mcpu_t *c = ctx;
-  uint8_t *p = ram_at(c->m, addr, 4);
-  (void)fc;
-  if (p != NULL) {
-    m68k__put32(p, v);
-    return true;
-  }
-  if (is_dev(c->m, addr)) {
-    dev_write(c, addr, v);
-    return true;
-  }
-  c->m->fault_addr = addr;
-  return false;
+  return bus_write(ctx, addr, 4, v);
 }
 
 /* ---- Life cycle ------------------------------------------------------------- */
