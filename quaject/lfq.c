@@ -73,6 +73,11 @@
  *     (FULL) the next successful put (get) in that order is an EDGE, so a blocking pump never
  *     misses a wake-up. Every variant updates S the same way, so this holds under any mix and
  *     across a switch (which leaves S untouched).
+ *     The inline fast paths (lfq.h, qua__lfq_tput_* and qua__lfq_tget_*) are these operations
+ *     with their common case unrolled: a put that finds room by tail_cache publishes and adds
+ *     to S; a get whose ticket CAS succeeds takes the slot at tail if it is published (else
+ *     waits for it out of line, qua__lfq_take1). Every other case calls the complete operation
+ *     before it has changed anything, so the two interleave as one algorithm.
  * 13. S agrees with the slots. Let I and D be the increments and decrements made so far, P the
  *     published positions, tail = T, head = H, and k = D - T the tickets not yet turned into
  *     taken items. Then I <= P <= H and S = I - D >= 0, hence H >= T + k: the positions a
@@ -351,6 +356,11 @@ static inline int lfq_get(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, size_t 
     got += lfq_take(q, mc, v + got, (size_t)take - got, true);
   *done = got;
   return s == (int64_t)q->capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK;
+}
+
+int qua__lfq_take1(qua__lfq_t *q, bool mc, uint64_t *v)
+{
+  return lfq_take(q, mc, v, 1, true) == 1 ? QUA__LFQ_OK : QUA__LFQ_EMPTY;
 }
 
 int qua__lfq_put_n_sp(qua__lfq_t *q, const uint64_t *v, size_t n, size_t *done)

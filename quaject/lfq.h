@@ -125,99 +125,201 @@ int qua__lfq_get_mc_slow(qua__lfq_t *q, uint64_t *v);
 #define QUA__LFQ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define QUA__LFQ_LIKELY(x) __builtin_expect(!!(x), 1)
 
-/* Stores v; one producer (see above). Returns OK/EDGE, FULL or CLOSED. */
-static inline int qua__lfq_put_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                      uint64_t cap, uint64_t v)
+/* The common cases, shared by both modes. Each does all or nothing:
+ * push_* publishes v at the next position when tail_cache shows room (and,
+ * mp, the claim CAS wins); pop_* takes the item at tail when it is
+ * published (and, mc, the tail CAS wins). false: nothing changed. */
+static inline bool qua__lfq_push_sp(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t v)
 {
-  if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0))
-    return qua__lfq_put_sp_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
   if (QUA__LFQ_UNLIKELY(pos - atomic_load_explicit(&q->tail_cache, memory_order_acquire) >= cap))
-    return qua__lfq_put_sp_slow(q, v);
+    return false;
   struct qua__lfq_slot *s = &slots[pos & mask];
   atomic_store_explicit(&s->val, v, memory_order_relaxed);
   atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
   atomic_store_explicit(&q->head, pos + 1, memory_order_release);
-  return QUA__LFQ_OK;
+  return true;
 }
 
-/* Stores v; any number of producers. Returns OK/EDGE, FULL or CLOSED. */
-static inline int qua__lfq_put_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                      uint64_t cap, uint64_t v)
+static inline bool qua__lfq_push_mp(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t v)
 {
-  if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0))
-    return qua__lfq_put_mp_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
-  /* The acquire pairs with the release that stored tail_cache (invariant 5). */
+  /* The acquire pairs with the release that stored tail_cache (invariant 9). */
   uint64_t tc = atomic_load_explicit(&q->tail_cache, memory_order_acquire);
   if (QUA__LFQ_UNLIKELY(pos - tc >= cap) ||
       !atomic_compare_exchange_strong_explicit(&q->head, &pos, pos + 1, memory_order_relaxed,
                                                memory_order_relaxed))
-    return qua__lfq_put_mp_slow(q, v);
+    return false;
   struct qua__lfq_slot *s = &slots[pos & mask];
   atomic_store_explicit(&s->val, v, memory_order_relaxed);
   atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
-  return QUA__LFQ_OK;
+  return true;
 }
 
-/* Takes the oldest item into *v; one consumer. Returns OK/EDGE, EMPTY or CLOSED. */
-static inline int qua__lfq_get_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                      uint64_t cap, uint64_t *v)
+static inline bool qua__lfq_pop_sc(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                   uint64_t *v)
 {
-  if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
-                        QUA__LFQ_F_TRACKED))
-    return qua__lfq_get_sc_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
   struct qua__lfq_slot *s = &slots[pos & mask];
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != pos + 1))
-    return qua__lfq_get_sc_slow(q, v);
+    return false;
   *v = atomic_load_explicit(&s->val, memory_order_relaxed);
   atomic_store_explicit(&q->tail, pos + 1, memory_order_release);
-  return QUA__LFQ_OK;
+  return true;
 }
 
-/* Takes the oldest item into *v; any number of consumers. Returns OK/EDGE,
- * EMPTY or CLOSED. */
-static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                      uint64_t cap, uint64_t *v)
+static inline bool qua__lfq_pop_mc(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                   uint64_t *v)
 {
-  if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
-                        QUA__LFQ_F_TRACKED))
-    return qua__lfq_get_mc_slow(q, v);
   uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
   struct qua__lfq_slot *s = &slots[pos & mask];
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != pos + 1))
-    return qua__lfq_get_mc_slow(q, v);
+    return false;
   uint64_t x = atomic_load_explicit(&s->val, memory_order_relaxed);
   /* Release: the read of val happens before a producer reuses the slot. */
   if (QUA__LFQ_UNLIKELY(!atomic_compare_exchange_strong_explicit(
           &q->tail, &pos, pos + 1, memory_order_release, memory_order_relaxed)))
-    return qua__lfq_get_mc_slow(q, v);
+    return false;
   *v = x;
+  return true;
+}
+
+/* Untracked mode: a put returns OK, FULL or CLOSED; a get OK, EMPTY or
+ * CLOSED (see above for who may call which). */
+static inline int qua__lfq_put_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t v, bool check)
+{
+  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0)) ||
+      QUA__LFQ_UNLIKELY(!qua__lfq_push_sp(q, slots, mask, cap, v)))
+    return qua__lfq_put_sp_slow(q, v);
   return QUA__LFQ_OK;
+}
+
+static inline int qua__lfq_put_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t v, bool check)
+{
+  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0)) ||
+      QUA__LFQ_UNLIKELY(!qua__lfq_push_mp(q, slots, mask, cap, v)))
+    return qua__lfq_put_mp_slow(q, v);
+  return QUA__LFQ_OK;
+}
+
+static inline int qua__lfq_get_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t *v, bool check)
+{
+  (void)cap;
+  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
+                                  QUA__LFQ_F_TRACKED)) ||
+      QUA__LFQ_UNLIKELY(!qua__lfq_pop_sc(q, slots, mask, v)))
+    return qua__lfq_get_sc_slow(q, v);
+  return QUA__LFQ_OK;
+}
+
+static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t *v, bool check)
+{
+  (void)cap;
+  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
+                                  QUA__LFQ_F_TRACKED)) ||
+      QUA__LFQ_UNLIKELY(!qua__lfq_pop_mc(q, slots, mask, v)))
+    return qua__lfq_get_mc_slow(q, v);
+  return QUA__LFQ_OK;
+}
+
+/* Tracked mode (lfq.c, invariant 12): the put publishes as above, then adds
+ * to the count: EDGE iff it was 0. The get takes a ticket (decrements a
+ * positive count), then the item the ticket stands for: EDGE iff the count
+ * was capacity. Anything unusual (closed, no room, no ticket, a lost race)
+ * goes to the complete operation before anything changed, and it starts
+ * over; a ticket holder whose item is not yet published (or, mc, whose
+ * tail CAS lost) takes it out of line (qua__lfq_take1). */
+int qua__lfq_take1(qua__lfq_t *q, bool mc, uint64_t *v);
+
+static inline int qua__lfq_counted(qua__lfq_t *q)
+{
+  return atomic_fetch_add_explicit(&q->count, 1, memory_order_acq_rel) == 0 ? QUA__LFQ_EDGE
+                                                                          : QUA__LFQ_OK;
+}
+
+static inline bool qua__lfq_closed_check(qua__lfq_t *q, bool check)
+{
+  return check &&
+         QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) & QUA__LFQ_F_CLOSED);
+}
+
+static inline int qua__lfq_tput_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                     uint64_t cap, uint64_t v, bool check)
+{
+  if (qua__lfq_closed_check(q, check) || QUA__LFQ_UNLIKELY(!qua__lfq_push_sp(q, slots, mask, cap, v)))
+    return qua__lfq_put_sp_slow(q, v);
+  return qua__lfq_counted(q);
+}
+
+static inline int qua__lfq_tput_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                     uint64_t cap, uint64_t v, bool check)
+{
+  if (qua__lfq_closed_check(q, check) || QUA__LFQ_UNLIKELY(!qua__lfq_push_mp(q, slots, mask, cap, v)))
+    return qua__lfq_put_mp_slow(q, v);
+  return qua__lfq_counted(q);
+}
+
+/* Takes a ticket; false sends the caller to the complete operation. */
+static inline bool qua__lfq_ticket(qua__lfq_t *q, int64_t *was)
+{
+  int64_t n = atomic_load_explicit(&q->count, memory_order_acquire);
+  *was = n;
+  return QUA__LFQ_LIKELY(n > 0) &&
+         atomic_compare_exchange_strong_explicit(&q->count, was, n - 1, memory_order_acq_rel,
+                                                 memory_order_acquire);
+}
+
+/* check is unused: a ticket is had only from a count of items, closed or not. */
+static inline int qua__lfq_tget_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                     uint64_t cap, uint64_t *v, bool check)
+{
+  int64_t was;
+  (void)check;
+  if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &was)))
+    return qua__lfq_get_sc_slow(q, v);
+  if (QUA__LFQ_UNLIKELY(!qua__lfq_pop_sc(q, slots, mask, v)))
+    qua__lfq_take1(q, false, v);
+  return was == (int64_t)cap ? QUA__LFQ_EDGE : QUA__LFQ_OK;
+}
+
+static inline int qua__lfq_tget_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                     uint64_t cap, uint64_t *v, bool check)
+{
+  int64_t was;
+  (void)check;
+  if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &was)))
+    return qua__lfq_get_mc_slow(q, v);
+  if (QUA__LFQ_UNLIKELY(!qua__lfq_pop_mc(q, slots, mask, v)))
+    qua__lfq_take1(q, true, v);
+  return was == (int64_t)cap ? QUA__LFQ_EDGE : QUA__LFQ_OK;
 }
 
 /* The operations above with the queue's invariants (slots, mask, capacity)
  * passed in: the plain forms load them from q; synthesised code (the
- * templates in queue-templates.c) passes them as constants. */
-static inline int qua__lfq_put_sp(qua__lfq_t *q, uint64_t v)
-{
-  return qua__lfq_put_sp_k(q, q->slots, q->mask, q->capacity, v);
-}
-
-static inline int qua__lfq_put_mp(qua__lfq_t *q, uint64_t v)
-{
-  return qua__lfq_put_mp_k(q, q->slots, q->mask, q->capacity, v);
-}
-
-static inline int qua__lfq_get_sc(qua__lfq_t *q, uint64_t *v)
-{
-  return qua__lfq_get_sc_k(q, q->slots, q->mask, q->capacity, v);
-}
-
-static inline int qua__lfq_get_mc(qua__lfq_t *q, uint64_t *v)
-{
-  return qua__lfq_get_mc_k(q, q->slots, q->mask, q->capacity, v);
-}
+ * templates in queue-templates.c) passes them as constants. check = false
+ * leaves out the test of flags, for a caller that knows the mode (fixed
+ * when the queue is made) and that no longer runs once close() has
+ * returned (queue.c re-points such callers at the plain forms first); a
+ * put it runs while close() runs is one that overlaps the close. */
+#define QUA__LFQ_PLAIN(op, V)                                                \
+  static inline int qua__lfq_##op(qua__lfq_t *q, V v)                        \
+  {                                                                          \
+    return qua__lfq_##op##_k(q, q->slots, q->mask, q->capacity, v, true);    \
+  }
+QUA__LFQ_PLAIN(put_sp, uint64_t)
+QUA__LFQ_PLAIN(put_mp, uint64_t)
+QUA__LFQ_PLAIN(get_sc, uint64_t *)
+QUA__LFQ_PLAIN(get_mc, uint64_t *)
+QUA__LFQ_PLAIN(tput_sp, uint64_t)
+QUA__LFQ_PLAIN(tput_mp, uint64_t)
+QUA__LFQ_PLAIN(tget_sc, uint64_t *)
+QUA__LFQ_PLAIN(tget_mc, uint64_t *)
+#undef QUA__LFQ_PLAIN
 
 #endif /* QUA_LFQ_H */

@@ -161,6 +161,24 @@ extern qua_site_t qua__unwired_site;
  * nobody listens. */
 void qua__invoker_handler(qua_site_t *s, int cb, uint64_t *fn, uint64_t *ctx);
 
+/* Who listens to broadcast-kind callback cb of q, for a template's edge
+ * holes: *mode is QUA__LISTEN_NONE, QUA__LISTEN_ONE (then *fn and *ctx are
+ * the one listening site's handler) or QUA__LISTEN_ALL (watchers, or more
+ * than one site). Control lock held. */
+void qua__listeners(qua_quaject_t *q, int cb, uint64_t *mode, uint64_t *fn, uint64_t *ctx);
+
+/* Gives the template hole `name` the value v. A type that names more holes
+ * than a part has room for loses its template (the site runs generic). */
+static inline void qua__synth_hole(qua_synth_part_t *p, const char *name, uint64_t v) {
+  if (p->nholes >= QUA_SYNTH_HOLES) {
+    p->tmpl = NULL;
+    return;
+  }
+  p->holes[p->nholes].name = name;
+  p->holes[p->nholes].value = v;
+  p->nholes++;
+}
+
 /* The built-in types. */
 extern const qua_type_t qua__queue_type;
 extern const qua_type_t qua__buffer_type;

@@ -185,6 +185,7 @@ typedef struct qua_synth_part {
   int nholes;
   const char *next_hole;
   qua_site_t *next_site;
+  const char *why; /* when the type declines to synthesise: why ("closed") */
 } qua_synth_part_t;
 
 /* Which code quajects run: the generic C callentries, or code synthesised
@@ -325,7 +326,7 @@ struct qua_site {
   int owner_callout;
   void *code;                      /* synthesised code the site runs (jit_code_t), or NULL */
   const char *impl;                /* "generic spsc", "stencil spsc", "chain stencil spsc+..." */
-  char impl_buf[48];
+  char impl_buf[96];
   uint64_t synth_ns;               /* how long its last synthesis took */
 };
 

@@ -30,6 +30,10 @@
  *     the close final: gets that find the queue empty report "empty" before
  *     and QUA_ECLOSED after, and "closed" is broadcast. So no item stored by
  *     an overlapping put is left behind by a consumer that already stopped.
+ *     Synthesised code does not test for a close at all (queue-templates.c):
+ *     the close re-points every site at the generic code, which does, before
+ *     that grace period, so a put that runs synthesised code after the close
+ *     began is one that overlapped it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -75,20 +79,25 @@ static int get_slow(qua_site_t *s, int st) {
   }
 }
 
-#define QUEUE_PUT(variant)                                                          \
-  static int queue_put_##variant(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) { \
-    int st = qua__lfq_put_##variant(&((queue_t *)s->state)->lfq, x);                \
+#define QUEUE_PUT(name, op)                                                          \
+  static int queue_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {  \
+    int st = op(&((queue_t *)s->state)->lfq, x);                                   \
     return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : put_slow(s, st, x);            \
   }
-#define QUEUE_GET(variant)                                                          \
-  static int queue_get_##variant(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { \
-    int st = qua__lfq_get_##variant(&((queue_t *)s->state)->lfq, ret);              \
+#define QUEUE_GET(name, op)                                                          \
+  static int queue_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { \
+    int st = op(&((queue_t *)s->state)->lfq, ret);                                 \
     return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : get_slow(s, st);               \
   }
-QUEUE_PUT(sp)
-QUEUE_PUT(mp)
-QUEUE_GET(sc)
-QUEUE_GET(mc)
+/* Untracked (notify=0) and tracked (notify=1) fast paths of each variant. */
+QUEUE_PUT(put_sp, qua__lfq_put_sp)
+QUEUE_PUT(put_mp, qua__lfq_put_mp)
+QUEUE_GET(get_sc, qua__lfq_get_sc)
+QUEUE_GET(get_mc, qua__lfq_get_mc)
+QUEUE_PUT(tput_sp, qua__lfq_tput_sp)
+QUEUE_PUT(tput_mp, qua__lfq_tput_mp)
+QUEUE_GET(tget_sc, qua__lfq_tget_sc)
+QUEUE_GET(tget_mc, qua__lfq_tget_mc)
 
 /* Batches: put_n(ptr, n) stores as many of the n words at ptr as fit and
  * returns how many; "full" fires with the number not stored. get_n(ptr, n)
@@ -141,6 +150,10 @@ int qua_queue_close(qua_quaject_t *q) {
     return q->dead ? QUA_ESTATE : QUA_OK;
   }
   qua__lfq_close(&qs->lfq);
+  /* Synthesised puts do not test for a close: the sites move to the
+   * generic code, which does, before the grace period. */
+  qs->closing = true;
+  qua__resynth_all();
   qua__synchronize(); /* puts that overlapped the close have landed */
   atomic_store_explicit(&qs->closed_final, true, memory_order_release);
   qua__broadcast_reader(q, QUEUE_CB_CLOSED, 0);
@@ -154,10 +167,14 @@ static qua_entry_fn queue_site_generic(const qua_quaject_t *q, const qua_site_t 
   const queue_t *qs = QUA__STATE(q, const queue_t);
   switch (s->entry) {
   case QUEUE_E_PUT:
+    if (qs->tracked)
+      return qs->mp ? queue_tput_mp : queue_tput_sp;
     return qs->mp ? queue_put_mp : queue_put_sp;
   case QUEUE_E_PUT_N:
     return qs->mp ? queue_put_n_mp : queue_put_n_sp;
   case QUEUE_E_GET:
+    if (qs->tracked)
+      return qs->mc ? queue_tget_mc : queue_tget_sc;
     return qs->mc ? queue_get_mc : queue_get_sc;
   case QUEUE_E_GET_N:
     return qs->mc ? queue_get_n_mc : queue_get_n_sc;
@@ -171,41 +188,43 @@ static const char *variant_name(const queue_t *qs) {
   return names[qs->mp][qs->mc];
 }
 
-/* put and get have templates (queue-templates.c): the queue's address and
- * the caller's handler for full or empty are folded in. */
+/* put and get have templates (queue-templates.c), one per variant and
+ * mode: the queue's address and ring, the caller's handler for full or
+ * empty, and the listeners of the edge the callentry can cross are folded
+ * in. */
 static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  static const jit_template_t *const put[2][2] = {{&qt_tmpl_qt_put_sp, &qt_tmpl_qt_put_mp},
+                                                  {&qt_tmpl_qt_tput_sp, &qt_tmpl_qt_tput_mp}};
+  static const jit_template_t *const get[2][2] = {{&qt_tmpl_qt_get_sc, &qt_tmpl_qt_get_mc},
+                                                  {&qt_tmpl_qt_tget_sc, &qt_tmpl_qt_tget_mc}};
   queue_t *qs = QUA__STATE(q, queue_t);
-  int cb;
-  if (s->entry == QUEUE_E_PUT) {
-    part->tmpl = qs->mp ? &qt_tmpl_qt_put_mp : &qt_tmpl_qt_put_sp;
-    cb = QUEUE_CB_FULL;
-  } else if (s->entry == QUEUE_E_GET) {
-    part->tmpl = qs->mc ? &qt_tmpl_qt_get_mc : &qt_tmpl_qt_get_sc;
-    cb = QUEUE_CB_EMPTY;
-  } else {
-    return QUA_ENOENTRY;
+  bool is_put = s->entry == QUEUE_E_PUT;
+  if (qs->closing) {
+    part->why = "closed";
+    return QUA_ECLOSED;
   }
+  if (is_put)
+    part->tmpl = put[qs->tracked][qs->mp];
+  else if (s->entry == QUEUE_E_GET)
+    part->tmpl = get[qs->tracked][qs->mc];
+  else
+    return QUA_ENOENTRY;
   part->variant = variant_name(qs);
-  uint64_t fn, ctx;
-  qua__invoker_handler(s, cb, &fn, &ctx);
-  bool put = s->entry == QUEUE_E_PUT;
-  part->holes[0].name = "qt_lfq";
-  part->holes[0].value = (uint64_t)(uintptr_t)&qs->lfq;
-  part->holes[1].name = "qt_target";
-  part->holes[1].value = (uint64_t)(uintptr_t)q;
-  part->holes[2].name = put ? "qt_full_fn" : "qt_empty_fn";
-  part->holes[2].value = fn;
-  part->holes[3].name = put ? "qt_full_ctx" : "qt_empty_ctx";
-  part->holes[3].value = ctx;
-  part->holes[4].name = "qt_closed_get";
-  part->holes[4].value = (uint64_t)(uintptr_t)(qs->mc ? queue_get_mc : queue_get_sc);
-  part->holes[5].name = "qt_slots";
-  part->holes[5].value = (uint64_t)(uintptr_t)qs->lfq.slots;
-  part->holes[6].name = "qt_mask";
-  part->holes[6].value = qs->lfq.mask;
-  part->holes[7].name = "qt_cap";
-  part->holes[7].value = qs->lfq.capacity;
-  part->nholes = 8;
+  uint64_t fn, ctx, mode, efn, ectx;
+  qua__invoker_handler(s, is_put ? QUEUE_CB_FULL : QUEUE_CB_EMPTY, &fn, &ctx);
+  qua__listeners(q, is_put ? QUEUE_CB_NOTEMPTY : QUEUE_CB_NOTFULL, &mode, &efn, &ectx);
+  qua__synth_hole(part, "qt_lfq", (uint64_t)(uintptr_t)&qs->lfq);
+  qua__synth_hole(part, "qt_target", (uint64_t)(uintptr_t)q);
+  qua__synth_hole(part, is_put ? "qt_full_fn" : "qt_empty_fn", fn);
+  qua__synth_hole(part, is_put ? "qt_full_ctx" : "qt_empty_ctx", ctx);
+  qua__synth_hole(part, "qt_edge_mode", mode);
+  qua__synth_hole(part, "qt_edge_fn", efn);
+  qua__synth_hole(part, "qt_edge_ctx", ectx);
+  qua__synth_hole(part, "qt_closed_get",
+                  (uint64_t)(uintptr_t)(qs->mc ? queue_get_mc : queue_get_sc));
+  qua__synth_hole(part, "qt_slots", (uint64_t)(uintptr_t)qs->lfq.slots);
+  qua__synth_hole(part, "qt_mask", qs->lfq.mask);
+  qua__synth_hole(part, "qt_cap", qs->lfq.capacity);
   return QUA_OK;
 }
 

@@ -38,6 +38,7 @@
 #include "jit.h"
 #include "lfq.h"
 #include "qua-internal.h"
+#include "types-internal.h"
 
 /* urcu/flavor.h declares the flavour structure once, under the name of the
  * first flavour header included; the second must be named by hand. */
@@ -122,6 +123,20 @@ void qua__invoker_handler(qua_site_t *s, int cb, uint64_t *fn, uint64_t *ctx) {
   }
 }
 
+void qua__listeners(qua_quaject_t *q, int cb, uint64_t *mode, uint64_t *fn, uint64_t *ctx) {
+  int n = atomic_load_explicit(&q->watchers[cb], memory_order_relaxed) != NULL ? 2 : 0;
+  *fn = (uint64_t)(uintptr_t)qua__nop_handler; /* a call's target must be in reach */
+  *ctx = 0;
+  for (int e = 0; e < q->type->nentries && n < 2; e++)
+    QUA__FOREACH_SITE(q, e, s) {
+      if (s->handler[cb] != NULL && n++ == 0) {
+        *fn = (uint64_t)(uintptr_t)s->handler[cb];
+        *ctx = (uint64_t)(uintptr_t)s->handler_ctx[cb];
+      }
+    }
+  *mode = n == 0 ? QUA__LISTEN_NONE : n == 1 ? QUA__LISTEN_ONE : QUA__LISTEN_ALL;
+}
+
 /* Templates that copy spans call memcpy; libc lies beyond the reach of a
  * rel32 call from code memory placed near the program text, so the hole
  * points at this copy in the program's own text. */
@@ -137,6 +152,7 @@ static const struct {
     {"qua__lfq_put_mp_slow", (uint64_t)(uintptr_t)qua__lfq_put_mp_slow},
     {"qua__lfq_get_sc_slow", (uint64_t)(uintptr_t)qua__lfq_get_sc_slow},
     {"qua__lfq_get_mc_slow", (uint64_t)(uintptr_t)qua__lfq_get_mc_slow},
+    {"qua__lfq_take1", (uint64_t)(uintptr_t)qua__lfq_take1},
     {"memcpy", (uint64_t)(uintptr_t)near_memcpy},
 };
 
@@ -178,7 +194,7 @@ typedef struct chain {
   uint64_t values[CHAIN_MAX][64];
   qua_synth_part_t desc[CHAIN_MAX];
   size_t n;
-  char why[64];
+  char why[96];
 } chain_t;
 
 /* Fills the values of part i from its description; false (with why) when a
@@ -233,8 +249,10 @@ static bool build_chain(chain_t *c, qua_site_t *s) {
     if (q == NULL || q->synth != QUA_SYNTH_STENCIL || q->type->ops.site_synth == NULL ||
         q->type->ops.site_synth(q, cur, d) < 0 || d->tmpl == NULL) {
       if (c->n == 0)
-        snprintf(c->why, sizeof c->why, q != NULL && q->synth == QUA_SYNTH_OFF ? "synth=off"
-                                                                               : "no template");
+        snprintf(c->why, sizeof c->why, "%s",
+                 d->why != NULL                            ? d->why
+                 : q != NULL && q->synth == QUA_SYNTH_OFF ? "synth=off"
+                                                           : "no template");
       break;
     }
     if (!fill_values(c, c->n))

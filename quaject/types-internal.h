@@ -11,6 +11,12 @@
 
 #include "lfq.h"
 
+/* Who listens to a broadcast callback, as folded into a template's
+ * qXX_edge_mode hole (synth.c, qua__listeners): nobody, exactly one site
+ * (whose handler the template calls directly), or more (qua__broadcast).
+ * Not 0: the compiler may assume a hole's address is never null. */
+enum { QUA__LISTEN_NONE = 1, QUA__LISTEN_ONE = 2, QUA__LISTEN_ALL = 3 };
+
 /* queue */
 enum { QUEUE_CB_FULL, QUEUE_CB_NOTFULL, QUEUE_CB_EMPTY, QUEUE_CB_NOTEMPTY, QUEUE_CB_CLOSED };
 enum { QUEUE_E_PUT, QUEUE_E_GET, QUEUE_E_PUT_N, QUEUE_E_GET_N, QUEUE_E_COUNT };
@@ -19,6 +25,7 @@ typedef struct queue {
   qua__lfq_t lfq;
   /* Control state, under the control lock. */
   bool mp, mc, tracked;
+  bool closing; /* close() began: sites run the generic code from now on */
   /* Set once a closed queue can take no more items (see queue.c, 5). */
   _Atomic bool closed_final;
 } queue_t;

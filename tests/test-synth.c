@@ -54,27 +54,37 @@ static bool impl_has(qua_quaject_t *q, const char *entry, const char *what) {
 }
 
 /* One side of a queue comparison: a queue, two producers' and two
- * consumers' sites (some unused), the callbacks they saw. */
+ * consumers' sites (some unused), a listener site opened and closed in the
+ * middle of the run, the callbacks they saw. */
 typedef struct qside {
   qua_quaject_t *q;
-  qua_site_t *put[2], *get[2];
+  qua_site_t *put[2], *get[2], *extra;
   log_t log;
   qua_watch_t *w;
 } qside_t;
 
-static void qside_open(qside_t *x, const char *synth, const char *notify, bool mp, bool mc, bool watch) {
+/* Who listens to notempty and notfull, which synthesised code folds in. */
+enum listen { L_NONE, L_ONE, L_ALL, L_WATCH };
+
+static void qside_open(qside_t *x, const char *synth, bool mp, bool mc, enum listen l) {
   memset(x, 0, sizeof *x);
   x->q = make("queue", synth, "capacity=8");
-  (void)notify;
   qua_bind_t ha[] = {{"full", rec_a, &x->log}, {"empty", rec_a, &x->log}, {"notfull", rec_a, &x->log},
                      {"notempty", rec_a, &x->log}, {"closed", rec_a, &x->log}, {NULL, NULL, NULL}};
+  qua_bind_t hp[] = {{"full", rec_a, &x->log}, {"notfull", rec_a, &x->log}, {NULL, NULL, NULL}};
+  qua_bind_t hc[] = {{"empty", rec_a, &x->log}, {"notempty", rec_a, &x->log}, {NULL, NULL, NULL}};
   qua_bind_t hb[] = {{"full", rec_b, &x->log}, {"empty", rec_b, &x->log}, {NULL, NULL, NULL}};
-  x->put[0] = site(x->q, "put", ha, 0);
-  x->get[0] = site(x->q, "get", ha, 0);
+  x->put[0] = site(x->q, "put", l == L_ALL ? ha : l == L_ONE ? hp : hb, 0);
+  x->get[0] = site(x->q, "get", l == L_ALL ? ha : l == L_ONE ? hc : hb, 0);
   x->put[1] = mp ? site(x->q, "put", hb, 0) : NULL;
   x->get[1] = mc ? site(x->q, "get", hb, 0) : NULL;
-  if (watch)
+  if (l == L_WATCH) {
     CU_ASSERT_EQUAL(qua_watch(x->q, "full", rec_w, &x->log, &x->w, NULL), QUA_OK);
+    qua_watch_t *w2;
+    CU_ASSERT_EQUAL(qua_watch(x->q, "notempty", rec_w, &x->log, &w2, NULL), QUA_OK);
+    qua_unwatch(w2); /* and gone again: the code must forget it */
+    CU_ASSERT_EQUAL(qua_watch(x->q, "notfull", rec_w, &x->log, &w2, NULL), QUA_OK);
+  }
 }
 
 static void qside_close(qside_t *x) {
@@ -83,18 +93,32 @@ static void qside_close(qside_t *x) {
     qua_site_close(x->put[i]);
     qua_site_close(x->get[i]);
   }
-  CU_ASSERT_EQUAL(qua_destroy(x->q, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(x->q, true, NULL), QUA_OK);
 }
 
-static void queue_differential(bool mp, bool mc, bool watch, unsigned seed) {
+/* A third party starts (and later stops) listening to both edges. */
+static void qside_listener(qside_t *x, bool open) {
+  qua_bind_t h[] = {{"notempty", rec_b, &x->log}, {"notfull", rec_b, &x->log}, {NULL, NULL, NULL}};
+  if (open)
+    x->extra = site(x->q, "count", h, 0);
+  else
+    qua_site_close(x->extra);
+}
+
+static void queue_differential(bool mp, bool mc, enum listen l, unsigned seed) {
   qside_t g, s;
-  qside_open(&g, "synth=off", NULL, mp, mc, watch);
-  qside_open(&s, "synth=stencil", NULL, mp, mc, watch);
+  qside_open(&g, "synth=off", mp, mc, l);
+  qside_open(&s, "synth=stencil", mp, mc, l);
   CU_ASSERT(impl_has(s.q, "put", "stencil"));
   CU_ASSERT(impl_has(s.q, "get", "stencil"));
   CU_ASSERT(impl_has(g.q, "put", "generic"));
   srand(seed);
+  int edges = 0;
   for (int i = 0; i < 3000; i++) {
+    if (i == 1000 || i == 2000) {
+      qside_listener(&g, i == 1000);
+      qside_listener(&s, i == 1000);
+    }
     int op = rand() % 100, who = rand() % 2;
     uint64_t x = (uint64_t)rand(), vg = 7, vs = 7;
     int rg, rs;
@@ -116,18 +140,25 @@ static void queue_differential(bool mp, bool mc, bool watch, unsigned seed) {
     if (rg != rs || vg != vs)
       break;
   }
+  for (int i = 0; i < g.log.n; i++) {
+    int cb = (int)(g.log.ev[i] >> 56);
+    edges += cb == 1 || cb == 3; /* notfull, notempty */
+  }
   CU_ASSERT_EQUAL(g.log.n, s.log.n);
   CU_ASSERT(g.log.n > 100);
+  CU_ASSERT(edges > 50); /* the listener mid-run saw edges, whatever the mode */
   CU_ASSERT(memcmp(g.log.ev, s.log.ev, sizeof(uint64_t) * (size_t)g.log.n) == 0);
   qside_close(&g);
   qside_close(&s);
 }
 
-static void synth_queue_spsc_matches_generic(void) { queue_differential(false, false, false, 1); }
-static void synth_queue_mpsc_matches_generic(void) { queue_differential(true, false, false, 2); }
-static void synth_queue_spmc_matches_generic(void) { queue_differential(false, true, false, 3); }
-static void synth_queue_mpmc_matches_generic(void) { queue_differential(true, true, false, 4); }
-static void synth_queue_with_watcher_matches_generic(void) { queue_differential(false, false, true, 5); }
+static void synth_queue_spsc_matches_generic(void) { queue_differential(false, false, L_ALL, 1); }
+static void synth_queue_mpsc_matches_generic(void) { queue_differential(true, false, L_ALL, 2); }
+static void synth_queue_spmc_matches_generic(void) { queue_differential(false, true, L_ALL, 3); }
+static void synth_queue_mpmc_matches_generic(void) { queue_differential(true, true, L_ALL, 4); }
+static void synth_queue_with_watcher_matches_generic(void) { queue_differential(false, false, L_WATCH, 5); }
+static void synth_queue_one_listener_matches_generic(void) { queue_differential(false, false, L_ONE, 6); }
+static void synth_queue_no_listener_matches_generic(void) { queue_differential(true, true, L_NONE, 7); }
 
 /* The chain tee -> counter -> queue, and a second tee output to another
  * counter, built twice: the same items and callbacks come out. */
@@ -321,6 +352,8 @@ int main(void) {
       {"synth_queue_spmc_matches_generic", synth_queue_spmc_matches_generic},
       {"synth_queue_mpmc_matches_generic", synth_queue_mpmc_matches_generic},
       {"synth_queue_with_watcher_matches_generic", synth_queue_with_watcher_matches_generic},
+      {"synth_queue_one_listener_matches_generic", synth_queue_one_listener_matches_generic},
+      {"synth_queue_no_listener_matches_generic", synth_queue_no_listener_matches_generic},
       {"synth_chain_tee1_matches_generic", synth_chain_tee1_matches_generic},
       {"synth_chain_tee2_matches_generic", synth_chain_tee2_matches_generic},
       {"synth_chain_tee4_matches_generic", synth_chain_tee4_matches_generic},

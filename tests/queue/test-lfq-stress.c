@@ -135,11 +135,23 @@ static bool wait_epoch(run_t *r, _Atomic uint64_t *epoch, uint64_t seen, const c
   return true;
 }
 
+/* The put and get functions of each variant, untracked [0] and tracked [1]:
+ * the tracked ones are the inline fast paths that synthesised code runs. */
+static put_fn_t const put_sp[2] = {qua__lfq_put_sp, qua__lfq_tput_sp};
+static put_fn_t const put_mp[2] = {qua__lfq_put_mp, qua__lfq_tput_mp};
+static get_fn_t const get_sc[2] = {qua__lfq_get_sc, qua__lfq_tget_sc};
+static get_fn_t const get_mc[2] = {qua__lfq_get_mc, qua__lfq_tget_mc};
+
 static int do_put(run_t *r, int id, uint64_t item)
 {
   const scenario_t *sc = r->sc;
-  if (!sc->switching)
-    return sc->mp ? qua__lfq_put_mp(&r->q, item) : qua__lfq_put_sp(&r->q, item);
+  if (!sc->switching) {
+    /* Tracked: every other item through the complete operation, so both
+     * it and the fast path run against each other. */
+    if (sc->tracked && (item & 1))
+      return sc->mp ? qua__lfq_put_mp_slow(&r->q, item) : qua__lfq_put_sp_slow(&r->q, item);
+    return sc->mp ? put_mp[sc->tracked](&r->q, item) : put_sp[sc->tracked](&r->q, item);
+  }
   urcu_memb_read_lock();
   put_fn_t f = atomic_load_explicit(&r->put_fn[id], memory_order_acquire);
   int st = f != NULL ? f(&r->q, item) : -1;
@@ -150,8 +162,12 @@ static int do_put(run_t *r, int id, uint64_t item)
 static int do_get(run_t *r, int id, uint64_t *item)
 {
   const scenario_t *sc = r->sc;
-  if (!sc->switching)
-    return sc->mc ? qua__lfq_get_mc(&r->q, item) : qua__lfq_get_sc(&r->q, item);
+  if (!sc->switching) {
+    static _Thread_local unsigned calls;
+    if (sc->tracked && (++calls & 1))
+      return sc->mc ? qua__lfq_get_mc_slow(&r->q, item) : qua__lfq_get_sc_slow(&r->q, item);
+    return sc->mc ? get_mc[sc->tracked](&r->q, item) : get_sc[sc->tracked](&r->q, item);
+  }
   urcu_memb_read_lock();
   get_fn_t f = atomic_load_explicit(&r->get_fn[id], memory_order_acquire);
   int st = f != NULL ? f(&r->q, item) : -1;
@@ -346,40 +362,41 @@ static void *switcher(void *arg)
 {
   run_t *r = arg;
   bool multi_p = false, multi_c = false;
+  int t = r->sc->tracked;
   const struct timespec pause = {0, 200 * 1000};
   for (unsigned i = 0; !atomic_load(&r->stop) && atomic_load(&r->consumed) < r->total; i++) {
     nanosleep(&pause, NULL);
     if (i % 2 == 0) {
       if (!multi_p) { /* SP -> MP: producer 0 leaves put_sp before producer 1 enters */
-        atomic_store_explicit(&r->put_fn[0], qua__lfq_put_mp, memory_order_release);
+        atomic_store_explicit(&r->put_fn[0], put_mp[t], memory_order_release);
         urcu_memb_synchronize_rcu();
-        atomic_store_explicit(&r->put_fn[1], qua__lfq_put_mp, memory_order_release);
+        atomic_store_explicit(&r->put_fn[1], put_mp[t], memory_order_release);
       } else { /* MP -> SP: producer 1 leaves before producer 0 goes single */
         atomic_store_explicit(&r->put_fn[1], NULL, memory_order_release);
         urcu_memb_synchronize_rcu();
-        atomic_store_explicit(&r->put_fn[0], qua__lfq_put_sp, memory_order_release);
+        atomic_store_explicit(&r->put_fn[0], put_sp[t], memory_order_release);
       }
       multi_p = !multi_p;
     } else {
       if (!multi_c) {
-        atomic_store_explicit(&r->get_fn[0], qua__lfq_get_mc, memory_order_release);
+        atomic_store_explicit(&r->get_fn[0], get_mc[t], memory_order_release);
         urcu_memb_synchronize_rcu();
-        atomic_store_explicit(&r->get_fn[1], qua__lfq_get_mc, memory_order_release);
+        atomic_store_explicit(&r->get_fn[1], get_mc[t], memory_order_release);
       } else {
         atomic_store_explicit(&r->get_fn[1], NULL, memory_order_release);
         urcu_memb_synchronize_rcu();
-        atomic_store_explicit(&r->get_fn[0], qua__lfq_get_sc, memory_order_release);
+        atomic_store_explicit(&r->get_fn[0], get_sc[t], memory_order_release);
       }
       multi_c = !multi_c;
     }
     atomic_fetch_add(&r->switches, 1);
   }
   /* Let the remaining items through with both workers in. */
-  atomic_store_explicit(&r->put_fn[0], qua__lfq_put_mp, memory_order_release);
-  atomic_store_explicit(&r->get_fn[0], qua__lfq_get_mc, memory_order_release);
+  atomic_store_explicit(&r->put_fn[0], put_mp[t], memory_order_release);
+  atomic_store_explicit(&r->get_fn[0], get_mc[t], memory_order_release);
   urcu_memb_synchronize_rcu();
-  atomic_store_explicit(&r->put_fn[1], qua__lfq_put_mp, memory_order_release);
-  atomic_store_explicit(&r->get_fn[1], qua__lfq_get_mc, memory_order_release);
+  atomic_store_explicit(&r->put_fn[1], put_mp[t], memory_order_release);
+  atomic_store_explicit(&r->get_fn[1], get_mc[t], memory_order_release);
   return NULL;
 }
 
@@ -463,9 +480,9 @@ static void run_scenario(const scenario_t *sc)
       CU_ASSERT_FATAL(r->log[t].ops != NULL);
     }
   /* Start single-producer single-consumer; the switcher brings the second ones in. */
-  atomic_init(&r->put_fn[0], qua__lfq_put_sp);
+  atomic_init(&r->put_fn[0], put_sp[sc->tracked]);
   atomic_init(&r->put_fn[1], NULL);
-  atomic_init(&r->get_fn[0], qua__lfq_get_sc);
+  atomic_init(&r->get_fn[0], get_sc[sc->tracked]);
   atomic_init(&r->get_fn[1], NULL);
 
   pthread_t th[2 * MAXT + 1];
