@@ -81,8 +81,7 @@ static int counter_sites_changed(qua_quaject_t *q, int entry, int phase) {
   bool one = q->weight[COUNTER_E_ADD] + q->weight[COUNTER_E_PASS] <= 1;
   if (phase == QUA_SITES_BEFORE_OPEN && !one && c->one_writer) {
     c->one_writer = false;
-    qua__resynth_all();
-    qua__synchronize();
+    return QUA_SITES_WAIT;
   } else if (phase == QUA_SITES_AFTER_CLOSE && one) {
     c->one_writer = true;
   }

@@ -131,12 +131,15 @@ int qua__error(qua_error_t *err, int code, const char *fmt, ...)
 
 /* --- Synthesis (synth.c) ------------------------------------------------ */
 
-/* Re-points every site of every live quaject at the code its target's
- * current state calls for: synthesised (per site, chained along wires) or
- * generic. Called under the control lock after anything that changes what
- * that code depends on (sites, wires, watchers, variants); code it
- * replaces is freed after a grace period, which it waits for. */
-void qua__resynth_all(void);
+/* Re-points every site whose code may depend on q (the sites on q, and on
+ * quajects whose callouts lead to q within a chain's length; every site
+ * when q is NULL) at the code the current state calls for: synthesised
+ * (per site, chained along wires) or generic. Called under the control
+ * lock, once after anything that changes what that code depends on (sites,
+ * wires, watchers, variants, a close). Waits for a grace period when it
+ * replaced code (which it then frees) or when `wait` asks for one, so that
+ * on return no thread runs code of the old state. */
+void qua__resynth(qua_quaject_t *q, bool wait);
 /* Registers and unregisters a quaject for resynthesis (control lock). */
 void qua__registry_add(qua_quaject_t *q);
 void qua__registry_remove(qua_quaject_t *q);

@@ -40,52 +40,7 @@
 
 /* --- Errors ------------------------------------------------------------ */
 
-#define QUA_ERRNO_MAP(XX)                                                     \
-  XX(EINVAL, 1, "invalid argument")                                           \
-  XX(ENOMEM, 2, "out of memory")                                              \
-  XX(ENOTYPE, 3, "no such quaject type")                                      \
-  XX(ENOPARAM, 4, "no such parameter")                                        \
-  XX(ERANGE, 5, "parameter value out of range")                               \
-  XX(EBADVALUE, 6, "parameter value is not a number")                         \
-  XX(ENOENTRY, 7, "no such callentry")                                        \
-  XX(ENOCALLOUT, 8, "no such callout")                                        \
-  XX(ENOCALLBACK, 9, "no such callback")                                      \
-  XX(EARITY, 10, "callout and callentry differ in arity")                     \
-  XX(EWIRED, 11, "callout is already wired")                                  \
-  XX(ENOTWIRED, 12, "callout is not wired")                                   \
-  XX(EBUSY, 13, "quaject is in use: others are wired to it")                  \
-  XX(ECLOSED, 14, "queue is closed")                                          \
-  XX(ESELF, 15, "a quaject cannot be wired to itself")                        \
-  XX(ELIMIT, 16, "limit reached")                                             \
-  XX(EDIVERTED, 17, "the call ended in a callback")                           \
-  XX(ETHREAD, 18, "cannot start thread")                                      \
-  XX(ESTATE, 19, "operation not valid in this state")                         \
-  /* The protocol's statuses (proto/README.md), same table. */                \
-  XX(EPROTO, 20, "malformed message")                                         \
-  XX(ENOMETHOD, 21, "no such method")                                         \
-  XX(EHANDLE, 22, "no such handle on this connection")                        \
-  XX(EAUTH, 23, "authentication failed")                                      \
-  XX(ETOOBIG, 24, "frame too large")                                          \
-  XX(ENOTFOUND, 25, "no such published name")                                 \
-  XX(EEXIST, 26, "name already published")                                    \
-  XX(EVERSION, 27, "unsupported protocol version")                            \
-  XX(ESHUTDOWN, 28, "daemon is shutting down")                                \
-  XX(ECONN, 29, "no connection to the daemon")                                \
-  XX(ETIMEDOUT, 30, "timed out")
-
-typedef enum qua_errno {
-  QUA_OK = 0,
-#define QUA__ERR_ENUM(name, num, msg) QUA_##name = -(num),
-  QUA_ERRNO_MAP(QUA__ERR_ENUM)
-#undef QUA__ERR_ENUM
-} qua_errno_t;
-
-/* A callentry returns QUA_OK, a negative error, or QUA_DIVERTED (1) when
- * the call ended in a callback instead of a result: a put that found the
- * queue full has called the invoker's "full" handler and stored nothing.
- * Callbacks are called, not returned; QUA_DIVERTED only tells the caller
- * that there is no result to use. */
-#define QUA_DIVERTED 1
+#include "qua-errno.h" /* QUA_ERRNO_MAP, qua_errno_t, QUA_OK, QUA_DIVERTED */
 
 QUA_API const char *qua_strerror(int err);
 QUA_API const char *qua_err_name(int err);
@@ -213,7 +168,9 @@ typedef struct qua_type_ops {
    * (qua__site_set_fn) and wait for grace periods. `phase` is
    * QUA_SITES_BEFORE_OPEN for a site not yet usable (a negative return
    * refuses it, and nothing changes), or QUA_SITES_AFTER_CLOSE for a site
-   * no longer in use. */
+   * no longer in use. Afterwards the sites are re-pointed at the code the
+   * new state calls for; returning QUA_SITES_WAIT asks for a grace period
+   * after that and before the new site is usable (a variant switch). */
   int (*sites_changed)(qua_quaject_t *q, int entry, int phase);
   /* The quaject's own callouts were wired or unwired (active quajects
    * wake up to use them). */
@@ -233,6 +190,7 @@ typedef struct qua_type_ops {
 } qua_type_ops_t;
 
 enum { QUA_SITES_BEFORE_OPEN = 0, QUA_SITES_AFTER_CLOSE = 1 };
+#define QUA_SITES_WAIT 1
 
 struct qua_type {
   const char *name;

@@ -377,8 +377,9 @@ static int site_open_locked(qua_quaject_t *q, int e, const qua_bind_t *handlers,
   q->weight[e] += (flags & QUA_SITE_SHARED) ? 2 : 1;
   s->next = atomic_load_explicit(&q->sites[e], memory_order_relaxed);
   atomic_store_explicit(&q->sites[e], s, memory_order_release);
+  int r2 = QUA_OK;
   if (q->type->ops.sites_changed != NULL) {
-    int r2 = q->type->ops.sites_changed(q, e, QUA_SITES_BEFORE_OPEN);
+    r2 = q->type->ops.sites_changed(q, e, QUA_SITES_BEFORE_OPEN);
     if (r2 < 0) {
       /* Refused: nobody has seen the site, but a broadcast may be walking
        * the list, so unlink and wait before freeing. */
@@ -390,7 +391,7 @@ static int site_open_locked(qua_quaject_t *q, int e, const qua_bind_t *handlers,
                         qua_strerror(r2));
     }
   }
-  qua__resynth_all();
+  qua__resynth(q, r2 == QUA_SITES_WAIT);
   *out = s;
   return QUA_OK;
 }
@@ -411,7 +412,7 @@ static void site_close_locked(qua_site_t *s) {
   qua__synchronize();
   if (q->type->ops.sites_changed != NULL && !q->dead)
     (void)q->type->ops.sites_changed(q, e, QUA_SITES_AFTER_CLOSE);
-  qua__resynth_all();
+  qua__resynth(q, false); /* q's other sites, and chains that led into s */
   qua__site_free_code(s);
   free(s);
 }
@@ -490,7 +491,7 @@ int qua_wire(qua_quaject_t *src, const char *callout, qua_quaject_t *dst, const 
     goto out;
   dst->wired_in++;
   atomic_store_explicit(&src->outs[c], s, memory_order_release);
-  qua__resynth_all(); /* chains through src now continue into dst */
+  qua__resynth(src, false); /* chains through src now continue into dst */
   if (src->type->ops.callouts_changed != NULL)
     src->type->ops.callouts_changed(src);
 out:
@@ -507,7 +508,7 @@ static void unwire_locked(qua_quaject_t *src, int c) {
   s->target->wired_in--;
   /* Code that inlined the wire (a chain through src) is rebuilt without
    * it before the site goes: site_close_locked waits for a grace period. */
-  qua__resynth_all();
+  qua__resynth(src, false);
   site_close_locked(s);
   if (src->type->ops.callouts_changed != NULL && !src->dead)
     src->type->ops.callouts_changed(src);
@@ -606,9 +607,19 @@ int qua_watch(qua_quaject_t *q, const char *callback, qua_handler_fn fn, void *c
   }
   atomic_store_explicit(&w->next, atomic_load(&q->watchers[cb]), memory_order_relaxed);
   atomic_store_explicit(&q->watchers[cb], w, memory_order_release);
-  if (q->type->ops.sites_changed != NULL)
-    (void)q->type->ops.sites_changed(q, -1, QUA_SITES_BEFORE_OPEN);
-  qua__resynth_all(); /* code that folded in the handlers now fires watchers */
+  int r = q->type->ops.sites_changed != NULL ? q->type->ops.sites_changed(q, -1, QUA_SITES_BEFORE_OPEN)
+                                             : QUA_OK;
+  if (r < 0) {
+    /* Refused (a queue made with notify=0 has no transitions to report):
+     * unlinked again, and freed once no broadcast can be walking past it. */
+    atomic_store_explicit(&q->watchers[cb], atomic_load(&w->next), memory_order_release);
+    qua__synchronize();
+    qua__ctl_unlock();
+    free(w);
+    return qua__error(err, r, "%s.%s: %s", q->type->name, callback, qua_strerror(r));
+  }
+  /* Code that folded in the handlers now fires watchers too. */
+  qua__resynth(q, r == QUA_SITES_WAIT);
   qua__ctl_unlock();
   *out = w;
   return QUA_OK;
@@ -624,10 +635,12 @@ static void unwatch_locked(qua_watch_t *w) {
       break;
     }
   }
-  /* Code that called the watchers learns they are gone first. */
+  /* Code that called the watchers learns they are gone first; then no
+   * broadcast can be walking past w. */
   if (!q->dead)
-    qua__resynth_all();
-  qua__synchronize();
+    qua__resynth(q, true);
+  else
+    qua__synchronize();
   if (q->type->ops.sites_changed != NULL && !q->dead)
     (void)q->type->ops.sites_changed(q, -1, QUA_SITES_AFTER_CLOSE);
   free(w);

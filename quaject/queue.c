@@ -153,8 +153,7 @@ int qua_queue_close(qua_quaject_t *q) {
   /* Synthesised puts do not test for a close: the sites move to the
    * generic code, which does, before the grace period. */
   qs->closing = true;
-  qua__resynth_all();
-  qua__synchronize(); /* puts that overlapped the close have landed */
+  qua__resynth(q, true); /* and puts that overlapped the close have landed */
   atomic_store_explicit(&qs->closed_final, true, memory_order_release);
   qua__broadcast_reader(q, QUEUE_CB_CLOSED, 0);
   qua__ctl_unlock();
@@ -240,15 +239,11 @@ static int queue_sites_changed(qua_quaject_t *q, int entry, int phase) {
     qs->mp |= want_mp;
     qs->mc |= want_mc;
     /* Every site, and every chain that inlined this queue, moves to the
-     * new variant's code before the grace period. */
-    qua__resynth_all();
-    if (wait)
-      qua__synchronize();
-  } else {
-    qs->mp = want_mp;
-    qs->mc = want_mc;
-    qua__resynth_all();
+     * new variant's code (the core resynthesises) before the grace period. */
+    return wait ? QUA_SITES_WAIT : QUA_OK;
   }
+  qs->mp = want_mp;
+  qs->mc = want_mc;
   return QUA_OK;
 }
 

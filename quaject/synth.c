@@ -12,10 +12,12 @@
  *
  * Code swap protocol (STYLE.md item 7):
  *
- *  1. Synthesis runs only under the control lock, in qua__resynth_all(),
- *     after every change of what code depends on: sites, wires, watchers,
- *     a queue's variant. It rebuilds every site, so a chain that inlined a
- *     quaject's code is rebuilt whenever that quaject changes.
+ *  1. Synthesis runs only under the control lock, in qua__resynth(q), once
+ *     after each change of what code depends on (q's sites, wires, watchers,
+ *     variant, or a close). It rebuilds the sites on q and on every quaject
+ *     whose callouts lead to q within a chain's length, so a chain that
+ *     inlined q's code, or a template that folded in q's listeners, is
+ *     rebuilt whenever q changes, and nothing else is.
  *  2. New code is written through the RW view, committed, and only then
  *     published by a release store of the site's fn; a caller loads fn
  *     (acquire) and runs either the old or the new code, both correct for
@@ -246,7 +248,7 @@ static bool build_chain(chain_t *c, qua_site_t *s) {
     qua_quaject_t *q = cur->target;
     qua_synth_part_t *d = &c->desc[c->n];
     memset(d, 0, sizeof *d);
-    if (q == NULL || q->synth != QUA_SYNTH_STENCIL || q->type->ops.site_synth == NULL ||
+    if (q == NULL || q->dead || q->synth != QUA_SYNTH_STENCIL || q->type->ops.site_synth == NULL ||
         q->type->ops.site_synth(q, cur, d) < 0 || d->tmpl == NULL) {
       if (c->n == 0)
         snprintf(c->why, sizeof c->why, "%s",
@@ -321,20 +323,34 @@ static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t c
   }
 }
 
-void qua__resynth_all(void) {
+/* True when code synthesised for a site on u may have folded in q: u is q,
+ * or one of u's callouts leads to q within the length of a chain. */
+static bool reaches(const qua_quaject_t *u, const qua_quaject_t *q, int depth) {
+  if (u == q)
+    return true;
+  if (depth == 0)
+    return false;
+  for (int c = 0; c < u->type->ncallouts; c++) {
+    qua_site_t *w = atomic_load_explicit(&((qua_quaject_t *)u)->outs[c], memory_order_relaxed);
+    if (w != NULL && w->target != NULL && reaches(w->target, q, depth - 1))
+      return true;
+  }
+  return false;
+}
+
+void qua__resynth(qua_quaject_t *changed, bool wait) {
   jit_code_t *old[256];
   size_t nold = 0;
-  for (qua_quaject_t *q = registry; q != NULL; q = q->next) {
-    if (q->dead)
+  for (qua_quaject_t *u = registry; u != NULL; u = u->next) {
+    if (u->dead || (changed != NULL && !reaches(u, changed, CHAIN_MAX)))
       continue;
-    for (int e = 0; e < q->type->nentries; e++)
-      QUA__FOREACH_SITE(q, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
+    for (int e = 0; e < u->type->nentries; e++)
+      QUA__FOREACH_SITE(u, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
   }
-  if (nold > 0) {
+  if (nold > 0 || wait)
     qua__synchronize();
-    for (size_t i = 0; i < nold; i++)
-      jit_code_free(old[i]);
-  }
+  for (size_t i = 0; i < nold; i++)
+    jit_code_free(old[i]);
 }
 
 void qua__site_free_code(qua_site_t *s) {

@@ -217,6 +217,29 @@ static void queue_watchers_see_every_callback(void) {
   teardown(&f);
 }
 
+/* notify=0 queues report no transitions, so watching one is refused with a
+ * message naming the callback, and nothing is left registered. */
+static void queue_untracked_refuses_transition_watchers(void) {
+  const char *p[] = {"notify=0"};
+  qua_quaject_t *q;
+  CU_ASSERT_EQUAL_FATAL(qua_create("queue", p, 1, &q, NULL), QUA_OK);
+  tally_t w = {0};
+  qua_watch_t *bad = NULL, *ok = NULL;
+  qua_error_t err;
+  CU_ASSERT_EQUAL(qua_watch(q, "notempty", count_cb, &w, &bad, &err), QUA_ENOCALLBACK);
+  CU_ASSERT_PTR_NULL(bad);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "notempty"));
+  CU_ASSERT_EQUAL(qua_watch(q, "notfull", count_cb, &w, &bad, &err), QUA_ENOCALLBACK);
+  CU_ASSERT_EQUAL(qua_watch(q, "full", count_cb, &w, &ok, NULL), QUA_OK); /* invoker kind: fine */
+  qua_site_t *put, *get;
+  CU_ASSERT_EQUAL(qua_site_open(q, "put", NULL, 0, &put, NULL), QUA_OK); /* nobody listens now */
+  CU_ASSERT_EQUAL(qua_site_open(q, "get", NULL, 0, &get, NULL), QUA_OK);
+  qua_site_close(put);
+  qua_site_close(get);
+  qua_unwatch(ok);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK);
+}
+
 static void queue_unwired_default_is_safe(void) {
   /* A site opened with QUA_SITE_SHARED counts as many callers: MP code. */
   qua_quaject_t *q;
@@ -246,6 +269,7 @@ int main(void) {
       {"queue_variant_follows_sites", queue_variant_follows_sites},
       {"queue_watchers_see_every_callback", queue_watchers_see_every_callback},
       {"queue_shared_site_runs_mp_code", queue_unwired_default_is_safe},
+      {"queue_untracked_refuses_transition_watchers", queue_untracked_refuses_transition_watchers},
       {NULL, NULL}};
   return qtest_run("queue", cases);
 }

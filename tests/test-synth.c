@@ -328,6 +328,37 @@ static void synth_buffer_matches_generic(void) {
   qua_destroy(s, false, NULL);
 }
 
+/* A change rebuilds the code that depends on it and nothing else: the
+ * sites on the quaject and on those whose chains lead into it. */
+static void synth_resynthesis_is_targeted(void) {
+  qua_quaject_t *a = make("queue", "synth=stencil", NULL), *b = make("queue", "synth=stencil", NULL);
+  qua_quaject_t *c = make("counter", "synth=stencil", NULL);
+  CU_ASSERT_EQUAL(qua_wire(c, "out", a, "put", NULL), QUA_OK);
+  qua_site_t *pa = site(a, "put", NULL, 0), *pb = site(b, "put", NULL, 0), *pc = site(c, "pass", NULL, 0);
+  CU_ASSERT(impl_has(c, "pass", "chain"));
+  qua_entry_fn fa = pa->fn, fb = pb->fn, fc = pc->fn;
+  /* A listener on a: a's put and the chain through c into a fold it in. */
+  qua_bind_t h[] = {{"notempty", rec_a, NULL}, {NULL, NULL, NULL}};
+  qua_site_t *la = site(a, "count", h, 0);
+  CU_ASSERT(pa->fn != fa);
+  CU_ASSERT(pc->fn != fc);
+  CU_ASSERT(pb->fn == fb);
+  fa = pa->fn;
+  fc = pc->fn;
+  qua_site_t *lb = site(b, "count", NULL, 0);
+  CU_ASSERT(pa->fn == fa);
+  CU_ASSERT(pc->fn == fc);
+  CU_ASSERT(pb->fn != fb);
+  qua_site_close(la);
+  qua_site_close(lb);
+  qua_site_close(pa);
+  qua_site_close(pb);
+  qua_site_close(pc);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(a, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(b, false, NULL), QUA_OK);
+}
+
 static void synth_param_validated(void) {
   const char *p[] = {"synth=turbo"};
   qua_quaject_t *q = NULL;
@@ -359,6 +390,7 @@ int main(void) {
       {"synth_chain_tee4_matches_generic", synth_chain_tee4_matches_generic},
       {"synth_rewire_and_switch_resynthesise", synth_rewire_and_switch_resynthesise},
       {"synth_buffer_matches_generic", synth_buffer_matches_generic},
+      {"synth_resynthesis_is_targeted", synth_resynthesis_is_targeted},
       {"synth_param_validated", synth_param_validated},
       {NULL, NULL}};
   return qtest_run("synth", cases);

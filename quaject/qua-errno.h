@@ -1,0 +1,96 @@
+/* qua-errno.h -- the status codes of libqua, the protocol and the CLI: one table, no library.
+ *
+ * qua.h includes this header; libquaclient and the framing code (proto/)
+ * include it alone, so that they share the table and its words without
+ * linking libqua. QUA_ERRNO_MAP lists every status once: its name, its
+ * number (the code is the negative) and its message. The enum, libqua's
+ * qua_strerror()/qua_err_name(), libquaclient's quac_strerror()/
+ * quac_err_name() and the protocol's Frame.status are all made from it.
+ *
+ * The two static inline functions at the end are the table's lookup for
+ * code that must not depend on libqua; programs call qua_strerror() (with
+ * libqua) or quac_strerror() (with libquaclient) instead.
+ */
+#ifndef QUA_ERRNO_H
+#define QUA_ERRNO_H
+
+#define QUA_ERRNO_MAP(XX)                                                     \
+  XX(EINVAL, 1, "invalid argument")                                           \
+  XX(ENOMEM, 2, "out of memory")                                              \
+  XX(ENOTYPE, 3, "no such quaject type")                                      \
+  XX(ENOPARAM, 4, "no such parameter")                                        \
+  XX(ERANGE, 5, "parameter value out of range")                               \
+  XX(EBADVALUE, 6, "parameter value is not a number")                         \
+  XX(ENOENTRY, 7, "no such callentry")                                        \
+  XX(ENOCALLOUT, 8, "no such callout")                                        \
+  XX(ENOCALLBACK, 9, "no such callback")                                      \
+  XX(EARITY, 10, "callout and callentry differ in arity")                     \
+  XX(EWIRED, 11, "callout is already wired")                                  \
+  XX(ENOTWIRED, 12, "callout is not wired")                                   \
+  XX(EBUSY, 13, "quaject is in use: others are wired to it")                  \
+  XX(ECLOSED, 14, "queue is closed")                                          \
+  XX(ESELF, 15, "a quaject cannot be wired to itself")                        \
+  XX(ELIMIT, 16, "limit reached")                                             \
+  XX(EDIVERTED, 17, "the call ended in a callback")                           \
+  XX(ETHREAD, 18, "cannot start thread")                                      \
+  XX(ESTATE, 19, "operation not valid in this state")                         \
+  /* The protocol's statuses (proto/README.md), same table. */                \
+  XX(EPROTO, 20, "malformed message")                                         \
+  XX(ENOMETHOD, 21, "no such method")                                         \
+  XX(EHANDLE, 22, "no such handle on this connection")                        \
+  XX(EAUTH, 23, "authentication failed")                                      \
+  XX(ETOOBIG, 24, "frame too large")                                          \
+  XX(ENOTFOUND, 25, "no such published name")                                 \
+  XX(EEXIST, 26, "name already published")                                    \
+  XX(EVERSION, 27, "unsupported protocol version")                            \
+  XX(ESHUTDOWN, 28, "daemon is shutting down")                                \
+  XX(ECONN, 29, "no connection to the daemon")                                \
+  XX(ETIMEDOUT, 30, "timed out")
+
+typedef enum qua_errno {
+  QUA_OK = 0,
+#define QUA__ERR_ENUM(name, num, msg) QUA_##name = -(num),
+  QUA_ERRNO_MAP(QUA__ERR_ENUM)
+#undef QUA__ERR_ENUM
+} qua_errno_t;
+
+/* A callentry returns QUA_OK, a negative error, or QUA_DIVERTED (1) when
+ * the call ended in a callback instead of a result: a put that found the
+ * queue full has called the invoker's "full" handler and stored nothing.
+ * Callbacks are called, not returned; QUA_DIVERTED only tells the caller
+ * that there is no result to use. */
+#define QUA_DIVERTED 1
+
+/* The message of a status: "success" for 0, the table's text for a code
+ * in it, "unknown error" otherwise. Never NULL; the string is static. */
+static inline const char *qua__errno_msg(int err) {
+  switch (err) {
+  case QUA_OK:
+    return "success";
+#define QUA__ERR_MSG(name, num, msg) \
+  case QUA_##name:                   \
+    return msg;
+    QUA_ERRNO_MAP(QUA__ERR_MSG)
+#undef QUA__ERR_MSG
+  default:
+    return "unknown error";
+  }
+}
+
+/* The name of a status without its prefix: "OK", "ENOTFOUND", or
+ * "EUNKNOWN" for a code not in the table. */
+static inline const char *qua__errno_name(int err) {
+  switch (err) {
+  case QUA_OK:
+    return "OK";
+#define QUA__ERR_NAME(name, num, msg) \
+  case QUA_##name:                    \
+    return #name;
+    QUA_ERRNO_MAP(QUA__ERR_NAME)
+#undef QUA__ERR_NAME
+  default:
+    return "EUNKNOWN";
+  }
+}
+
+#endif /* QUA_ERRNO_H */
