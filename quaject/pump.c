@@ -1,35 +1,47 @@
 /* pump.c -- the pump quaject: a thread that moves items from a source
  * callentry to a sink callentry, sleeping while there is nothing to do.
  *
+ * Steps: the thread moves items in batches through its body (ops.body),
+ * the step: generic code that calls through the two callouts, or a
+ * stencil (pump-templates.c) that calls the wires' code directly. Between
+ * batches it reports a quiescent state; so a step, and the code it calls,
+ * is never running across a grace period of the control operations that
+ * replace them.
+ *
  * Wake-ups (why none is lost):
  *
  *  1. The pump's source callout supplies handlers for "notempty" and
  *     "closed", its sink callout for "notfull" and "closed"; each handler
  *     signals the pump's event (a futex sequence, event.c).
- *  2. The pump samples the event's sequence BEFORE each call. If the call
- *     diverts (source empty, sink full), it sleeps only while the sequence
- *     is unchanged.
+ *  2. The pump samples the event's sequence BEFORE each step, and before
+ *     each retry of an item the sink refused. If the source diverted
+ *     (empty) or the sink did (full), it sleeps only while the sequence is
+ *     unchanged.
  *  3. A source that diverted with "empty" was empty at the get's
- *     linearisation point; the next put that makes it non-empty is an
- *     empty-to-not-empty transition, and the queue calls "notempty" for it
- *     (exactly: a queue created with notify=0, which does not track
- *     transitions, refuses the pump's wire). That call comes after the
- *     sample, so it changes the sequence: the pump does not sleep, or is
- *     woken. The same holds for "full" and "notfull" on the sink.
+ *     linearisation point, which came after the sample; the next put that
+ *     makes it non-empty is an empty-to-not-empty transition, and the queue
+ *     calls "notempty" for it (exactly: a queue created with notify=0, which
+ *     does not track transitions, refuses the pump's wire). That call comes
+ *     after the sample, so it changes the sequence: the pump does not sleep,
+ *     or is woken. The same holds for "full" and "notfull" on the sink: the
+ *     item is retried after a fresh sample before the pump sleeps on it.
  *  4. Stop and (un)wiring signal the event too, so a sleeping pump sees them.
  *
  * The pump thread is a QSBR reader: online while it moves items, reporting
- * a quiescent state every QUA_PUMP_QUIESCE items, offline while it sleeps,
- * so it never holds up a grace period and pays nothing per call.
+ * a quiescent state after every step (at most QUA_PUMP_BATCH items),
+ * offline while it sleeps, so it never holds up a grace period and pays
+ * nothing per call.
  */
 #include <inttypes.h>
 #include <pthread.h>
 
 #include "qua-internal.h"
+#include "types-internal.h"
+#include "pump-stencils.h"
 
-enum { C_SOURCE, C_SINK };
+enum { C_SOURCE = PUMP_C_SOURCE, C_SINK = PUMP_C_SINK };
 enum { P_COUNT };
-#define QUA_PUMP_QUIESCE 64
+#define QUA_PUMP_BATCH 64
 
 typedef struct pump {
   qua_quaject_t *self;
@@ -42,6 +54,7 @@ typedef struct pump {
   _Atomic uint64_t sleeps;
   _Atomic int lost;     /* items dropped because the pump was destroyed holding them */
   uint64_t limit;
+  pump_hold_t hold;     /* the pump thread's: an item the sink has not taken yet */
 } pump_t;
 
 static void pump_wake(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
@@ -53,31 +66,43 @@ static void pump_sleep(pump_t *p, uint32_t seen) {
   qua__event_wait(&p->ev, seen, -1);
 }
 
-/* Moves one item; returns false when the pump must stop. */
-static bool pump_move(pump_t *p) {
-  uint64_t x;
-  uint32_t seen = qua__event_sample(&p->ev);
-  if (atomic_load_explicit(&p->stop, memory_order_acquire))
-    return false;
-  int r = qua_callout(p->self, C_SOURCE, 0, 0, &x);
-  if (r == QUA_DIVERTED || r == QUA_ENOTWIRED) {
-    pump_sleep(p, seen);
-    return true;
-  }
-  if (r < 0)
-    return false; /* closed and drained, or the source went away */
-  for (;;) {
-    seen = qua__event_sample(&p->ev);
+/* The generic step (the body's reference code): as pt_step, through the
+ * callouts. */
+static int pump_step(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
+  pump_t *p = s->state;
+  uint64_t k = 0, x;
+  int r = QUA_OK;
+  while (k < n) {
+    r = qua_callout(p->self, C_SOURCE, 0, 0, &x);
+    if (QUA__UNLIKELY(r != QUA_OK))
+      break;
     r = qua_callout(p->self, C_SINK, x, 0, NULL);
+    if (QUA__UNLIKELY(r != QUA_OK)) {
+      p->hold.item = x;
+      p->hold.held = true;
+      break;
+    }
+    k++;
+  }
+  *ret = k;
+  return r;
+}
+
+/* Delivers the held item, sleeping while the sink is full or unwired;
+ * false when the pump must stop (the item is then counted as lost). */
+static bool pump_deliver_held(pump_t *p) {
+  int r;
+  for (;;) {
+    uint32_t seen = qua__event_sample(&p->ev);
+    r = qua_callout(p->self, C_SINK, p->hold.item, 0, NULL);
     if (r != QUA_DIVERTED && r != QUA_ENOTWIRED)
       break;
-    if (atomic_load_explicit(&p->stop, memory_order_acquire)) {
-      atomic_fetch_add(&p->lost, 1);
-      return false;
-    }
+    if (atomic_load_explicit(&p->stop, memory_order_acquire))
+      break;
     pump_sleep(p, seen);
   }
-  if (r < 0) {
+  p->hold.held = false;
+  if (r != QUA_OK) {
     atomic_fetch_add(&p->lost, 1);
     return false;
   }
@@ -85,20 +110,71 @@ static bool pump_move(pump_t *p) {
   return true;
 }
 
+/* Runs one step of up to `want` items; returns false when the pump must stop. */
+static bool pump_run(pump_t *p, uint64_t want) {
+  uint32_t seen = qua__event_sample(&p->ev);
+  if (atomic_load_explicit(&p->stop, memory_order_acquire))
+    return false;
+  uint64_t k = 0;
+  int r = qua__call(p->self->body, want, 0, &k);
+  if (k > 0)
+    atomic_fetch_add_explicit(&p->moved, k, memory_order_relaxed);
+  if (r == QUA_OK)
+    return true;
+  if (p->hold.held) /* the sink stopped the step */
+    return pump_deliver_held(p);
+  if (r == QUA_DIVERTED || r == QUA_ENOTWIRED) {
+    pump_sleep(p, seen);
+    return true;
+  }
+  return false; /* closed and drained, or the source went away */
+}
+
 static void *pump_main(void *arg) {
   pump_t *p = arg;
   qua_thread_online();
-  uint64_t n = 0;
-  while (p->limit == 0 || atomic_load_explicit(&p->moved, memory_order_relaxed) < p->limit) {
-    if (!pump_move(p))
+  for (;;) {
+    uint64_t want = QUA_PUMP_BATCH;
+    if (p->limit != 0) {
+      uint64_t done = atomic_load_explicit(&p->moved, memory_order_relaxed);
+      if (done >= p->limit)
+        break;
+      if (p->limit - done < want)
+        want = p->limit - done;
+    }
+    if (!pump_run(p, want))
       break;
-    if (++n % QUA_PUMP_QUIESCE == 0)
-      qua__quiescent();
+    qua__quiescent();
   }
   qua_thread_offline();
   atomic_store_explicit(&p->done, true, memory_order_release);
   qua__event_signal(&p->done_ev);
   return NULL;
+}
+
+/* The body: generic, or the step template with the wires' code folded in. */
+static qua_entry_fn pump_site_generic(const qua_quaject_t *q, const qua_site_t *s) {
+  return pump_step;
+}
+
+static int pump_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  if (s->entry != QUA_ENTRY_BODY)
+    return QUA_ENOENTRY;
+  pump_t *p = QUA__STATE(q, pump_t);
+  qua_site_t *src = atomic_load_explicit(&q->outs[C_SOURCE], memory_order_relaxed);
+  qua_site_t *sink = atomic_load_explicit(&q->outs[C_SINK], memory_order_relaxed);
+  if (src == NULL)
+    src = &qua__unwired_site;
+  if (sink == NULL)
+    sink = &qua__unwired_site;
+  part->tmpl = &pt_tmpl_pt_step;
+  part->variant = "step";
+  qua__synth_hole(part, "pt_source_site", (uint64_t)(uintptr_t)src);
+  qua__synth_hole(part, "pt_source", (uint64_t)(uintptr_t)qua__site_fn(src));
+  qua__synth_hole(part, "pt_sink_site", (uint64_t)(uintptr_t)sink);
+  qua__synth_hole(part, "pt_sink", (uint64_t)(uintptr_t)qua__site_fn(sink));
+  qua__synth_hole(part, "pt_hold", (uint64_t)(uintptr_t)&p->hold);
+  return QUA_OK;
 }
 
 static int pump_init(qua_quaject_t *q, const uint64_t *params) {
@@ -174,5 +250,8 @@ const qua_type_t qua__pump_type = {
             .start = pump_start,
             .stop = pump_stop,
             .callouts_changed = pump_callouts_changed,
+            .site_generic = pump_site_generic,
+            .site_synth = pump_site_synth,
+            .body = pump_step,
             .describe = pump_describe},
 };

@@ -42,6 +42,7 @@ struct qua_quaject {
   bool started;
   bool dead;
   qua_synth_mode_t synth;
+  qua_site_t *body;           /* the body's site (ops.body), or NULL */
   qua_quaject_t *prev, *next; /* every live quaject, under the control lock */
   alignas(QUA__CACHELINE) unsigned char state[];
 };

@@ -187,7 +187,16 @@ typedef struct qua_type_ops {
   int (*site_synth)(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part);
   /* One line describing the live state (counts, variant), for listings. */
   int (*describe)(const qua_quaject_t *q, char *buf, size_t len);
+  /* Active quajects: the generic code of the quaject's own body (a pump's
+   * step), which its thread calls through qua_quaject_body(). The core
+   * keeps the body in a site of its own, entry QUA_ENTRY_BODY, and
+   * resynthesises it like a site, from site_generic and site_synth, after
+   * the sites it calls were rebuilt. */
+  int (*body)(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 } qua_type_ops_t;
+
+/* The entry index of a quaject's body site (ops.body). */
+#define QUA_ENTRY_BODY (-1)
 
 enum { QUA_SITES_BEFORE_OPEN = 0, QUA_SITES_AFTER_CLOSE = 1 };
 #define QUA_SITES_WAIT 1
@@ -248,8 +257,11 @@ QUA_API uint64_t qua_quaject_param(const qua_quaject_t *q, int index);
 QUA_API int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len);
 /* Which code the callentry runs for its sites ("generic spsc", "stencil
  * spsc", "chain stencil pass+spsc"), and the nanoseconds its latest
- * synthesis took (0 when generic). The string is copied into buf. */
+ * synthesis took (0 when generic). The string is copied into buf. entry
+ * QUA_ENTRY_BODY asks about a quaject's body (a pump's step). */
 QUA_API const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry);
+/* The site of a quaject's body (ops.body), or NULL for types without one. */
+QUA_API qua_site_t *qua_quaject_body(const qua_quaject_t *q);
 QUA_API int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t len,
                                    uint64_t *synth_ns);
 QUA_API qua_synth_mode_t qua_quaject_synth(const qua_quaject_t *q);

@@ -259,12 +259,28 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
   q->id = atomic_fetch_add(&next_id, 1);
   memcpy(q->params, values, sizeof values);
 
+  if (t->ops.body != NULL) {
+    q->body = calloc(1, sizeof *q->body);
+    if (q->body == NULL) {
+      free(q);
+      return qua__error(err, QUA_ENOMEM, "out of memory creating %s", t->name);
+    }
+    q->body->fn = t->ops.body;
+    q->body->impl = "generic";
+    q->body->state = q->state;
+    q->body->target = q;
+    q->body->entry = QUA_ENTRY_BODY;
+  }
+
   qua__ctl_lock();
   r = t->ops.init(q, values);
   if (r < 0) {
     qua__error(err, r, "%s: %s", t->name, qua_strerror(r));
     goto fail_init;
   }
+  qua__registry_add(q);
+  if (q->body != NULL)
+    qua__resynth(q, false); /* the body's first code, before its thread runs it */
   if (t->ops.start != NULL) {
     r = t->ops.start(q);
     if (r < 0) {
@@ -273,16 +289,19 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
     }
     q->started = true;
   }
-  qua__registry_add(q);
   qua__ctl_unlock();
   *out = q;
   return QUA_OK;
 
 fail_start:
+  qua__registry_remove(q);
   if (t->ops.fini != NULL)
     t->ops.fini(q);
+  if (q->body != NULL)
+    qua__site_free_code(q->body); /* never run: no thread was started */
 fail_init:
   qua__ctl_unlock();
+  free(q->body);
   free(q);
   return r;
 }
@@ -302,12 +321,12 @@ int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len) {
 
 int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t len,
                            uint64_t *synth_ns) {
-  if (entry < 0 || entry >= q->type->nentries)
+  if ((entry < 0 || entry >= q->type->nentries) && !(entry == QUA_ENTRY_BODY && q->body != NULL))
     return QUA_ENOENTRY;
   qua__ctl_lock();
   /* The first open site speaks for the entry; without one, what a new
    * site would get from the type's state. */
-  qua_site_t *s = atomic_load(&((qua_quaject_t *)q)->sites[entry]);
+  qua_site_t *s = entry == QUA_ENTRY_BODY ? q->body : atomic_load(&((qua_quaject_t *)q)->sites[entry]);
   if (s != NULL) {
     snprintf(buf, len, "%s", s->impl != NULL ? s->impl : "generic");
     if (synth_ns != NULL)
@@ -322,8 +341,10 @@ int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t 
   return QUA_OK;
 }
 
+qua_site_t *qua_quaject_body(const qua_quaject_t *q) { return q->body; }
+
 const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry) {
-  static _Thread_local char buf[64];
+  static _Thread_local char buf[sizeof ((qua_site_t *)0)->impl_buf];
   if (qua_quaject_entry_info(q, entry, buf, sizeof buf, NULL) < 0)
     return "none";
   return buf;
@@ -711,6 +732,10 @@ int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err) {
   }
   if (q->type->ops.fini != NULL)
     q->type->ops.fini(q);
+  if (q->body != NULL) {
+    qua__site_free_code(q->body); /* its thread stopped before the grace period */
+    free(q->body);
+  }
   qua__ctl_unlock();
   free(q);
   return QUA_OK;

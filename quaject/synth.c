@@ -26,7 +26,11 @@
  *  3. Code that a caller may still be running is freed only after a grace
  *     period of every read-side flavour in use (qua__synchronize), once for
  *     the whole pass.
- *  4. A failed synthesis (no template, a hole out of range, no code memory
+ *  4. A quaject's body (a pump's step, ops.body) is kept in a site of its
+ *     own and calls its callouts' sites' code directly: it is rebuilt in
+ *     the same pass, after those sites, so old and new bodies alike call
+ *     code that is freed only after the pass's grace period.
+ *  5. A failed synthesis (no template, a hole out of range, no code memory
  *     within reach) leaves the site on its generic code and records why in
  *     its impl string; it is never an error for the caller.
  */
@@ -347,6 +351,11 @@ void qua__resynth(qua_quaject_t *changed, bool wait) {
     for (int e = 0; e < u->type->nentries; e++)
       QUA__FOREACH_SITE(u, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
   }
+  /* Bodies call the code of their callouts' sites directly: rebuilt after
+   * those sites, when any of them was (one hop more than a chain). */
+  for (qua_quaject_t *u = registry; u != NULL; u = u->next)
+    if (u->body != NULL && !u->dead && (changed == NULL || reaches(u, changed, CHAIN_MAX + 1)))
+      refresh_site(u->body, old, &nold, sizeof old / sizeof old[0]);
   if (nold > 0 || wait)
     qua__synchronize();
   for (size_t i = 0; i < nold; i++)

@@ -95,4 +95,14 @@ static inline size_t buffer_read_k(buffer_t *b, unsigned char *ring, size_t mask
   return n;
 }
 
+/* pump */
+enum { PUMP_C_SOURCE, PUMP_C_SINK };
+
+/* The item a pump's step took from the source but the sink did not take
+ * (the pump's thread retries it). Only the pump's thread touches it. */
+typedef struct pump_hold {
+  uint64_t item;
+  bool held;
+} pump_hold_t;
+
 #endif

@@ -234,6 +234,75 @@ static void pump_refuses_untracked_queue(void) {
   qua_destroy(p, false, NULL);
 }
 
+/* The pump's step runs the code its mode calls for and is rebuilt as its
+ * wires and their queues change under it: the sink is moved to another
+ * queue and the source switches variant while items flow; every item
+ * arrives exactly once, in order within each sink. */
+static void pump_step_follows_rewiring_and_variants(void) {
+  const long n = qtest_scale(200000, 20000);
+  qua_quaject_t *qa = make("queue", "capacity=64"), *qb = make("queue", "capacity=1024"),
+                *qc = make("queue", "capacity=1024"), *p = make("pump", NULL);
+  CU_ASSERT_EQUAL(qua_wire(p, "source", qa, "get", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p, "sink", qb, "put", NULL), QUA_OK);
+  char impl[96];
+  CU_ASSERT_EQUAL(qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, sizeof impl, NULL), QUA_OK);
+  const char *want = qua_synth_default() == QUA_SYNTH_STENCIL ? "stencil step" : "generic";
+  CU_ASSERT_PTR_NOT_NULL(strstr(impl, want));
+  qua_site_t *put, *bget, *cget, *extra = NULL;
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(qa, "put", NULL, 0, &put, NULL), QUA_OK);
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(qb, "get", NULL, 0, &bget, NULL), QUA_OK);
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(qc, "get", NULL, 0, &cget, NULL), QUA_OK);
+  long got = 0, last_b = -1, last_c = -1;
+  int stage = 0;
+  bool order_ok = true;
+  unsigned char *seen = calloc((size_t)n, 1);
+  double deadline = qtest_now() + 120;
+  uint64_t x;
+  for (long i = 0; i < n || got < n;) {
+    if (stage == 0 && i == n / 4) {
+      CU_ASSERT_EQUAL(qua_unwire(p, "sink", NULL), QUA_OK);
+      CU_ASSERT_EQUAL(qua_wire(p, "sink", qc, "put", NULL), QUA_OK);
+      stage++;
+    } else if (stage == 1 && i == n / 2) {
+      CU_ASSERT_EQUAL(qua_site_open(qa, "get", NULL, 0, &extra, NULL), QUA_OK); /* qa: MC */
+      stage++;
+    } else if (stage == 2 && i == 3 * n / 4) {
+      qua_site_close(extra); /* back to SC */
+      stage++;
+    }
+    if (i < n && qua_call(put, (uint64_t)i, 0, NULL) == QUA_OK)
+      i++;
+    /* Drain both sinks so that neither fills up. */
+    while (qua_call(bget, 0, 0, &x) == QUA_OK) {
+      order_ok &= (long)x > last_b && x < (uint64_t)n && !seen[x];
+      last_b = (long)x;
+      seen[x < (uint64_t)n ? x : 0] = 1;
+      got++;
+    }
+    while (qua_call(cget, 0, 0, &x) == QUA_OK) {
+      order_ok &= (long)x > last_c && x < (uint64_t)n && !seen[x];
+      last_c = (long)x;
+      seen[x < (uint64_t)n ? x : 0] = 1;
+      got++;
+    }
+    if (qtest_now() > deadline) {
+      fprintf(stderr, "\n  stalled: %ld of %ld arrived\n", got, n);
+      break;
+    }
+  }
+  CU_ASSERT_EQUAL(got, n);
+  CU_ASSERT_TRUE(order_ok);
+  CU_ASSERT(last_b >= 0 && last_c > last_b); /* both sinks were used, in that order */
+  free(seen);
+  qua_site_close(put);
+  qua_site_close(bget);
+  qua_site_close(cget);
+  CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+  qua_destroy(qc, false, NULL);
+}
+
 static void pump_destroy_while_sleeping(void) {
   qua_quaject_t *q = make("queue", NULL), *q2 = make("queue", NULL), *p = make("pump", NULL);
   qua_wire(p, "source", q, "get", NULL);
@@ -255,6 +324,7 @@ int main(void) {
       {"pump_count_limits_items", pump_count_limits_items},
       {"pump_refuses_untracked_queue", pump_refuses_untracked_queue},
       {"pump_destroy_while_sleeping", pump_destroy_while_sleeping},
+      {"pump_step_follows_rewiring_and_variants", pump_step_follows_rewiring_and_variants},
       {NULL, NULL}};
   return qtest_run("pump", cases);
 }

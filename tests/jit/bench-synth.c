@@ -5,6 +5,9 @@
  *                        makes it (notify=1: exact notempty/notfull), generic code vs
  *                        synthesised; put_get_untracked_*_ns the same for notify=0
  *   pipeline4_*_mops     source -> tee -> counter -> queue -> sink on one thread
+ *   pump_move_*_mops     a pump moving 2^20 items from one queue into another on its own
+ *                        thread: its step through the callouts vs the step stencil that
+ *                        calls the wires' code directly
  *
  * Calls are made from a QSBR-online thread (qua_call_online), so the figures
  * are the callentries' own cost, not the read-side section's.
@@ -148,6 +151,54 @@ static double pipeline4(const char *synth, char *impl, size_t len) {
   return median(runs, RUNS);
 }
 
+/* Million items per second a pump moves from a queue filled beforehand into
+ * one with room for all, timed from wiring its source (the pump waits for
+ * it) until it has moved them all. Not from a QSBR-online thread: wiring
+ * waits for grace periods. */
+static double pump_move(const char *synth, char *impl, size_t len) {
+  enum { N = 1 << 20 };
+  double runs[RUNS];
+  static uint64_t items[4096];
+  for (int r = 0; r < RUNS; r++) {
+    const char *qp[] = {synth, "capacity=1048576"};
+    char count[32];
+    snprintf(count, sizeof count, "count=%d", N);
+    const char *pp[] = {synth, count};
+    qua_quaject_t *a = NULL, *b = NULL, *p = NULL;
+    if (qua_create("queue", qp, 2, &a, NULL) != QUA_OK || qua_create("queue", qp, 2, &b, NULL) != QUA_OK ||
+        qua_create("pump", pp, 2, &p, NULL) != QUA_OK)
+      exit(1);
+    qua_site_t *fill;
+    qua_site_open(a, "put_n", NULL, 0, &fill, NULL);
+    for (int i = 0; i < N;) {
+      for (int k = 0; k < 4096; k++)
+        items[k] = (uint64_t)(i + k);
+      uint64_t done = 0;
+      qua_call(fill, (uint64_t)(uintptr_t)items, 4096, &done);
+      i += (int)done;
+    }
+    qua_site_close(fill);
+    qua_wire(p, "sink", b, "put", NULL);
+    uint64_t t0 = now_ns();
+    qua_wire(p, "source", a, "get", NULL);
+    if (qua_pump_join(p, 60000) != QUA_OK)
+      fprintf(stderr, "bench-synth: the pump did not finish\n");
+    runs[r] = (double)N / ((double)(now_ns() - t0) / 1e3);
+    qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, len, NULL);
+    qua_site_t *cnt;
+    uint64_t n = 0;
+    qua_site_open(b, "count", NULL, 0, &cnt, NULL);
+    qua_call(cnt, 0, 0, &n);
+    qua_site_close(cnt);
+    if (n != N)
+      fprintf(stderr, "bench-synth: the pump moved %llu of %d items\n", (unsigned long long)n, N);
+    qua_destroy(p, true, NULL);
+    qua_destroy(a, true, NULL);
+    qua_destroy(b, true, NULL);
+  }
+  return median(runs, RUNS);
+}
+
 void bench_synth(double tcc_ns, double gccjit_ns) {
   double wire = synth_wire();
   if (wire <= 0)
@@ -178,4 +229,10 @@ void bench_synth(double tcc_ns, double gccjit_ns) {
   printf("BENCH pipeline4_synth_mops %.1f Mops/s\n", ps);
   printf("BENCH pipeline4_speedup %.2f x\n", ps / pg);
   qua_thread_offline();
+
+  double mg = pump_move("synth=off", gi, sizeof gi), ms = pump_move("synth=stencil", si, sizeof si);
+  printf("# pump_move: the step runs \"%s\" generic, \"%s\" synthesised\n", gi, si);
+  printf("BENCH pump_move_generic_mops %.1f Mops/s\n", mg);
+  printf("BENCH pump_move_synth_mops %.1f Mops/s\n", ms);
+  printf("BENCH pump_step_speedup %.2f x\n", ms / mg);
 }
