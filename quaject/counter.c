@@ -45,8 +45,21 @@ static int counter_pass(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
   return r == QUA_ENOTWIRED ? QUA_OK : r;
 }
 
-/* add and pass have templates (counter-templates.c): the counter's address
- * and threshold are folded in; pass chains into what "out" is wired to. */
+/* What synthesised add and pass tail-call when an add crossed the threshold
+ * and somebody listens: tell them, then (pass) hand x on through the
+ * wire's site `out` (NULL: unwired, or an add). */
+static int counter_crossed(qua_quaject_t *q, uint64_t after, qua_site_t *out, uint64_t x,
+                           uint64_t *ret) {
+  qua__broadcast(q, COUNTER_CB_THRESHOLD, after);
+  if (out == NULL)
+    return QUA_OK;
+  int r = qua__call(out, x, 0, ret);
+  return r == QUA_ENOTWIRED ? QUA_OK : r;
+}
+
+/* add and pass have templates (counter-templates.c): the counter's address,
+ * its threshold and who listens to it are folded in; pass chains into what
+ * "out" is wired to. */
 static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
   counter_t *c = QUA__STATE(q, counter_t);
   bool one = q->weight[COUNTER_E_ADD] + q->weight[COUNTER_E_PASS] <= 1;
@@ -61,15 +74,14 @@ static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t 
   } else {
     return QUA_ENOENTRY;
   }
-  part->holes[0].name = "ct_counter";
-  part->holes[0].value = (uint64_t)(uintptr_t)c;
-  part->holes[1].name = "ct_threshold";
-  part->holes[1].value = (uint64_t)c->threshold;
-  part->holes[2].name = "ct_target";
-  part->holes[2].value = (uint64_t)(uintptr_t)q;
-  part->holes[3].name = "ct_out_site";
-  part->holes[3].value = (uint64_t)(uintptr_t)part->next_site;
-  part->nholes = 4;
+  uint64_t mode, fn, ctx;
+  qua__listeners(q, COUNTER_CB_THRESHOLD, &mode, &fn, &ctx); /* only whether anybody does */
+  qua__synth_hole(part, "ct_counter", (uint64_t)(uintptr_t)c);
+  qua__synth_hole(part, "ct_threshold", (uint64_t)c->threshold);
+  qua__synth_hole(part, "ct_target", (uint64_t)(uintptr_t)q);
+  qua__synth_hole(part, "ct_out_site", (uint64_t)(uintptr_t)part->next_site);
+  qua__synth_hole(part, "ct_listen", mode);
+  qua__synth_hole(part, "ct_crossed", (uint64_t)(uintptr_t)counter_crossed);
   return QUA_OK;
 }
 

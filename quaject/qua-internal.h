@@ -170,6 +170,10 @@ void qua__invoker_handler(qua_site_t *s, int cb, uint64_t *fn, uint64_t *ctx);
  * the one listening site's handler) or QUA__LISTEN_ALL (watchers, or more
  * than one site). Control lock held. */
 void qua__listeners(qua_quaject_t *q, int cb, uint64_t *mode, uint64_t *fn, uint64_t *ctx);
+/* What templates tail-call to tell them, returning QUA_OK: the one listener
+ * (a handler and its context folded in as words), or all of them. */
+int qua__notify_one(uint64_t fn, uint64_t ctx, qua_quaject_t *q, int cb, uint64_t arg);
+int qua__notify_all(qua_quaject_t *q, int cb, uint64_t arg);
 
 /* Gives the template hole `name` the value v. A type that names more holes
  * than a part has room for loses its template (the site runs generic). */

@@ -6,92 +6,85 @@
  *
  *  - the queue's address (qt_lfq), its ring's slots, mask and capacity
  *    (qt_slots, qt_mask, qt_cap) and the quaject (qt_target);
- *  - the caller's handler for "full" or "empty" (qt_full_fn/qt_full_ctx,
- *    qt_empty_fn/qt_empty_ctx), so a diverted call runs it directly;
+ *  - the caller's handler for "full" (put) or "empty" (get), qt_handler_fn
+ *    and qt_handler_ctx;
  *  - who listens to the edge this callentry can cross ("notempty" for put,
- *    "notfull" for get): qt_edge_mode is QUA__LISTEN_NONE, QUA__LISTEN_ONE (call
- *    qt_edge_fn with qt_edge_ctx, the one listening site's handler) or
- *    QUA__LISTEN_ALL (walk the listeners, qua__broadcast). The listener set
- *    changes only by control operations, which resynthesise and wait for a
- *    grace period before they return (synth.c), so an edge that happens
- *    after a listener was added reaches it, and none reaches it after it
- *    was removed.
+ *    "notfull" for get): qt_edge_mode is QUA__LISTEN_NONE, _ONE (the one
+ *    listening site's handler, qt_edge_fn with qt_edge_ctx, is called
+ *    directly) or _ALL (qua__broadcast walks the listeners). The listener
+ *    set changes only by control operations, which resynthesise and wait
+ *    for a grace period before they return (synth.c), so an edge after a
+ *    listener came reaches it, and none reaches it after it left.
  *
- * Rare outcomes call the library: a get on a closed queue runs the generic
- * get (qt_closed_get), which knows whether the close is final. */
+ * The common case, the item moved, needs no stack frame; everything else
+ * is a tail call: into the queue's rare path (qt_put_rare, qt_get_rare,
+ * qt_get_wait in queue.c: the complete operation, its outcome delivered to
+ * the folded handler) or into the edge's listeners. The operations run
+ * without a test of the queue's flags: the mode is fixed when the queue is
+ * made, and a closing queue's sites run the generic code (queue.c, design
+ * note 5). */
 #include "qua.h"
 #include "types-internal.h"
 
-extern char qt_lfq[], qt_slots[], qt_mask[], qt_cap[], qt_target[], qt_full_ctx[], qt_empty_ctx[];
-extern char qt_edge_mode[], qt_edge_ctx[];
-extern void qt_full_fn(void *ctx, qua_quaject_t *from, int cb, uint64_t arg);
-extern void qt_empty_fn(void *ctx, qua_quaject_t *from, int cb, uint64_t arg);
-extern void qt_edge_fn(void *ctx, qua_quaject_t *from, int cb, uint64_t arg);
-extern int qt_closed_get(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
-void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
+extern char qt_lfq[], qt_slots[], qt_mask[], qt_cap[], qt_target[];
+extern char qt_handler_fn[], qt_handler_ctx[], qt_edge_mode[], qt_edge_fn[], qt_edge_ctx[];
+extern int qt_put_rare(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx);
+extern int qt_get_rare(qua_site_t *s, uint64_t *ret, uint64_t fn, uint64_t ctx);
+extern int qt_get_wait(qua_site_t *s, uint64_t *ret, uint64_t was);
+int qua__notify_one(uint64_t fn, uint64_t ctx, qua_quaject_t *q, int cb, uint64_t arg);
+int qua__notify_all(qua_quaject_t *q, int cb, uint64_t arg);
 
+#define H(hole) ((uint64_t)(uintptr_t)(hole))
 #define QT_LFQ ((qua__lfq_t *)(uintptr_t)qt_lfq)
 #define QT_TARGET ((qua_quaject_t *)(uintptr_t)qt_target)
-/* The ring's invariants, folded in as constants. The operations run
- * without their test of the queue's flags (check = false): the mode is
- * fixed when the queue is made, and a closing queue's sites run the
- * generic code (queue.c, design note 5). */
-#define QT_K ((struct qua__lfq_slot *)(uintptr_t)qt_slots), (uint64_t)(uintptr_t)qt_mask, \
-             (uint64_t)(uintptr_t)qt_cap
+#define QT_SLOTS ((struct qua__lfq_slot *)(uintptr_t)qt_slots)
 
-/* Nobody, one site or several listeners: a hole compared with constants,
- * so the branches cost an immediate compare each. */
-static inline void edge(int cb) {
-  uintptr_t mode = (uintptr_t)qt_edge_mode;
+/* Nobody, one site or several listeners: the hole is compared with
+ * constants, so each branch costs an immediate compare. */
+static inline int edge(int cb) {
+  uint64_t mode = H(qt_edge_mode);
+  if (mode == QUA__LISTEN_NONE)
+    return QUA_OK;
   if (mode == QUA__LISTEN_ONE)
-    qt_edge_fn(qt_edge_ctx, QT_TARGET, cb, 0);
-  else if (mode == QUA__LISTEN_ALL)
-    qua__broadcast(QT_TARGET, cb, 0);
+    return qua__notify_one(H(qt_edge_fn), H(qt_edge_ctx), QT_TARGET, cb, 0);
+  return qua__notify_all(QT_TARGET, cb, 0);
 }
 
-static inline int put_done(int st, uint64_t x) {
-  if (__builtin_expect(st == QUA__LFQ_OK, 1))
-    return QUA_OK;
-  if (st == QUA__LFQ_EDGE) {
-    edge(QUEUE_CB_NOTEMPTY);
-    return QUA_OK;
+#define QT_PUT(name, push, tracked)                                              \
+  int qt_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {         \
+    if (__builtin_expect(!push(QT_LFQ, QT_SLOTS, H(qt_mask), H(qt_cap), x), 0))  \
+      return qt_put_rare(s, x, H(qt_handler_fn), H(qt_handler_ctx));             \
+    if (tracked && qua__lfq_counted(QT_LFQ) == QUA__LFQ_EDGE)                    \
+      return edge(QUEUE_CB_NOTEMPTY);                                            \
+    return QUA_OK;                                                               \
   }
-  if (st == QUA__LFQ_FULL) {
-    qt_full_fn(qt_full_ctx, QT_TARGET, QUEUE_CB_FULL, x);
-    return QUA_DIVERTED;
-  }
-  return QUA_ECLOSED;
-}
 
-static inline int get_done(int st, qua_site_t *s, uint64_t *ret) {
-  if (__builtin_expect(st == QUA__LFQ_OK, 1))
-    return QUA_OK;
-  if (st == QUA__LFQ_EDGE) {
-    edge(QUEUE_CB_NOTFULL);
-    return QUA_OK;
+#define QT_GET(name, pop)                                                        \
+  int qt_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {        \
+    if (__builtin_expect(!pop(QT_LFQ, QT_SLOTS, H(qt_mask), ret), 0))            \
+      return qt_get_rare(s, ret, H(qt_handler_fn), H(qt_handler_ctx));           \
+    return QUA_OK;                                                               \
   }
-  if (st == QUA__LFQ_EMPTY) {
-    qt_empty_fn(qt_empty_ctx, QT_TARGET, QUEUE_CB_EMPTY, 0);
-    return QUA_DIVERTED;
-  }
-  /* Closed: whether that is final is the generic code's business. */
-  return qt_closed_get(s, 0, 0, ret);
-}
 
-#define QT_PUT(name)                                                        \
-  int qt_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {    \
-    return put_done(qua__lfq_##name##_k(QT_LFQ, QT_K, x, false), x);        \
+/* Tracked: a ticket first (lfq.c, invariant 12), then the item. */
+#define QT_TGET(name, pop)                                                       \
+  int qt_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {        \
+    int64_t was;                                                                 \
+    if (__builtin_expect(!qua__lfq_ticket(QT_LFQ, &was), 0))                     \
+      return qt_get_rare(s, ret, H(qt_handler_fn), H(qt_handler_ctx));           \
+    if (__builtin_expect(!pop(QT_LFQ, QT_SLOTS, H(qt_mask), ret), 0))            \
+      return qt_get_wait(s, ret, (uint64_t)was);                                 \
+    if (was == (int64_t)H(qt_cap))                                               \
+      return edge(QUEUE_CB_NOTFULL);                                             \
+    return QUA_OK;                                                               \
   }
-#define QT_GET(name)                                                        \
-  int qt_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {   \
-    return get_done(qua__lfq_##name##_k(QT_LFQ, QT_K, ret, false), s, ret); \
-  }
-/* One template per variant and mode; stencilgen names them qt_tmpl_qt_<name>. */
-QT_PUT(put_sp)
-QT_PUT(put_mp)
-QT_GET(get_sc)
-QT_GET(get_mc)
-QT_PUT(tput_sp)
-QT_PUT(tput_mp)
-QT_GET(tget_sc)
-QT_GET(tget_mc)
+
+/* stencilgen names them qt_tmpl_qt_<name>. */
+QT_PUT(put_sp, qua__lfq_push_sp, 0)
+QT_PUT(put_mp, qua__lfq_push_mp, 0)
+QT_GET(get_sc, qua__lfq_pop_sc)
+QT_GET(get_mc, qua__lfq_pop_mc)
+QT_PUT(tput_sp, qua__lfq_push_sp, 1)
+QT_PUT(tput_mp, qua__lfq_push_mp, 1)
+QT_TGET(tget_sc, qua__lfq_pop_sc)
+QT_TGET(tget_mc, qua__lfq_pop_mc)

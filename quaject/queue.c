@@ -48,22 +48,30 @@ enum { P_CAPACITY, P_NOTIFY };
 
 /* --- Generic callentries -------------------------------------------------------- */
 
-/* The rare outcomes of a put: an edge, a full queue, a closed one. */
-static int put_slow(qua_site_t *s, int st, uint64_t x) {
+/* The outcomes of a put other than a plain OK: an edge, a full queue, a
+ * closed one. `full`/`ctx` is the caller's handler for "full": for generic
+ * code qua__fire_site with the site (which tells the watchers too), for
+ * synthesised code what it folded in (qua__invoker_handler, the same
+ * people). */
+static int put_slow(qua_site_t *s, int st, uint64_t x, qua_handler_fn full, void *ctx) {
   switch (st) {
+  case QUA__LFQ_OK:
+    return QUA_OK;
   case QUA__LFQ_EDGE:
     qua__broadcast(s->target, QUEUE_CB_NOTEMPTY, 0);
     return QUA_OK;
   case QUA__LFQ_FULL:
-    qua__fire(s, QUEUE_CB_FULL, x);
+    full(ctx, s->target, QUEUE_CB_FULL, x);
     return QUA_DIVERTED;
   default:
     return QUA_ECLOSED;
   }
 }
 
-static int get_slow(qua_site_t *s, int st) {
+static int get_slow(qua_site_t *s, int st, qua_handler_fn empty, void *ctx) {
   switch (st) {
+  case QUA__LFQ_OK:
+    return QUA_OK;
   case QUA__LFQ_EDGE:
     qua__broadcast(s->target, QUEUE_CB_NOTFULL, 0);
     return QUA_OK;
@@ -74,7 +82,7 @@ static int get_slow(qua_site_t *s, int st) {
      * (design note 5). */
     /* fall through */
   default:
-    qua__fire(s, QUEUE_CB_EMPTY, 0);
+    empty(ctx, s->target, QUEUE_CB_EMPTY, 0);
     return QUA_DIVERTED;
   }
 }
@@ -82,12 +90,12 @@ static int get_slow(qua_site_t *s, int st) {
 #define QUEUE_PUT(name, op)                                                          \
   static int queue_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {  \
     int st = op(&((queue_t *)s->state)->lfq, x);                                   \
-    return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : put_slow(s, st, x);            \
+    return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : put_slow(s, st, x, qua__fire_site, s); \
   }
 #define QUEUE_GET(name, op)                                                          \
   static int queue_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { \
     int st = op(&((queue_t *)s->state)->lfq, ret);                                 \
-    return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : get_slow(s, st);               \
+    return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : get_slow(s, st, qua__fire_site, s); \
   }
 /* Untracked (notify=0) and tracked (notify=1) fast paths of each variant. */
 QUEUE_PUT(put_sp, qua__lfq_put_sp)
@@ -98,6 +106,31 @@ QUEUE_PUT(tput_sp, qua__lfq_tput_sp)
 QUEUE_PUT(tput_mp, qua__lfq_tput_mp)
 QUEUE_GET(tget_sc, qua__lfq_tget_sc)
 QUEUE_GET(tget_mc, qua__lfq_tget_mc)
+
+/* What synthesised put and get tail-call when their fast path meets
+ * anything else (queue-templates.c): the complete operation, and its
+ * outcome delivered to the handler the template folded in. A tracked get
+ * that holds a ticket but could not take its item at once waits for it
+ * here (get_wait). */
+#define QUEUE_RARE(side, op)                                                             \
+  static int queue_put_rare_##side(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx) {   \
+    int st = qua__lfq_put_##side##_slow(&((queue_t *)s->state)->lfq, x);                  \
+    return put_slow(s, st, x, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);     \
+  }
+#define QUEUE_RARE_GET(side, mc)                                                           \
+  static int queue_get_rare_##side(qua_site_t *s, uint64_t *ret, uint64_t fn, uint64_t ctx) { \
+    int st = qua__lfq_get_##side##_slow(&((queue_t *)s->state)->lfq, ret);                  \
+    return get_slow(s, st, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);          \
+  }                                                                                         \
+  static int queue_get_wait_##side(qua_site_t *s, uint64_t *ret, uint64_t was) {            \
+    queue_t *qs = s->state;                                                                 \
+    qua__lfq_take1(&qs->lfq, mc, ret);                                                      \
+    return get_slow(s, was == qs->lfq.capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK, NULL, NULL);  \
+  }
+QUEUE_RARE(sp, 0)
+QUEUE_RARE(mp, 1)
+QUEUE_RARE_GET(sc, false)
+QUEUE_RARE_GET(mc, true)
 
 /* Batches: put_n(ptr, n) stores as many of the n words at ptr as fit and
  * returns how many; "full" fires with the number not stored. get_n(ptr, n)
@@ -113,7 +146,7 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
     else if (st == QUA__LFQ_CLOSED)                                                 \
       return QUA_ECLOSED;                                                           \
     if (done < n) {                                                                 \
-      qua__fire(s, QUEUE_CB_FULL, n - done);                                              \
+      qua__fire(s, QUEUE_CB_FULL, n - done);                                        \
       return done == 0 ? QUA_DIVERTED : QUA_OK;                                     \
     }                                                                               \
     return QUA_OK;                                                                  \
@@ -127,7 +160,7 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
     if (st == QUA__LFQ_EDGE)                                                        \
       qua__broadcast(s->target, QUEUE_CB_NOTFULL, 0);                               \
     else if (st == QUA__LFQ_EMPTY || st == QUA__LFQ_CLOSED)                         \
-      return get_slow(s, st);                                                       \
+      return get_slow(s, st, qua__fire_site, s);                                    \
     return QUA_OK;                                                                  \
   }
 QUEUE_PUT_N(sp)
@@ -214,13 +247,20 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
   qua__listeners(q, is_put ? QUEUE_CB_NOTEMPTY : QUEUE_CB_NOTFULL, &mode, &efn, &ectx);
   qua__synth_hole(part, "qt_lfq", (uint64_t)(uintptr_t)&qs->lfq);
   qua__synth_hole(part, "qt_target", (uint64_t)(uintptr_t)q);
-  qua__synth_hole(part, is_put ? "qt_full_fn" : "qt_empty_fn", fn);
-  qua__synth_hole(part, is_put ? "qt_full_ctx" : "qt_empty_ctx", ctx);
+  qua__synth_hole(part, "qt_handler_fn", fn);
+  qua__synth_hole(part, "qt_handler_ctx", ctx);
   qua__synth_hole(part, "qt_edge_mode", mode);
   qua__synth_hole(part, "qt_edge_fn", efn);
   qua__synth_hole(part, "qt_edge_ctx", ectx);
-  qua__synth_hole(part, "qt_closed_get",
-                  (uint64_t)(uintptr_t)(qs->mc ? queue_get_mc : queue_get_sc));
+  if (is_put) {
+    qua__synth_hole(part, "qt_put_rare",
+                    (uint64_t)(uintptr_t)(qs->mp ? queue_put_rare_mp : queue_put_rare_sp));
+  } else {
+    qua__synth_hole(part, "qt_get_rare",
+                    (uint64_t)(uintptr_t)(qs->mc ? queue_get_rare_mc : queue_get_rare_sc));
+    qua__synth_hole(part, "qt_get_wait",
+                    (uint64_t)(uintptr_t)(qs->mc ? queue_get_wait_mc : queue_get_wait_sc));
+  }
   qua__synth_hole(part, "qt_slots", (uint64_t)(uintptr_t)qs->lfq.slots);
   qua__synth_hole(part, "qt_mask", qs->lfq.mask);
   qua__synth_hole(part, "qt_cap", qs->lfq.capacity);

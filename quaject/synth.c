@@ -106,6 +106,16 @@ void qua__fire_site(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
 
 int qua__entry_ok(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { return QUA_OK; }
 
+int qua__notify_one(uint64_t fn, uint64_t ctx, qua_quaject_t *q, int cb, uint64_t arg) {
+  ((qua_handler_fn)(uintptr_t)fn)((void *)(uintptr_t)ctx, q, cb, arg);
+  return QUA_OK;
+}
+
+int qua__notify_all(qua_quaject_t *q, int cb, uint64_t arg) {
+  qua__broadcast(q, cb, arg);
+  return QUA_OK;
+}
+
 int qua__entry_unwired(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   return QUA_ENOTWIRED;
 }
@@ -154,6 +164,8 @@ static const struct {
   uint64_t value;
 } library_holes[] = {
     {"qua__broadcast", (uint64_t)(uintptr_t)qua__broadcast},
+    {"qua__notify_one", (uint64_t)(uintptr_t)qua__notify_one},
+    {"qua__notify_all", (uint64_t)(uintptr_t)qua__notify_all},
     {"qua__lfq_put_sp_slow", (uint64_t)(uintptr_t)qua__lfq_put_sp_slow},
     {"qua__lfq_put_mp_slow", (uint64_t)(uintptr_t)qua__lfq_put_mp_slow},
     {"qua__lfq_get_sc_slow", (uint64_t)(uintptr_t)qua__lfq_get_sc_slow},
