@@ -209,13 +209,36 @@ static void chain_differential(int n) {
   CU_ASSERT(impl_has(s.tee, "put", "chain stencil tee+pass+"));
   CU_ASSERT(impl_has(g.tee, "put", "generic"));
   srand(100 + (unsigned)n);
+  /* Mid-run: a second writer on c1 (its one-writer code goes), then its
+   * threshold listener leaves, then a watcher comes: every change of what
+   * the chain folded in. */
+  qua_site_t *gadd = NULL, *sadd = NULL;
+  qua_watch_t *gw = NULL, *sw = NULL;
+  uint64_t level = 0;
   for (int i = 0; i < 2000; i++) {
-    int op = rand() % 3;
+    if (i == 300) {
+      gadd = site(g.c1, "add", NULL, 0);
+      sadd = site(s.c1, "add", NULL, 0);
+    } else if (i == 700) {
+      qua_site_close(g.r1);
+      qua_site_close(s.r1);
+      g.r1 = s.r1 = NULL;
+    } else if (i == 1400) {
+      CU_ASSERT_EQUAL(qua_watch(g.c1, "threshold", rec_w, &g.log, &gw, NULL), QUA_OK);
+      CU_ASSERT_EQUAL(qua_watch(s.c1, "threshold", rec_w, &s.log, &sw, NULL), QUA_OK);
+    }
+    int op = rand() % 4;
     uint64_t x = (uint64_t)rand(), vg = 9, vs = 9;
     int rg, rs;
     if (op < 2) {
       rg = qua_call(g.in, x, 0, NULL);
       rs = qua_call(s.in, x, 0, NULL);
+    } else if (op == 3 && gadd != NULL) {
+      /* Back across the threshold (50) each time. */
+      uint64_t d = (int64_t)level >= 50 ? (uint64_t)-60 - (x % 8) : 60 + (x % 8);
+      rg = qua_call(gadd, d, 0, &vg);
+      rs = qua_call(sadd, d, 0, &vs);
+      level = vg;
     } else {
       rg = qua_call(g.get, 0, 0, &vg);
       rs = qua_call(s.get, 0, 0, &vs);
@@ -231,6 +254,14 @@ static void chain_differential(int n) {
   CU_ASSERT_EQUAL(a, b);
   CU_ASSERT_EQUAL(g.log.n, s.log.n);
   CU_ASSERT(memcmp(g.log.ev, s.log.ev, sizeof(uint64_t) * (size_t)g.log.n) == 0);
+  int crossings = 0;
+  for (int i = 0; i < g.log.n; i++)
+    crossings += (g.log.ev[i] >> 56) == 0 && ((g.log.ev[i] >> 48) & 0xff) != 2; /* threshold */
+  CU_ASSERT(crossings > 20);
+  qua_unwatch(gw);
+  qua_unwatch(sw);
+  qua_site_close(gadd);
+  qua_site_close(sadd);
   pipe_close(&g);
   pipe_close(&s);
 }
