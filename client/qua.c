@@ -454,6 +454,26 @@ static int verb_rm(ctx_t *x) {
   return rc;
 }
 
+static int verb_close(ctx_t *x) {
+  for (int i = 0; i < x->argc; i++) {
+    quac_opened_t q;
+    int e = open_name(x, x->argv[i], &q);
+    if (e != EXIT_OK)
+      return e;
+    int r = quac_close_queue(x->c, q.handle);
+    if (r < 0)
+      return fail(x->c, x->argv[i], r);
+    if (x->o->json) {
+      printf("{\"closed\":");
+      json_str(stdout, x->argv[i]);
+      printf(",\"id\":%" PRIu64 "}\n", q.id);
+    } else {
+      printf("closed %s\n", x->argv[i]);
+    }
+  }
+  return EXIT_OK;
+}
+
 static int verb_wire(ctx_t *x) {
   char src[256], dst[256];
   const char *callout, *entry;
@@ -679,6 +699,7 @@ typedef struct sink {
   uint64_t printed;
   uint64_t binding;     /* drain: the callout binding */
   uint64_t to_credit;   /* drain: items printed and not yet given back as credits */
+  bool closed;          /* drain: the queue was closed and its last item printed */
 } sink_t;
 
 static void print_event(void *vctx, quac_conn_t *c, const quac_event_t *ev) {
@@ -706,6 +727,13 @@ static void print_item(void *vctx, quac_conn_t *c, const quac_event_t *ev) {
   sink_t *s = vctx;
   if (ev->binding != s->binding)
     return;
+  if (strcmp(ev->callback, "closed") == 0) {
+    /* The queue was closed; every item it held was printed before this. */
+    s->closed = true;
+    printf(s->x->o->json ? "{\"callback\":\"closed\"}\n" : "(closed)\n");
+    fflush(stdout);
+    return;
+  }
   s->printed++;
   s->to_credit++;
   if (s->x->o->json)
@@ -721,10 +749,11 @@ static void on_signal(int sig) {
 }
 
 /* Runs the event loop of watch and drain until --count lines were printed,
- * a signal asks to stop, or the connection fails. */
+ * a drained queue was closed, a signal asks to stop, or the connection
+ * fails. */
 static int event_loop(ctx_t *x, sink_t *s, bool drain) {
   uint64_t credited = drain ? x->window : 0;
-  while (!stop_requested && !(x->has_count && s->printed >= x->count)) {
+  while (!stop_requested && !s->closed && !(x->has_count && s->printed >= x->count)) {
     int r = quac_poll(x->c, 250);
     if (r < 0)
       return fail(x->c, drain ? "drain" : "watch", r);
@@ -859,6 +888,13 @@ static const verb_t verbs[] = {
     {"rm", 1, -1, "force", verb_rm, "rm [--force] NAME ...", "destroy published quajects",
      "Destroys each named quaject and drops its name. A quaject that others are\n"
      "wired to is refused (EBUSY) unless --force, which unwires them first.\n"},
+    {"close", 1, -1, "", verb_close, "close NAME ...", "close queues",
+     "Closes each named queue: puts from then on fail (ECLOSED), gets take what\n"
+     "is left and then fail, and every 'qua drain' of it prints the items left,\n"
+     "then \"(closed)\", and exits 0. Closing a closed queue is not an error;\n"
+     "a quaject that is not a queue is refused (EINVAL). Unlike 'qua rm', the\n"
+     "queue stays, with its name and its wires.\n"
+     "  $ qua close q\n  closed q\n"},
     {"wire", 2, 2, "", verb_wire, "wire SRC.CALLOUT DST.CALLENTRY",
      "wire a callout of one quaject to a callentry of another",
      "Wires SRC's callout to DST's callentry; the daemon checks the names and\n"
@@ -896,7 +932,9 @@ static const verb_t verbs[] = {
      "each item as it arrives. Items are paced by credits: at most W (default 64)\n"
      "are on their way at a time, and more are granted as they are printed, so a\n"
      "slow reader backs the queue up to its producers' \"full\". With --count N it\n"
-     "takes exactly N items and exits; otherwise it runs until interrupted.\n"},
+     "takes exactly N items and exits; otherwise it runs until the queue is\n"
+     "closed ('qua close'), printing \"(closed)\" after its last item, or until\n"
+     "interrupted.\n"},
     {"help", 0, 1, "", verb_help, "help [VERB]", "show help for qua or one verb",
      "Without VERB, the overview ('qua --help'); with VERB, its manual.\n"},
 };
@@ -924,7 +962,8 @@ static void print_overview(FILE *f) {
   fprintf(f,
           "\n"
           "Options:\n"
-          "  -s, --socket PATH       quad's unix socket (default: $QUA_SOCKET, else\n"
+          "  -s, --socket PATH       quad's unix socket (default: $QUA_SOCKET, as for\n"
+          "                          quad, and an error when set but empty; else\n"
           "                          /run/qua/quad.sock for root, else\n"
           "                          $XDG_RUNTIME_DIR/qua/quad.sock)\n"
           "  -c, --connect HOST:PORT connect over TCP instead; needs --token-file\n"
@@ -972,15 +1011,25 @@ static int verb_help(ctx_t *x) {
 
 /* --- Connecting ------------------------------------------------------------------ */
 
-static void default_socket(char *buf, size_t len) {
+/* The socket when --socket is not given: $QUA_SOCKET (quad reads it too),
+ * else the daemon's own default. Returns false, after a message, when
+ * QUA_SOCKET is set but empty: that is a mistake, not a request for the
+ * default. */
+static bool default_socket(char *buf, size_t len) {
   const char *e = getenv("QUA_SOCKET");
   const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (e != NULL && e[0] != '\0')
+  if (e != NULL && e[0] == '\0') {
+    usage_error(NULL, "QUA_SOCKET is set but empty: set it to quad's socket path, unset it, "
+                      "or give --socket PATH");
+    return false;
+  }
+  if (e != NULL)
     snprintf(buf, len, "%s", e);
   else if (geteuid() != 0 && xdg != NULL && xdg[0] != '\0')
     snprintf(buf, len, "%s/qua/quad.sock", xdg);
   else
     snprintf(buf, len, "/run/qua/quad.sock");
+  return true;
 }
 
 /* Reads the token: the file's first line, without trailing white space. */
@@ -1028,8 +1077,8 @@ static int connect_daemon(const opts_t *o, quac_conn_t **out) {
   } else {
     if (o->socket != NULL)
       snprintf(path, sizeof path, "%s", o->socket);
-    else
-      default_socket(path, sizeof path);
+    else if (!default_socket(path, sizeof path))
+      return EXIT_USAGE;
     where = path;
     r = quac_connect_unix(path, "qua", out);
   }

@@ -86,27 +86,9 @@ static _Thread_local char connect_error[256];
 
 /* --- Errors ------------------------------------------------------------------- */
 
-const char *quac_strerror(int err) {
-#define QUAC__STRERROR(name, num, msg) \
-  case -(num): return msg;
-  switch (err) {
-  case 0: return "success";
-  QUA_ERRNO_MAP(QUAC__STRERROR)
-  default: return "unknown error";
-  }
-#undef QUAC__STRERROR
-}
+const char *quac_strerror(int err) { return qua__errno_msg(err); }
 
-const char *quac_err_name(int err) {
-#define QUAC__ERRNAME(name, num, msg) \
-  case -(num): return #name;
-  switch (err) {
-  case 0: return "OK";
-  QUA_ERRNO_MAP(QUAC__ERRNAME)
-  default: return "EUNKNOWN";
-  }
-#undef QUAC__ERRNAME
-}
+const char *quac_err_name(int err) { return qua__errno_name(err); }
 
 /* Sets the connection's last error (c NULL: this thread's connect error) and
  * returns code. */
@@ -655,6 +637,12 @@ int quac_destroy(quac_conn_t *c, uint64_t handle, bool force) {
   req.handle = handle;
   req.force = force;
   return call(c, QUAP_DESTROY, &req.base, NULL);
+}
+
+int quac_close_queue(quac_conn_t *c, uint64_t handle) {
+  Qua__V1__CloseRequest req = QUA__V1__CLOSE_REQUEST__INIT;
+  req.handle = handle;
+  return call(c, QUAP_CLOSE, &req.base, NULL);
 }
 
 int quac_publish(quac_conn_t *c, uint64_t handle, const char *name) {

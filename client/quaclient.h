@@ -5,9 +5,9 @@
  * Connecting. quac_connect_unix() and quac_connect_tcp() open a connection
  * and say Hello (protocol version 1; on TCP the token, which the daemon
  * requires there). Every function returns 0 (or a documented positive value)
- * on success and a negative code from qua.h's QUA_ERRNO_MAP on failure; the
+ * on success and a negative code from QUA_ERRNO_MAP (qua-errno.h) on failure; the
  * daemon's own message for the last failure is quac_last_error(conn), and
- * qua_strerror()/qua_err_name() give the table's words. A connection that
+ * quac_strerror()/quac_err_name() give the table's words. A connection that
  * fails to open has no conn: quac_last_error(NULL) then gives this thread's
  * last connect failure. Codes seen only on the client side: QUA_ECONN (the
  * daemon is unreachable or went away; the connection is dead after it),
@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "qua.h" /* the status table, QUA_ERRNO_MAP; installed beside this header */
+#include "qua-errno.h" /* the status table, QUA_ERRNO_MAP; installed beside this header */
 
 #define QUAC_API __attribute__((visibility("default")))
 
@@ -102,8 +102,9 @@ QUAC_API int quac_fd(const quac_conn_t *c);
  * not 0, quac_invoke_recv() or quac_poll() has work without waiting. */
 QUAC_API size_t quac_pending(const quac_conn_t *c);
 
-/* The message and the name ("ENOTFOUND") of a status, from qua.h's table;
- * the same words as qua_strerror()/qua_err_name(), without linking libqua. */
+/* The message and the name ("ENOTFOUND") of a status, from qua-errno.h's
+ * table: the same words as libqua's qua_strerror()/qua_err_name(), without
+ * linking libqua. */
 QUAC_API const char *quac_strerror(int err);
 QUAC_API const char *quac_err_name(int err);
 
@@ -162,6 +163,14 @@ QUAC_API int quac_create(quac_conn_t *c, const char *type, const char *const *pa
 /* Destroys a quaject (and drops its published name). QUA_EBUSY while
  * others are wired to it unless `force`. */
 QUAC_API int quac_destroy(quac_conn_t *c, uint64_t handle, bool force);
+
+/* Closes a queue (the daemon's qua_queue_close): puts from then on fail
+ * with QUA_ECLOSED, gets take what is left and then fail with QUA_ECLOSED,
+ * and every client draining it (quac_bind_callout "get") receives the
+ * items left and then one event whose callback is "closed". Closing a
+ * closed queue returns 0; a quaject of another type is refused with
+ * QUA_EINVAL. (quac_close() closes the connection, not a queue.) */
+QUAC_API int quac_close_queue(quac_conn_t *c, uint64_t handle);
 
 QUAC_API int quac_publish(quac_conn_t *c, uint64_t handle, const char *name);
 QUAC_API int quac_unpublish(quac_conn_t *c, const char *name);
@@ -270,7 +279,10 @@ QUAC_API int quac_bind_callback(quac_conn_t *c, uint64_t handle, const char *cal
  * items arrive as events, at most `credits` before the client grants more
  * with quac_credit(). For a queue, callout "get" takes its consumer side
  * (what `qua drain` does): a client that grants credits slowly backs the
- * queue up to its producers' "full". */
+ * queue up to its producers' "full". When the queue is closed
+ * (quac_close_queue) and its last item has been delivered, one more event
+ * comes, with callback "closed" and arg 0, whether or not credits remain;
+ * none follows it. */
 QUAC_API int quac_bind_callout(quac_conn_t *c, uint64_t handle, const char *callout,
                                uint64_t credits, uint64_t *binding);
 QUAC_API int quac_unbind(quac_conn_t *c, uint64_t binding);

@@ -845,6 +845,30 @@ static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in
   closure(&out, call);
 }
 
+/* --- Queues ------------------------------------------------------------------------ */
+
+/* Close is a control operation of queues, not a callentry, so Invoke
+ * cannot reach it. Any handle on the queue may close it (as for Destroy);
+ * closing twice is not an error. The "closed" broadcast it makes reaches
+ * every drain binding (events.c) and watcher of "closed". */
+static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in,
+                      Qua__V1__Empty_Closure closure, void *data) {
+  quad_call_t *call = data;
+  GET_REF(ref, in->handle);
+  quad_obj_t *o = ref->obj;
+  const qua_type_t *t = qua_quaject_type(o->q);
+  if (t != qua_type_find("queue"))
+    FAIL(QUA_EINVAL, "%s #%" PRIu64 " is a %s: only a queue can be closed",
+         o->name != NULL ? o->name : "quaject", o->id, t->name);
+  int r = qua_queue_close(o->q);
+  if (r < 0)
+    FAIL(r, "cannot close queue #%" PRIu64 ": %s", o->id, qua_strerror(r));
+  quad_log(QUAD_LOG_DEBUG, "conn %llu: close queue #%" PRIu64, (unsigned long long)call->c->serial,
+           o->id);
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
 /* --- Dispatch ----------------------------------------------------------------------- */
 
 static Qua__V1__Qua_Service quad_service = QUA__V1__QUA__INIT(svc_);

@@ -36,6 +36,14 @@
  *     put and drains it as in 5. A pump's sink then blocks on "full" like
  *     any producer. Callouts that want a result (a pump's source) cannot
  *     have a client as their target: ESTATE.
+ *  7. A closed queue ends a drain with one event whose callback is
+ *     "closed", after the last item and whatever the credits: the close
+ *     broadcasts "closed" (once final: no put can land afterwards) to the
+ *     drain's site, whose handler sets closed_seen and wakes the loop. With
+ *     credits, the loop's get then finds QUA_ECLOSED once the queue is
+ *     empty; without, it reads the queue's count (a site opened then) and
+ *     sends "closed" when it is 0, which stays so. A get that returns
+ *     QUA_ECLOSED (the queue was closed before the bind) ends it too.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,6 +125,13 @@ static void on_notempty(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   raise_pending(b->conn);
 }
 
+/* A drained queue was closed, finally (the thread that closed it; see note 7). */
+static void on_closed(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  quad_binding_t *b = ctx;
+  atomic_store_explicit(&b->closed_seen, true, memory_order_release);
+  raise_pending(b->conn);
+}
+
 /* --- Binding ---------------------------------------------------------------------- */
 
 static quad_binding_t *binding_new(quad_conn_t *c, quad_ref_t *ref, int kind, const char *name) {
@@ -131,6 +146,7 @@ static quad_binding_t *binding_new(quad_conn_t *c, quad_ref_t *ref, int kind, co
   b->ref = ref;
   b->name = name;
   atomic_init(&b->dropped, 0);
+  atomic_init(&b->closed_seen, false);
   if (quad_map_put(&c->bindings, b->id, b) < 0) {
     free(b);
     return NULL;
@@ -222,7 +238,8 @@ int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t
     rc = err->code = QUA_ENOMEM;
     goto fail;
   }
-  const qua_bind_t handlers[] = {{"notempty", on_notempty, b}, {NULL, NULL, NULL}};
+  const qua_bind_t handlers[] = {
+      {"notempty", on_notempty, b}, {"closed", on_closed, b}, {NULL, NULL, NULL}};
   rc = qua_site_open(target, "get", handlers, 0, &b->get_site, err);
   if (rc < 0) {
     if (rc == QUA_ENOCALLBACK)
@@ -249,6 +266,8 @@ void quad_unbind(quad_binding_t *b) {
     qua_unwatch(b->watch); /* the handler no longer runs */
   if (b->get_site != NULL)
     qua_site_close(b->get_site);
+  if (b->count_site != NULL)
+    qua_site_close(b->count_site);
   if (b->proxy != NULL)
     qua_destroy(b->proxy, true, NULL); /* unwires the callout feeding it */
   for (quad_binding_t **pp = &b->ref->bindings; *pp != NULL; pp = &(*pp)->next_in_ref)
@@ -269,11 +288,14 @@ void quad_unbind(quad_binding_t *b) {
 
 /* --- Delivery --------------------------------------------------------------------- */
 
-static void send_event(quad_conn_t *c, quad_binding_t *b, uint64_t arg, uint64_t dropped) {
+/* Appends one event of binding b: `callback` is b->name but for the
+ * "closed" that ends a drain. */
+static void send_event(quad_conn_t *c, quad_binding_t *b, const char *callback, uint64_t arg,
+                       uint64_t dropped) {
   Qua__V1__Event ev = QUA__V1__EVENT__INIT;
   ev.binding = b->id;
   ev.handle = b->ref->handle;
-  ev.callback = (char *)b->name;
+  ev.callback = (char *)callback;
   ev.arg = arg;
   ev.seq = ++b->seq;
   ev.dropped = dropped;
@@ -281,15 +303,43 @@ static void send_event(quad_conn_t *c, quad_binding_t *b, uint64_t arg, uint64_t
     quad_srv->events_sent++;
 }
 
-/* Takes items for a drain while credits and the socket allow. */
+/* Ends a drain of a closed queue: the last event of the binding. */
+static void send_closed(quad_conn_t *c, quad_binding_t *b) {
+  send_event(c, b, "closed", 0, 0);
+  b->closed_sent = true;
+}
+
+/* True when a queue that broadcast "closed" holds no item (note 7): then
+ * it never will again. False when that cannot be told (no count site). */
+static bool closed_and_empty(quad_binding_t *b) {
+  if (!atomic_load_explicit(&b->closed_seen, memory_order_acquire))
+    return false;
+  if (b->count_site == NULL &&
+      qua_site_open(b->get_site->target, "count", NULL, 0, &b->count_site, NULL) < 0)
+    return false;
+  uint64_t n = 1;
+  return qua_call(b->count_site, 0, 0, &n) == QUA_OK && n == 0;
+}
+
+/* Takes items for a drain while credits and the socket allow; ends it
+ * with "closed" once its queue is closed and empty. */
 static void drain(quad_conn_t *c, quad_binding_t *b) {
+  if (b->closed_sent)
+    return;
   while (b->credits > 0 && quad_conn_writable(c)) {
     uint64_t item = 0;
-    if (qua_call(b->get_site, 0, 0, &item) != QUA_OK)
-      break; /* empty (notempty will wake us) or closed */
+    int r = qua_call(b->get_site, 0, 0, &item);
+    if (r == QUA_ECLOSED) {
+      send_closed(c, b);
+      return;
+    }
+    if (r != QUA_OK)
+      return; /* empty: notempty or closed will wake us */
     b->credits--;
-    send_event(c, b, item, 0);
+    send_event(c, b, b->name, item, 0);
   }
+  if (b->credits == 0 && quad_conn_writable(c) && closed_and_empty(b))
+    send_closed(c, b);
 }
 
 void quad_credit(quad_binding_t *b, uint64_t credits) {
@@ -311,7 +361,7 @@ void quad_events_pump(quad_conn_t *c, bool all) {
       if (b == NULL)
         continue; /* unbound meanwhile */
       uint64_t dropped = atomic_exchange_explicit(&b->dropped, 0, memory_order_relaxed);
-      send_event(c, b, rec.arg, dropped);
+      send_event(c, b, b->name, rec.arg, dropped);
     }
   }
   /* Items still in a queue are not queued events: drains always wait for the socket. */

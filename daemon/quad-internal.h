@@ -98,7 +98,10 @@ struct quad_binding {
   quad_ref_t *ref;
   const char *name;         /* callback or callout name (the type table's string) */
   qua_watch_t *watch;       /* CALLBACK */
-  qua_site_t *get_site;     /* DRAIN: the consumer site, with a notempty handler */
+  qua_site_t *get_site;     /* DRAIN: the consumer site, with notempty and closed handlers */
+  qua_site_t *count_site;   /* DRAIN: opened once the queue is closed and credits ran out */
+  _Atomic bool closed_seen; /* any thread: DRAIN: the queue broadcast "closed" */
+  bool closed_sent;         /* DRAIN: the "closed" event went out; nothing follows it */
   qua_quaject_t *proxy;     /* DRAIN of a non-queue callout: the private queue it feeds */
   uint64_t credits;         /* DRAIN: items the client will still take */
   uint64_t seq;             /* events delivered */

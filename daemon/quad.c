@@ -53,11 +53,13 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  --socket PATH       listen on the unix socket PATH (mode 0660; peer\n"
-    "                      credentials are logged). Default:\n"
-    "                      $XDG_RUNTIME_DIR/qua/quad.sock, or /run/qua/quad.sock\n"
-    "                      for root; the folder is created (0700, or 0750 for\n"
-    "                      root). A stale socket file is removed; if a daemon\n"
-    "                      answers on PATH, quad refuses to start.\n"
+    "                      credentials are logged). Default: $QUA_SOCKET when\n"
+    "                      it is set (the variable qua reads too; set but empty\n"
+    "                      is an error), else $XDG_RUNTIME_DIR/qua/quad.sock, or\n"
+    "                      /run/qua/quad.sock for root, whose folder is created\n"
+    "                      (0700, or 0750 for root). A stale socket file is\n"
+    "                      removed; if a daemon answers on PATH, quad refuses\n"
+    "                      to start.\n"
     "  --listen HOST:PORT  also listen on TCP (IPv6 as [ADDR]:PORT; port 0 picks\n"
     "                      one, which is logged). Needs --token-file.\n"
     "  --token-file FILE   the token TCP clients must send in Hello. FILE must\n"
@@ -79,6 +81,9 @@ static const char usage_text[] =
     "                      create parameter synth=off|stencil overrides it.\n"
     "  --help              print this help and exit.\n"
     "  --version           print the version and exit.\n"
+    "\n"
+    "Environment:\n"
+    "  QUA_SOCKET          the socket path when --socket is not given.\n"
     "\n"
     "Exit status: 0 after a clean shutdown, 1 when the daemon cannot run (the\n"
     "socket is taken, the address cannot be bound), 2 for bad options or a\n"
@@ -197,6 +202,7 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_events = 4096;
   cfg->log_level = QUAD_LOG_INFO;
   uint64_t v;
+  const char *env;
   int opt;
   opterr = 0;
   while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
@@ -275,6 +281,17 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
     if (r != 0)
       return r;
   }
+  if (cfg->socket_path == NULL && (env = getenv("QUA_SOCKET")) != NULL) {
+    /* Set but empty is a mistake in a script or a unit, not a request for
+     * the default: say so rather than listen somewhere else. */
+    if (env[0] == '\0')
+      return usage_error("QUA_SOCKET is set but empty: set it to a socket path, unset it, "
+                         "or give --socket PATH");
+    if ((cfg->socket_path = strdup(env)) == NULL) {
+      fprintf(stderr, "quad: out of memory\n");
+      return 1;
+    }
+  }
   if (cfg->socket_path == NULL) {
     char path[PATH_MAX];
     if (geteuid() == 0) {
@@ -282,7 +299,7 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
     } else {
       const char *xdg = getenv("XDG_RUNTIME_DIR");
       if (xdg == NULL || xdg[0] != '/')
-        return usage_error("XDG_RUNTIME_DIR is not set: give --socket PATH");
+        return usage_error("XDG_RUNTIME_DIR is not set: give --socket PATH or set QUA_SOCKET");
       if ((size_t)snprintf(path, sizeof path, "%s/qua/quad.sock", xdg) >= sizeof path)
         return usage_error("XDG_RUNTIME_DIR is too long");
     }

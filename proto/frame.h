@@ -8,7 +8,8 @@
  * message in `body`; a response echoes the request id and carries the
  * method's output message, or a negative status from QUA_ERRNO_MAP.
  *
- * Errors are the negative codes of quaject/qua.h: QUA_ETOOBIG for a length
+ * Errors are the negative codes of quaject/qua-errno.h (the table qua.h
+ * and quaclient.h share): QUA_ETOOBIG for a length
  * over the decoder's limit, QUA_EPROTO for bytes that are not a Frame or a
  * body that is not the method's message, QUA_ENOMETHOD for a method index
  * the service does not have, QUA_ENOMEM.
@@ -24,6 +25,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "qua-errno.h"
 #include "qua.pb-c.h"
 
 /* Protocol version spoken by this code (HelloRequest.version). */
@@ -53,6 +55,7 @@ enum quap_method {
   QUAP_LIST,
   QUAP_DESCRIBE,
   QUAP_STATS,
+  QUAP_CLOSE,
   QUAP_NMETHODS
 };
 

@@ -40,6 +40,7 @@ static void method_indices_match_descriptor(void) {
   CU_ASSERT_EQUAL(quap_method_index("InvokeBatch"), QUAP_INVOKE_BATCH);
   CU_ASSERT_EQUAL(quap_method_index("Stats"), QUAP_STATS);
   CU_ASSERT_EQUAL(quap_method_index("Credit"), QUAP_CREDIT);
+  CU_ASSERT_EQUAL(quap_method_index("Close"), QUAP_CLOSE);
   CU_ASSERT_EQUAL(quap_method_index("Nope"), QUA_ENOMETHOD);
   CU_ASSERT_PTR_NULL(quap_method(QUAP_NMETHODS));
   CU_ASSERT_PTR_EQUAL(quap_method(QUAP_INVOKE)->input, &qua__v1__invoke_request__descriptor);
@@ -124,7 +125,7 @@ static void response_and_error_round_trip(void) {
     CU_ASSERT_PTR_NULL(m);
     CU_ASSERT_STRING_EQUAL(fr[1]->message, "no handle 12");
     CU_ASSERT_STRING_EQUAL(fr[2]->message, qua_strerror(QUA_ELIMIT));
-    CU_ASSERT_EQUAL(quap_response_unpack(fr[2], QUAP_STATS + 1, &m), QUA_ENOMETHOD);
+    CU_ASSERT_EQUAL(quap_response_unpack(fr[2], QUAP_NMETHODS, &m), QUA_ENOMETHOD);
   }
   for (int i = 0; i < nf; i++)
     quap_frame_free(fr[i]);

@@ -119,9 +119,10 @@ static inline void itest_stop_all(void) {
 }
 
 /* Starts quad with its socket in a fresh private folder and the extra
- * arguments given (NULL-terminated; "@DIR@" in an argument is replaced by
- * the folder). Waits until it accepts a connection. 0 or -1. */
-static inline int itest_start(itest_daemon_t *d, ...) {
+ * arguments in ap (NULL-terminated; "@DIR@" in an argument is replaced by
+ * the folder). The socket is given with --socket, or, when via_env, only
+ * in quad's $QUA_SOCKET. Waits until it accepts a connection. 0 or -1. */
+static inline int itest_vstart(itest_daemon_t *d, bool via_env, va_list ap) {
   memset(d, 0, sizeof *d);
   snprintf(d->dir, sizeof d->dir, "/tmp/qua-itest-XXXXXX");
   if (mkdtemp(d->dir) == NULL) {
@@ -134,10 +135,10 @@ static inline int itest_start(itest_daemon_t *d, ...) {
   char *argv[ITEST_MAX_ARGS + 4];
   int argc = 0;
   argv[argc++] = (char *)itest_quad_path;
-  argv[argc++] = "--socket";
-  argv[argc++] = d->sock;
-  va_list ap;
-  va_start(ap, d);
+  if (!via_env) {
+    argv[argc++] = "--socket";
+    argv[argc++] = d->sock;
+  }
   const char *a;
   while ((a = va_arg(ap, const char *)) != NULL && argc < ITEST_MAX_ARGS) {
     const char *at = strstr(a, "@DIR@");
@@ -148,7 +149,6 @@ static inline int itest_start(itest_daemon_t *d, ...) {
     argv[argc] = expanded[argc];
     argc++;
   }
-  va_end(ap);
   argv[argc] = NULL;
   pid_t parent = getpid();
   pid_t pid = fork();
@@ -169,6 +169,8 @@ static inline int itest_start(itest_daemon_t *d, ...) {
       dup2(nul, 1);
       close(nul);
     }
+    if (via_env && setenv("QUA_SOCKET", d->sock, 1) < 0)
+      _exit(126);
     execv(argv[0], argv);
     _exit(127);
   }
@@ -198,6 +200,25 @@ static inline int itest_start(itest_daemon_t *d, ...) {
   return -1;
 }
 
+/* Starts quad on a private socket given with --socket; extra arguments
+ * follow d, NULL-terminated (see itest_vstart). 0 or -1. */
+static inline int itest_start(itest_daemon_t *d, ...) {
+  va_list ap;
+  va_start(ap, d);
+  int r = itest_vstart(d, false, ap);
+  va_end(ap);
+  return r;
+}
+
+/* The same, with the socket given only in quad's $QUA_SOCKET. */
+static inline int itest_start_env(itest_daemon_t *d, ...) {
+  va_list ap;
+  va_start(ap, d);
+  int r = itest_vstart(d, true, ap);
+  va_end(ap);
+  return r;
+}
+
 /* Output of one qua run. */
 typedef struct itest_out {
   int status; /* exit status, or 128+signal */
@@ -215,23 +236,13 @@ static inline void itest_slurp(const char *path, char *buf, size_t len) {
   fclose(f);
 }
 
-/* Runs `qua ARGS...` (NULL-terminated). When d is not NULL, "--socket
- * SOCK" goes first. Waits at most 30 s. Fills o and returns o->status. */
-static inline int itest_qua(itest_out_t *o, const itest_daemon_t *d, ...) {
-  char *argv[ITEST_MAX_ARGS + 4];
+/* Runs argv (NULL-terminated; argv[0] the program's path) with stdout and
+ * stderr captured. Waits at most 30 s, then kills it. Fills o and returns
+ * o->status. */
+static inline int itest_run(itest_out_t *o, char **argv) {
   int argc = 0;
-  argv[argc++] = (char *)itest_qua_path;
-  if (d != NULL) {
-    argv[argc++] = "--socket";
-    argv[argc++] = (char *)d->sock;
-  }
-  va_list ap;
-  va_start(ap, d);
-  const char *a;
-  while ((a = va_arg(ap, const char *)) != NULL && argc < ITEST_MAX_ARGS)
-    argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
+  while (argv[argc] != NULL)
+    argc++;
   char dir[] = "/tmp/qua-itest-out-XXXXXX";
   if (mkdtemp(dir) == NULL)
     return o->status = -1;
@@ -261,8 +272,29 @@ static inline int itest_qua(itest_out_t *o, const itest_daemon_t *d, ...) {
   unlink(errp);
   rmdir(dir);
   if (getenv("ITEST_VERBOSE") != NULL)
-    fprintf(stderr, "qua %s -> %d\n%s%s", argc > 3 ? argv[3] : "", o->status, o->out, o->err);
+    fprintf(stderr, "%s %s -> %d\n%s%s", argv[0], argc > 3 ? argv[3] : "", o->status, o->out,
+            o->err);
   return o->status;
+}
+
+/* Runs `qua ARGS...` (NULL-terminated). When d is not NULL, "--socket
+ * SOCK" goes first. Waits at most 30 s. Fills o and returns o->status. */
+static inline int itest_qua(itest_out_t *o, const itest_daemon_t *d, ...) {
+  char *argv[ITEST_MAX_ARGS + 4];
+  int argc = 0;
+  argv[argc++] = (char *)itest_qua_path;
+  if (d != NULL) {
+    argv[argc++] = "--socket";
+    argv[argc++] = (char *)d->sock;
+  }
+  va_list ap;
+  va_start(ap, d);
+  const char *a;
+  while ((a = va_arg(ap, const char *)) != NULL && argc < ITEST_MAX_ARGS)
+    argv[argc++] = (char *)a;
+  va_end(ap);
+  argv[argc] = NULL;
+  return itest_run(o, argv);
 }
 
 /* VmRSS of a process in KiB, or -1. */
