@@ -750,7 +750,7 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
   if (!full)
     return 0;
   qi->wires = arena_alloc(a, (size_t)t->ncallouts * sizeof *qi->wires);
-  qi->impls = arena_alloc(a, (size_t)t->nentries * sizeof *qi->impls);
+  qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */
   if (qi->wires == NULL || qi->impls == NULL)
     return QUA_ENOMEM;
   for (int k = 0; k < t->ncallouts; k++) {
@@ -775,7 +775,16 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
       return QUA_ENOMEM;
     qua__v1__entry_impl__init(im);
     im->entry = (char *)t->entries[e].name;
-    im->impl = (char *)qua_quaject_entry_impl(o->q, e);
+    im->impl = arena_strdup(a, qua_quaject_entry_impl(o->q, e)); /* a per-thread buffer */
+    qi->impls[qi->n_impls++] = im;
+  }
+  if (qua_quaject_body(o->q) != NULL) { /* a pump's step */
+    Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
+    if (im == NULL)
+      return QUA_ENOMEM;
+    qua__v1__entry_impl__init(im);
+    im->entry = (char *)"(step)";
+    im->impl = arena_strdup(a, qua_quaject_entry_impl(o->q, QUA_ENTRY_BODY));
     qi->impls[qi->n_impls++] = im;
   }
   return 0;
