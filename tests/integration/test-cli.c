@@ -89,6 +89,15 @@ static void cli_create_ls_show_rm(void) {
   CU_ASSERT(HAS(o.out, "type:    queue"));
   CU_ASSERT(HAS(o.out, "param:   capacity=4"));
   CU_ASSERT(HAS(o.out, "impl:    put"));
+  /* Each callentry's own code, and a pump's step (quad synthesises by default). */
+  CU_ASSERT_EQUAL(QUA(&o, "create", "pump", "cp"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "wire", "cp.source", "cq.get"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "show", "cq"), 0);
+  CU_ASSERT(HAS(o.out, "impl:    get: stencil spsc"));
+  CU_ASSERT(HAS(o.out, "impl:    put: generic spsc"));
+  CU_ASSERT_EQUAL(QUA(&o, "show", "cp"), 0);
+  CU_ASSERT(HAS(o.out, "impl:    (step): stencil step"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "--force", "cp"), 0);
   /* Refusals: exit 1 and the status's name on stderr. */
   CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "cq"), 1);
   CU_ASSERT(HAS(o.err, "EEXIST"));
