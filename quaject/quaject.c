@@ -42,33 +42,9 @@
 
 /* --- Errors ----------------------------------------------------------------- */
 
-const char *qua_strerror(int err) {
-  switch (err) {
-  case QUA_OK:
-    return "success";
-#define QUA__ERR_MSG(name, num, msg) \
-  case QUA_##name:                   \
-    return msg;
-    QUA_ERRNO_MAP(QUA__ERR_MSG)
-#undef QUA__ERR_MSG
-  default:
-    return "unknown error";
-  }
-}
+const char *qua_strerror(int err) { return qua__errno_msg(err); }
 
-const char *qua_err_name(int err) {
-  switch (err) {
-  case QUA_OK:
-    return "OK";
-#define QUA__ERR_NAME(name, num, msg) \
-  case QUA_##name:                    \
-    return #name;
-    QUA_ERRNO_MAP(QUA__ERR_NAME)
-#undef QUA__ERR_NAME
-  default:
-    return "EUNKNOWN";
-  }
-}
+const char *qua_err_name(int err) { return qua__errno_name(err); }
 
 int qua__error(qua_error_t *err, int code, const char *fmt, ...) {
   if (err != NULL) {
