@@ -11,7 +11,8 @@
 #include "qua.h"
 #include "types-internal.h"
 
-extern char ct_counter[], ct_threshold[], ct_target[], ct_out_site[], ct_listen[];
+extern char ct_counter[], ct_threshold[], ct_target[], ct_out_site[];
+extern char ct_listen[1]; /* a small number: a 32-bit immediate (queue-templates.c) */
 extern int ct_next(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 extern int ct_crossed(qua_quaject_t *q, uint64_t after, qua_site_t *out, uint64_t x, uint64_t *ret);
 

@@ -26,8 +26,13 @@
 #include "qua.h"
 #include "types-internal.h"
 
-extern char qt_lfq[], qt_slots[], qt_mask[], qt_cap[], qt_target[];
-extern char qt_handler_fn[], qt_handler_ctx[], qt_edge_mode[], qt_edge_fn[], qt_edge_ctx[];
+/* Addresses are holes of unknown size, which -mcmodel=medium reaches with
+ * 64-bit immediates; small numbers (a mask and capacity below 2^25, a
+ * listener mode) are declared as 1-byte objects, which it reaches with
+ * 32-bit immediates (R_X86_64_32/32S, range-checked when patched). */
+extern char qt_lfq[], qt_slots[], qt_target[];
+extern char qt_handler_fn[], qt_handler_ctx[], qt_edge_fn[], qt_edge_ctx[];
+extern char qt_mask[1], qt_cap[1], qt_edge_mode[1];
 extern int qt_put_rare(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx);
 extern int qt_get_rare(qua_site_t *s, uint64_t *ret, uint64_t fn, uint64_t ctx);
 extern int qt_get_wait(qua_site_t *s, uint64_t *ret, uint64_t was);

@@ -81,122 +81,170 @@ static double synth_wire(void) {
   return median(t, n);
 }
 
-/* ns per put+get pair through two sites of an SP-SC queue. */
-static double put_get(const char *synth, const char *notify) {
-  const char *p[] = {synth, "capacity=1024", notify};
-  qua_quaject_t *q = NULL;
-  if (qua_create("queue", p, 3, &q, NULL) != QUA_OK)
-    exit(1);
+/* Generic and synthesised code are timed in alternating runs, so that both
+ * see the same machine; each figure is the median of its runs, and each
+ * speedup the median of the runs' pairwise ratios. */
+typedef struct paired {
+  double generic, synth, speedup;
+} paired_t;
+
+typedef double (*run_fn)(void *ctx); /* one timed run: higher is better */
+
+static paired_t run_paired(run_fn run, void *generic, void *synth, int runs) {
+  double g[RUNS * 2], s[RUNS * 2], ratio[RUNS * 2];
+  for (int r = 0; r < runs; r++) {
+    g[r] = run(generic);
+    s[r] = run(synth);
+    ratio[r] = s[r] / g[r];
+  }
+  return (paired_t){median(g, runs), median(s, runs), median(ratio, runs)};
+}
+
+/* Two sites of an SP-SC queue; a run is put+get pairs, in pairs per ns. */
+typedef struct put_get {
+  qua_quaject_t *q;
   qua_site_t *put, *get;
-  qua_site_open(q, "put", NULL, 0, &put, NULL);
-  qua_site_open(q, "get", NULL, 0, &get, NULL);
-  double runs[RUNS];
+} put_get_t;
+
+static void put_get_open(put_get_t *x, const char *synth, const char *notify) {
+  const char *p[] = {synth, "capacity=1024", notify};
+  if (qua_create("queue", p, 3, &x->q, NULL) != QUA_OK)
+    exit(1);
+  qua_site_open(x->q, "put", NULL, 0, &x->put, NULL);
+  qua_site_open(x->q, "get", NULL, 0, &x->get, NULL);
+}
+
+static void put_get_close(put_get_t *x) {
+  qua_site_close(x->put);
+  qua_site_close(x->get);
+  qua_destroy(x->q, false, NULL);
+}
+
+static double put_get_run(void *ctx) {
+  put_get_t *x = ctx;
   const int n = 2000000;
-  for (int r = 0; r < RUNS; r++) {
-    uint64_t t0 = now_ns(), sum = 0, v = 0;
-    for (int i = 0; i < n; i++) {
-      qua_call_online(put, (uint64_t)i, 0, NULL);
-      qua_call_online(get, 0, 0, &v);
+  uint64_t t0 = now_ns(), sum = 0, v = 0;
+  for (int i = 0; i < n; i++) {
+    qua_call_online(x->put, (uint64_t)i, 0, NULL);
+    qua_call_online(x->get, 0, 0, &v);
+    sum += v;
+  }
+  double per_ns = n / (double)(now_ns() - t0);
+  if (sum != (uint64_t)n * (n - 1) / 2)
+    fprintf(stderr, "bench-synth: put/get lost items\n");
+  qua_thread_quiescent();
+  return per_ns;
+}
+
+/* ns per put+get pair, generic and synthesised, for a queue made with `notify`. */
+static paired_t put_get(const char *notify) {
+  put_get_t g, s;
+  put_get_open(&g, "synth=off", notify);
+  put_get_open(&s, "synth=stencil", notify);
+  paired_t r = run_paired(put_get_run, &g, &s, RUNS * 2);
+  put_get_close(&g);
+  put_get_close(&s);
+  return (paired_t){1 / r.generic, 1 / r.synth, r.speedup};
+}
+
+/* tee(n=1) -> counter.pass -> queue (notify=0: nobody sleeps on it, so no
+ * transition tracking), the source and the sink being this thread: 64 puts
+ * into the tee, then 64 gets from the queue. A run is in Mops/s. */
+typedef struct pipeline {
+  qua_quaject_t *tee, *c, *q;
+  qua_site_t *in, *out;
+  char impl[64];
+} pipeline_t;
+
+static void pipeline_open(pipeline_t *x, const char *synth) {
+  x->tee = make("tee", synth, "n=1");
+  x->c = make("counter", synth, NULL);
+  const char *qp[] = {synth, "capacity=1024", "notify=0"};
+  if (qua_create("queue", qp, 3, &x->q, NULL) != QUA_OK)
+    exit(1);
+  qua_wire(x->tee, "out0", x->c, "pass", NULL);
+  qua_wire(x->c, "out", x->q, "put", NULL);
+  qua_site_open(x->tee, "put", NULL, 0, &x->in, NULL);
+  qua_site_open(x->q, "get", NULL, 0, &x->out, NULL);
+  qua_quaject_entry_info(x->tee, 0, x->impl, sizeof x->impl, NULL);
+}
+
+static void pipeline_close(pipeline_t *x) {
+  qua_site_close(x->in);
+  qua_site_close(x->out);
+  qua_destroy(x->tee, false, NULL);
+  qua_destroy(x->c, false, NULL);
+  qua_destroy(x->q, false, NULL);
+}
+
+static double pipeline_run(void *ctx) {
+  pipeline_t *x = ctx;
+  const int n = 1 << 21;
+  uint64_t t0 = now_ns(), sum = 0, v;
+  for (int i = 0; i < n; i += 64) {
+    for (int k = 0; k < 64; k++)
+      qua_call_online(x->in, (uint64_t)(i + k), 0, NULL);
+    for (int k = 0; k < 64; k++) {
+      qua_call_online(x->out, 0, 0, &v);
       sum += v;
     }
-    runs[r] = (double)(now_ns() - t0) / n;
-    if (sum != (uint64_t)n * (n - 1) / 2)
-      fprintf(stderr, "bench-synth: put/get lost items\n");
-    qua_thread_quiescent();
   }
-  qua_site_close(put);
-  qua_site_close(get);
-  qua_destroy(q, false, NULL);
-  return median(runs, RUNS);
+  double mops = (double)n / ((double)(now_ns() - t0) / 1e3);
+  if (sum != (uint64_t)n * (n - 1) / 2)
+    fprintf(stderr, "bench-synth: pipeline lost items\n");
+  qua_thread_quiescent();
+  return mops;
 }
 
-/* Million items per second through tee(n=1) -> counter.pass -> queue
- * (notify=0: nobody sleeps on it, so no transition tracking), the
- * source and the sink being this thread: 64 puts into the tee, then 64
- * gets from the queue. */
-static double pipeline4(const char *synth, char *impl, size_t len) {
-  qua_quaject_t *tee = make("tee", synth, "n=1"), *c = make("counter", synth, NULL);
-  const char *qp[] = {synth, "capacity=1024", "notify=0"};
-  qua_quaject_t *q = NULL;
-  if (qua_create("queue", qp, 3, &q, NULL) != QUA_OK)
-    exit(1);
-  qua_wire(tee, "out0", c, "pass", NULL);
-  qua_wire(c, "out", q, "put", NULL);
-  qua_site_t *in, *out;
-  qua_site_open(tee, "put", NULL, 0, &in, NULL);
-  qua_site_open(q, "get", NULL, 0, &out, NULL);
-  qua_quaject_entry_info(tee, 0, impl, len, NULL);
-  double runs[RUNS];
-  const int n = 1 << 21;
-  for (int r = 0; r < RUNS; r++) {
-    uint64_t t0 = now_ns(), sum = 0, v;
-    for (int i = 0; i < n; i += 64) {
-      for (int k = 0; k < 64; k++)
-        qua_call_online(in, (uint64_t)(i + k), 0, NULL);
-      for (int k = 0; k < 64; k++) {
-        qua_call_online(out, 0, 0, &v);
-        sum += v;
-      }
-    }
-    runs[r] = (double)n / ((double)(now_ns() - t0) / 1e3);
-    if (sum != (uint64_t)n * (n - 1) / 2)
-      fprintf(stderr, "bench-synth: pipeline lost items\n");
-    qua_thread_quiescent();
-  }
-  qua_site_close(in);
-  qua_site_close(out);
-  qua_destroy(tee, false, NULL);
-  qua_destroy(c, false, NULL);
-  qua_destroy(q, false, NULL);
-  return median(runs, RUNS);
-}
-
-/* Million items per second a pump moves from a queue filled beforehand into
- * one with room for all, timed from wiring its source (the pump waits for
- * it) until it has moved them all. Not from a QSBR-online thread: wiring
+/* A pump moving 2^20 items from a queue filled beforehand into one with
+ * room for all, timed from wiring its source (the pump waits for it) until
+ * it has moved them all; in Mops/s. Not from a QSBR-online thread: wiring
  * waits for grace periods. */
-static double pump_move(const char *synth, char *impl, size_t len) {
+typedef struct pump_run {
+  const char *synth;
+  char impl[64];
+} pump_run_t;
+
+static double pump_move_run(void *ctx) {
   enum { N = 1 << 20 };
-  double runs[RUNS];
+  pump_run_t *x = ctx;
   static uint64_t items[4096];
-  for (int r = 0; r < RUNS; r++) {
-    const char *qp[] = {synth, "capacity=1048576"};
-    char count[32];
-    snprintf(count, sizeof count, "count=%d", N);
-    const char *pp[] = {synth, count};
-    qua_quaject_t *a = NULL, *b = NULL, *p = NULL;
-    if (qua_create("queue", qp, 2, &a, NULL) != QUA_OK || qua_create("queue", qp, 2, &b, NULL) != QUA_OK ||
-        qua_create("pump", pp, 2, &p, NULL) != QUA_OK)
-      exit(1);
-    qua_site_t *fill;
-    qua_site_open(a, "put_n", NULL, 0, &fill, NULL);
-    for (int i = 0; i < N;) {
-      for (int k = 0; k < 4096; k++)
-        items[k] = (uint64_t)(i + k);
-      uint64_t done = 0;
-      qua_call(fill, (uint64_t)(uintptr_t)items, 4096, &done);
-      i += (int)done;
-    }
-    qua_site_close(fill);
-    qua_wire(p, "sink", b, "put", NULL);
-    uint64_t t0 = now_ns();
-    qua_wire(p, "source", a, "get", NULL);
-    if (qua_pump_join(p, 60000) != QUA_OK)
-      fprintf(stderr, "bench-synth: the pump did not finish\n");
-    runs[r] = (double)N / ((double)(now_ns() - t0) / 1e3);
-    qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, len, NULL);
-    qua_site_t *cnt;
-    uint64_t n = 0;
-    qua_site_open(b, "count", NULL, 0, &cnt, NULL);
-    qua_call(cnt, 0, 0, &n);
-    qua_site_close(cnt);
-    if (n != N)
-      fprintf(stderr, "bench-synth: the pump moved %llu of %d items\n", (unsigned long long)n, N);
-    qua_destroy(p, true, NULL);
-    qua_destroy(a, true, NULL);
-    qua_destroy(b, true, NULL);
+  const char *qp[] = {x->synth, "capacity=1048576"};
+  char count[32];
+  snprintf(count, sizeof count, "count=%d", N);
+  const char *pp[] = {x->synth, count};
+  qua_quaject_t *a = NULL, *b = NULL, *p = NULL;
+  if (qua_create("queue", qp, 2, &a, NULL) != QUA_OK || qua_create("queue", qp, 2, &b, NULL) != QUA_OK ||
+      qua_create("pump", pp, 2, &p, NULL) != QUA_OK)
+    exit(1);
+  qua_site_t *fill;
+  qua_site_open(a, "put_n", NULL, 0, &fill, NULL);
+  for (int i = 0; i < N;) {
+    for (int k = 0; k < 4096; k++)
+      items[k] = (uint64_t)(i + k);
+    uint64_t done = 0;
+    qua_call(fill, (uint64_t)(uintptr_t)items, 4096, &done);
+    i += (int)done;
   }
-  return median(runs, RUNS);
+  qua_site_close(fill);
+  qua_wire(p, "sink", b, "put", NULL);
+  uint64_t t0 = now_ns();
+  qua_wire(p, "source", a, "get", NULL);
+  if (qua_pump_join(p, 60000) != QUA_OK)
+    fprintf(stderr, "bench-synth: the pump did not finish\n");
+  double mops = (double)N / ((double)(now_ns() - t0) / 1e3);
+  qua_quaject_entry_info(p, QUA_ENTRY_BODY, x->impl, sizeof x->impl, NULL);
+  qua_site_t *cnt;
+  uint64_t n = 0;
+  qua_site_open(b, "count", NULL, 0, &cnt, NULL);
+  qua_call(cnt, 0, 0, &n);
+  qua_site_close(cnt);
+  if (n != N)
+    fprintf(stderr, "bench-synth: the pump moved %llu of %d items\n", (unsigned long long)n, N);
+  qua_destroy(p, true, NULL);
+  qua_destroy(a, true, NULL);
+  qua_destroy(b, true, NULL);
+  return mops;
 }
 
 void bench_synth(double tcc_ns, double gccjit_ns) {
@@ -213,26 +261,30 @@ void bench_synth(double tcc_ns, double gccjit_ns) {
   /* The default queue tracks transitions: each put here takes it from empty
    * to not empty, and nobody listens. The generic put looks for listeners
    * on every edge; the synthesised one was built knowing there are none. */
-  double g = put_get("synth=off", "notify=1"), s = put_get("synth=stencil", "notify=1");
-  double gu = put_get("synth=off", "notify=0"), su = put_get("synth=stencil", "notify=0");
-  printf("BENCH put_get_generic_ns %.2f ns\n", g);
-  printf("BENCH put_get_synth_ns %.2f ns\n", s);
-  printf("BENCH synth_call_speedup %.2f x\n", g / s);
-  printf("BENCH put_get_untracked_generic_ns %.2f ns\n", gu);
-  printf("BENCH put_get_untracked_synth_ns %.2f ns\n", su);
-  printf("BENCH synth_call_speedup_untracked %.2f x\n", gu / su);
+  paired_t t = put_get("notify=1"), u = put_get("notify=0");
+  printf("BENCH put_get_generic_ns %.2f ns\n", t.generic);
+  printf("BENCH put_get_synth_ns %.2f ns\n", t.synth);
+  printf("BENCH synth_call_speedup %.2f x\n", t.speedup);
+  printf("BENCH put_get_untracked_generic_ns %.2f ns\n", u.generic);
+  printf("BENCH put_get_untracked_synth_ns %.2f ns\n", u.synth);
+  printf("BENCH synth_call_speedup_untracked %.2f x\n", u.speedup);
 
-  char gi[64], si[64];
-  double pg = pipeline4("synth=off", gi, sizeof gi), ps = pipeline4("synth=stencil", si, sizeof si);
-  printf("# pipeline4: tee.put runs \"%s\" generic, \"%s\" synthesised\n", gi, si);
-  printf("BENCH pipeline4_generic_mops %.1f Mops/s\n", pg);
-  printf("BENCH pipeline4_synth_mops %.1f Mops/s\n", ps);
-  printf("BENCH pipeline4_speedup %.2f x\n", ps / pg);
+  pipeline_t pg, ps;
+  pipeline_open(&pg, "synth=off");
+  pipeline_open(&ps, "synth=stencil");
+  paired_t pl = run_paired(pipeline_run, &pg, &ps, RUNS * 2);
+  printf("# pipeline4: tee.put runs \"%s\" generic, \"%s\" synthesised\n", pg.impl, ps.impl);
+  printf("BENCH pipeline4_generic_mops %.1f Mops/s\n", pl.generic);
+  printf("BENCH pipeline4_synth_mops %.1f Mops/s\n", pl.synth);
+  printf("BENCH pipeline4_speedup %.2f x\n", pl.speedup);
+  pipeline_close(&pg);
+  pipeline_close(&ps);
   qua_thread_offline();
 
-  double mg = pump_move("synth=off", gi, sizeof gi), ms = pump_move("synth=stencil", si, sizeof si);
-  printf("# pump_move: the step runs \"%s\" generic, \"%s\" synthesised\n", gi, si);
-  printf("BENCH pump_move_generic_mops %.1f Mops/s\n", mg);
-  printf("BENCH pump_move_synth_mops %.1f Mops/s\n", ms);
-  printf("BENCH pump_step_speedup %.2f x\n", ms / mg);
+  pump_run_t mg = {.synth = "synth=off"}, ms = {.synth = "synth=stencil"};
+  paired_t pm = run_paired(pump_move_run, &mg, &ms, RUNS);
+  printf("# pump_move: the step runs \"%s\" generic, \"%s\" synthesised\n", mg.impl, ms.impl);
+  printf("BENCH pump_move_generic_mops %.1f Mops/s\n", pm.generic);
+  printf("BENCH pump_move_synth_mops %.1f Mops/s\n", pm.synth);
+  printf("BENCH pump_step_speedup %.2f x\n", pm.speedup);
 }
