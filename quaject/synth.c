@@ -25,7 +25,12 @@
  *     (queue.c) resynthesise before they wait for their grace period.
  *  3. Code that a caller may still be running is freed only after a grace
  *     period of every read-side flavour in use (qua__synchronize), once for
- *     the whole pass.
+ *     the whole pass, and the pass returns only after it. So code that
+ *     folded in who listens to a callback (or a caller's handler) can be
+ *     stale only while the control operation that changed them runs: a
+ *     callback raised after qua_watch or a site open returned reaches the
+ *     new listener, and none reaches a listener after its removal returned,
+ *     which is what the generic code, walking the lists, promises too.
  *  4. A quaject's body (a pump's step, ops.body) is kept in a site of its
  *     own and calls its callouts' sites' code directly: it is rebuilt in
  *     the same pass, after those sites, so old and new bodies alike call
