@@ -321,6 +321,12 @@ static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_inf
     printf(":");
     json_str(stdout, q->impls[i].impl);
   }
+  printf("},\"synth_ns\":{");
+  for (size_t i = 0; i < q->nimpls; i++) {
+    printf("%s", i ? "," : "");
+    json_str(stdout, q->impls[i].entry);
+    printf(":%" PRIu64, q->impls[i].synth_ns);
+  }
   printf("}}\n");
 }
 
@@ -378,7 +384,11 @@ static int verb_show(ctx_t *x) {
         printf("wire:    %s -> #%" PRIu64 ".%s\n", w->callout, w->dst_id, w->entry);
     }
     for (size_t i = 0; i < q->nimpls; i++)
-      printf("impl:    %s: %s\n", q->impls[i].entry, q->impls[i].impl);
+      if (q->impls[i].synth_ns != 0)
+        printf("impl:    %s: %s (synthesised in %" PRIu64 " ns)\n", q->impls[i].entry,
+               q->impls[i].impl, q->impls[i].synth_ns);
+      else
+        printf("impl:    %s: %s\n", q->impls[i].entry, q->impls[i].impl);
   }
   quac_free(types);
   quac_free(q);

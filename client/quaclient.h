@@ -298,8 +298,9 @@ typedef struct quac_wire_info {
 } quac_wire_info_t;
 
 typedef struct quac_impl_info {
-  const char *entry;
-  const char *impl;      /* "generic", "spsc", ... */
+  const char *entry;     /* a callentry, or "(step)" for a pump's step */
+  const char *impl;      /* "generic spsc", "stencil spsc", "chain stencil tee+pass 1w+spsc" */
+  uint64_t synth_ns;     /* how long its latest synthesis took; 0 for generic code */
 } quac_impl_info_t;
 
 typedef struct quac_quaject_info {

@@ -775,7 +775,9 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
       return QUA_ENOMEM;
     qua__v1__entry_impl__init(im);
     im->entry = (char *)t->entries[e].name;
-    im->impl = arena_strdup(a, qua_quaject_entry_impl(o->q, e)); /* a per-thread buffer */
+    char impl[128];
+    qua_quaject_entry_info(o->q, e, impl, sizeof impl, &im->synth_ns);
+    im->impl = arena_strdup(a, impl);
     qi->impls[qi->n_impls++] = im;
   }
   if (qua_quaject_body(o->q) != NULL) { /* a pump's step */
@@ -784,7 +786,9 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
       return QUA_ENOMEM;
     qua__v1__entry_impl__init(im);
     im->entry = (char *)"(step)";
-    im->impl = arena_strdup(a, qua_quaject_entry_impl(o->q, QUA_ENTRY_BODY));
+    char impl[128];
+    qua_quaject_entry_info(o->q, QUA_ENTRY_BODY, impl, sizeof impl, &im->synth_ns);
+    im->impl = arena_strdup(a, impl);
     qi->impls[qi->n_impls++] = im;
   }
   return 0;
