@@ -3,8 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "qtest.h"
-#include "qua.h"
+#include "qtest-qua.h"
 
 /* A blocking caller for the test's own threads: handlers bump a sequence
  * under a mutex; the thread sleeps on a condition with a deadline. */
@@ -107,19 +106,12 @@ static void *consumer(void *arg) {
   return NULL;
 }
 
-static qua_quaject_t *make(const char *type, const char *p0) {
-  const char *p[] = {p0};
-  qua_quaject_t *q = NULL;
-  CU_ASSERT_EQUAL_FATAL(qua_create(type, p, p0 != NULL, &q, NULL), QUA_OK);
-  return q;
-}
-
 /* thread -> qa (2) -> pump -> qb (2) -> pump -> qc (2) -> thread */
 static void pumps_through_capacity_two_lose_nothing(void) {
   long items = qtest_scale(1000000, 100000);
-  qua_quaject_t *qa = make("queue", "capacity=2"), *qb = make("queue", "capacity=2"),
-                *qc = make("queue", "capacity=2");
-  qua_quaject_t *p1 = make("pump", NULL), *p2 = make("pump", NULL);
+  qua_quaject_t *qa = qtest_make("queue", "capacity=2"), *qb = qtest_make("queue", "capacity=2"),
+                *qc = qtest_make("queue", "capacity=2");
+  qua_quaject_t *p1 = qtest_make("pump", NULL), *p2 = qtest_make("pump", NULL);
   CU_ASSERT_EQUAL(qua_wire(p1, "source", qa, "get", NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_wire(p1, "sink", qb, "put", NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_wire(p2, "source", qb, "get", NULL), QUA_OK);
@@ -153,8 +145,8 @@ static void pumps_through_capacity_two_lose_nothing(void) {
 }
 
 static void pump_stops_when_source_closes(void) {
-  qua_quaject_t *qa = make("queue", "capacity=4"), *qb = make("queue", "capacity=64");
-  qua_quaject_t *p = make("pump", NULL);
+  qua_quaject_t *qa = qtest_make("queue", "capacity=4"), *qb = qtest_make("queue", "capacity=64");
+  qua_quaject_t *p = qtest_make("pump", NULL);
   qua_wire(p, "source", qa, "get", NULL);
   qua_wire(p, "sink", qb, "put", NULL);
   qua_site_t *put;
@@ -178,8 +170,8 @@ static void pump_stops_when_source_closes(void) {
 }
 
 static void pump_blocked_on_full_sink_wakes_on_close(void) {
-  qua_quaject_t *qa = make("queue", "capacity=4"), *qb = make("queue", "capacity=1");
-  qua_quaject_t *p = make("pump", NULL);
+  qua_quaject_t *qa = qtest_make("queue", "capacity=4"), *qb = qtest_make("queue", "capacity=1");
+  qua_quaject_t *p = qtest_make("pump", NULL);
   qua_wire(p, "source", qa, "get", NULL);
   qua_wire(p, "sink", qb, "put", NULL);
   qua_site_t *put;
@@ -199,8 +191,8 @@ static void pump_blocked_on_full_sink_wakes_on_close(void) {
 }
 
 static void pump_count_limits_items(void) {
-  qua_quaject_t *qa = make("queue", "capacity=64"), *qb = make("queue", "capacity=64");
-  qua_quaject_t *p = make("pump", "count=10");
+  qua_quaject_t *qa = qtest_make("queue", "capacity=64"), *qb = qtest_make("queue", "capacity=64");
+  qua_quaject_t *p = qtest_make("pump", "count=10");
   qua_site_t *put;
   qua_site_open(qa, "put", NULL, 0, &put, NULL);
   for (uint64_t i = 0; i < 20; i++)
@@ -226,7 +218,7 @@ static void pump_count_limits_items(void) {
 }
 
 static void pump_refuses_untracked_queue(void) {
-  qua_quaject_t *q = make("queue", "notify=0"), *p = make("pump", NULL);
+  qua_quaject_t *q = qtest_make("queue", "notify=0"), *p = qtest_make("pump", NULL);
   qua_error_t err;
   CU_ASSERT_EQUAL(qua_wire(p, "source", q, "get", &err), QUA_ENOCALLBACK);
   CU_ASSERT_PTR_NULL(qua_wired_to(p, 0, NULL));
@@ -240,8 +232,8 @@ static void pump_refuses_untracked_queue(void) {
  * arrives exactly once, in order within each sink. */
 static void pump_step_follows_rewiring_and_variants(void) {
   const long n = qtest_scale(200000, 20000);
-  qua_quaject_t *qa = make("queue", "capacity=64"), *qb = make("queue", "capacity=1024"),
-                *qc = make("queue", "capacity=1024"), *p = make("pump", NULL);
+  qua_quaject_t *qa = qtest_make("queue", "capacity=64"), *qb = qtest_make("queue", "capacity=1024"),
+                *qc = qtest_make("queue", "capacity=1024"), *p = qtest_make("pump", NULL);
   CU_ASSERT_EQUAL(qua_wire(p, "source", qa, "get", NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_wire(p, "sink", qb, "put", NULL), QUA_OK);
   char impl[96];
@@ -304,7 +296,7 @@ static void pump_step_follows_rewiring_and_variants(void) {
 }
 
 static void pump_destroy_while_sleeping(void) {
-  qua_quaject_t *q = make("queue", NULL), *q2 = make("queue", NULL), *p = make("pump", NULL);
+  qua_quaject_t *q = qtest_make("queue", NULL), *q2 = qtest_make("queue", NULL), *p = qtest_make("pump", NULL);
   qua_wire(p, "source", q, "get", NULL);
   qua_wire(p, "sink", q2, "put", NULL);
   usleep(10000);

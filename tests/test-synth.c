@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qtest.h"
-#include "qua.h"
+#include "qtest-qua.h"
 
 #define LOG_MAX 4096
 
@@ -25,23 +24,6 @@ static void record(void *ctx, qua_quaject_t *from, int cb, uint64_t arg, int tag
 static void rec_a(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) { record(ctx, from, cb, arg, 1); }
 static void rec_b(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) { record(ctx, from, cb, arg, 2); }
 static void rec_w(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) { record(ctx, from, cb, arg, 3); }
-
-static qua_quaject_t *make(const char *type, const char *synth, const char *p0) {
-  const char *p[] = {synth, p0};
-  qua_quaject_t *q = NULL;
-  qua_error_t err;
-  int r = qua_create(type, p, p0 ? 2 : 1, &q, &err);
-  if (r != QUA_OK)
-    fprintf(stderr, "\n  %s: %s\n", type, err.msg);
-  CU_ASSERT_EQUAL_FATAL(r, QUA_OK);
-  return q;
-}
-
-static qua_site_t *site(qua_quaject_t *q, const char *entry, const qua_bind_t *h, unsigned flags) {
-  qua_site_t *s = NULL;
-  CU_ASSERT_EQUAL_FATAL(qua_site_open(q, entry, h, flags, &s, NULL), QUA_OK);
-  return s;
-}
 
 static bool impl_has(qua_quaject_t *q, const char *entry, const char *what) {
   char buf[64];
@@ -68,16 +50,16 @@ enum listen { L_NONE, L_ONE, L_ALL, L_WATCH };
 
 static void qside_open(qside_t *x, const char *synth, bool mp, bool mc, enum listen l) {
   memset(x, 0, sizeof *x);
-  x->q = make("queue", synth, "capacity=8");
+  x->q = qtest_make("queue", synth, "capacity=8");
   qua_bind_t ha[] = {{"full", rec_a, &x->log}, {"empty", rec_a, &x->log}, {"notfull", rec_a, &x->log},
                      {"notempty", rec_a, &x->log}, {"closed", rec_a, &x->log}, {NULL, NULL, NULL}};
   qua_bind_t hp[] = {{"full", rec_a, &x->log}, {"notfull", rec_a, &x->log}, {NULL, NULL, NULL}};
   qua_bind_t hc[] = {{"empty", rec_a, &x->log}, {"notempty", rec_a, &x->log}, {NULL, NULL, NULL}};
   qua_bind_t hb[] = {{"full", rec_b, &x->log}, {"empty", rec_b, &x->log}, {NULL, NULL, NULL}};
-  x->put[0] = site(x->q, "put", l == L_ALL ? ha : l == L_ONE ? hp : hb, 0);
-  x->get[0] = site(x->q, "get", l == L_ALL ? ha : l == L_ONE ? hc : hb, 0);
-  x->put[1] = mp ? site(x->q, "put", hb, 0) : NULL;
-  x->get[1] = mc ? site(x->q, "get", hb, 0) : NULL;
+  x->put[0] = qtest_site(x->q, "put", l == L_ALL ? ha : l == L_ONE ? hp : hb, 0);
+  x->get[0] = qtest_site(x->q, "get", l == L_ALL ? ha : l == L_ONE ? hc : hb, 0);
+  x->put[1] = mp ? qtest_site(x->q, "put", hb, 0) : NULL;
+  x->get[1] = mc ? qtest_site(x->q, "get", hb, 0) : NULL;
   if (l == L_WATCH) {
     CU_ASSERT_EQUAL(qua_watch(x->q, "full", rec_w, &x->log, &x->w, NULL), QUA_OK);
     qua_watch_t *w2;
@@ -100,7 +82,7 @@ static void qside_close(qside_t *x) {
 static void qside_listener(qside_t *x, bool open) {
   qua_bind_t h[] = {{"notempty", rec_b, &x->log}, {"notfull", rec_b, &x->log}, {NULL, NULL, NULL}};
   if (open)
-    x->extra = site(x->q, "count", h, 0);
+    x->extra = qtest_site(x->q, "count", h, 0);
   else
     qua_site_close(x->extra);
 }
@@ -172,10 +154,10 @@ static void pipe_open(pipe_t *p, const char *synth, int n) {
   memset(p, 0, sizeof *p);
   char kv[8];
   snprintf(kv, sizeof kv, "n=%d", n);
-  p->tee = make("tee", synth, kv);
-  p->c1 = make("counter", synth, "threshold=50");
-  p->c2 = make("counter", synth, NULL);
-  p->q = make("queue", synth, "capacity=16");
+  p->tee = qtest_make("tee", synth, kv);
+  p->c1 = qtest_make("counter", synth, "threshold=50");
+  p->c2 = qtest_make("counter", synth, NULL);
+  p->q = qtest_make("queue", synth, "capacity=16");
   /* out(n-1) -> c1.pass -> q.put (the chain); out0 -> c2.pass when n > 1 */
   char last[8];
   snprintf(last, sizeof last, "out%d", n - 1);
@@ -185,10 +167,10 @@ static void pipe_open(pipe_t *p, const char *synth, int n) {
     CU_ASSERT_EQUAL(qua_wire(p->tee, "out0", p->c2, "pass", NULL), QUA_OK);
   qua_bind_t h[] = {{"threshold", rec_a, &p->log}, {NULL, NULL, NULL}};
   qua_bind_t hq[] = {{"empty", rec_b, &p->log}, {"notfull", rec_b, &p->log}, {NULL, NULL, NULL}};
-  p->in = site(p->tee, "put", NULL, 0);
-  p->get = site(p->q, "get", hq, 0);
-  p->r1 = site(p->c1, "add", h, 0); /* its handler makes threshold crossings visible */
-  p->r2 = site(p->c2, "read", NULL, 0);
+  p->in = qtest_site(p->tee, "put", NULL, 0);
+  p->get = qtest_site(p->q, "get", hq, 0);
+  p->r1 = qtest_site(p->c1, "add", h, 0); /* its handler makes threshold crossings visible */
+  p->r2 = qtest_site(p->c2, "read", NULL, 0);
 }
 
 static void pipe_close(pipe_t *p) {
@@ -217,8 +199,8 @@ static void chain_differential(int n) {
   uint64_t level = 0;
   for (int i = 0; i < 2000; i++) {
     if (i == 300) {
-      gadd = site(g.c1, "add", NULL, 0);
-      sadd = site(s.c1, "add", NULL, 0);
+      gadd = qtest_site(g.c1, "add", NULL, 0);
+      sadd = qtest_site(s.c1, "add", NULL, 0);
     } else if (i == 700) {
       qua_site_close(g.r1);
       qua_site_close(s.r1);
@@ -273,17 +255,17 @@ static void synth_chain_tee4_matches_generic(void) { chain_differential(4); }
 /* Rewiring and a variant switch resynthesise the chain: after the queue
  * gets a second producer, the chain that inlined its put runs MP code. */
 static void synth_rewire_and_switch_resynthesise(void) {
-  qua_quaject_t *c = make("counter", "synth=stencil", NULL);
-  qua_quaject_t *q1 = make("queue", "synth=stencil", NULL), *q2 = make("queue", "synth=stencil", NULL);
+  qua_quaject_t *c = qtest_make("counter", "synth=stencil", NULL);
+  qua_quaject_t *q1 = qtest_make("queue", "synth=stencil", NULL), *q2 = qtest_make("queue", "synth=stencil", NULL);
   CU_ASSERT_EQUAL(qua_wire(c, "out", q1, "put", NULL), QUA_OK);
-  qua_site_t *pass = site(c, "pass", NULL, 0);
+  qua_site_t *pass = qtest_site(c, "pass", NULL, 0);
   CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+spsc"));
-  qua_site_t *p2 = site(q1, "put", NULL, 0);
+  qua_site_t *p2 = qtest_site(q1, "put", NULL, 0);
   CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+mpsc"));
   qua_site_close(p2);
   CU_ASSERT(impl_has(c, "pass", "chain stencil pass 1w+spsc"));
   /* a second writer on the counter: both run the atomic code */
-  qua_site_t *add = site(c, "add", NULL, 0);
+  qua_site_t *add = qtest_site(c, "add", NULL, 0);
   CU_ASSERT(impl_has(c, "pass", "chain stencil pass+spsc"));
   CU_ASSERT(impl_has(c, "add", "stencil add"));
   qua_site_close(add);
@@ -294,7 +276,7 @@ static void synth_rewire_and_switch_resynthesise(void) {
   CU_ASSERT_EQUAL(qua_call(pass, 2, 0, NULL), QUA_OK); /* unwired: counted, not sent */
   CU_ASSERT_EQUAL(qua_wire(c, "out", q2, "put", NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_call(pass, 3, 0, NULL), QUA_OK);
-  qua_site_t *g1 = site(q1, "get", NULL, 0), *g2 = site(q2, "get", NULL, 0);
+  qua_site_t *g1 = qtest_site(q1, "get", NULL, 0), *g2 = qtest_site(q2, "get", NULL, 0);
   uint64_t v;
   CU_ASSERT_EQUAL(qua_call(g1, 0, 0, &v), QUA_OK);
   CU_ASSERT_EQUAL(v, 1);
@@ -316,15 +298,15 @@ static void synth_rewire_and_switch_resynthesise(void) {
 /* Buffers: random spans written and read on both; the same bytes, counts,
  * statuses and callbacks come out. */
 static void synth_buffer_matches_generic(void) {
-  qua_quaject_t *g = make("buffer", "synth=off", "capacity=64");
-  qua_quaject_t *s = make("buffer", "synth=stencil", "capacity=64");
+  qua_quaject_t *g = qtest_make("buffer", "synth=off", "capacity=64");
+  qua_quaject_t *s = qtest_make("buffer", "synth=stencil", "capacity=64");
   log_t lg = {0}, ls = {0};
   qua_bind_t hg[] = {{"full", rec_a, &lg}, {"empty", rec_a, &lg}, {"notfull", rec_a, &lg},
                      {"notempty", rec_a, &lg}, {NULL, NULL, NULL}};
   qua_bind_t hs[] = {{"full", rec_a, &ls}, {"empty", rec_a, &ls}, {"notfull", rec_a, &ls},
                      {"notempty", rec_a, &ls}, {NULL, NULL, NULL}};
-  qua_site_t *wg = site(g, "write", hg, 0), *rg = site(g, "read", hg, 0);
-  qua_site_t *ws = site(s, "write", hs, 0), *rs = site(s, "read", hs, 0);
+  qua_site_t *wg = qtest_site(g, "write", hg, 0), *rg = qtest_site(g, "read", hg, 0);
+  qua_site_t *ws = qtest_site(s, "write", hs, 0), *rs = qtest_site(s, "read", hs, 0);
   CU_ASSERT(impl_has(s, "write", "stencil write"));
   CU_ASSERT(impl_has(s, "read", "stencil read"));
   unsigned char src[100], og[100], os[100];
@@ -362,21 +344,21 @@ static void synth_buffer_matches_generic(void) {
 /* A change rebuilds the code that depends on it and nothing else: the
  * sites on the quaject and on those whose chains lead into it. */
 static void synth_resynthesis_is_targeted(void) {
-  qua_quaject_t *a = make("queue", "synth=stencil", NULL), *b = make("queue", "synth=stencil", NULL);
-  qua_quaject_t *c = make("counter", "synth=stencil", NULL);
+  qua_quaject_t *a = qtest_make("queue", "synth=stencil", NULL), *b = qtest_make("queue", "synth=stencil", NULL);
+  qua_quaject_t *c = qtest_make("counter", "synth=stencil", NULL);
   CU_ASSERT_EQUAL(qua_wire(c, "out", a, "put", NULL), QUA_OK);
-  qua_site_t *pa = site(a, "put", NULL, 0), *pb = site(b, "put", NULL, 0), *pc = site(c, "pass", NULL, 0);
+  qua_site_t *pa = qtest_site(a, "put", NULL, 0), *pb = qtest_site(b, "put", NULL, 0), *pc = qtest_site(c, "pass", NULL, 0);
   CU_ASSERT(impl_has(c, "pass", "chain"));
   qua_entry_fn fa = pa->fn, fb = pb->fn, fc = pc->fn;
   /* A listener on a: a's put and the chain through c into a fold it in. */
   qua_bind_t h[] = {{"notempty", rec_a, NULL}, {NULL, NULL, NULL}};
-  qua_site_t *la = site(a, "count", h, 0);
+  qua_site_t *la = qtest_site(a, "count", h, 0);
   CU_ASSERT(pa->fn != fa);
   CU_ASSERT(pc->fn != fc);
   CU_ASSERT(pb->fn == fb);
   fa = pa->fn;
   fc = pc->fn;
-  qua_site_t *lb = site(b, "count", NULL, 0);
+  qua_site_t *lb = qtest_site(b, "count", NULL, 0);
   CU_ASSERT(pa->fn == fa);
   CU_ASSERT(pc->fn == fc);
   CU_ASSERT(pb->fn != fb);
@@ -401,7 +383,7 @@ static void synth_param_validated(void) {
   CU_ASSERT_EQUAL(qua_synth_parse("off"), QUA_SYNTH_OFF);
   CU_ASSERT(qua_synth_parse("x") < 0);
   qua_synth_mode_t was = qua_set_synth_default(QUA_SYNTH_OFF);
-  q = make("queue", "capacity=2", NULL);
+  q = qtest_make("queue", "capacity=2", NULL);
   CU_ASSERT_EQUAL(qua_quaject_synth(q), QUA_SYNTH_OFF);
   qua_destroy(q, false, NULL);
   qua_set_synth_default(was);

@@ -2,8 +2,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "qtest.h"
-#include "qua.h"
+#include "qtest-qua.h"
 
 typedef struct tally {
   int n[8];
@@ -16,27 +15,9 @@ static void count_cb(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   t->last[cb] = arg;
 }
 
-static qua_quaject_t *make(const char *type, const char *p0, const char *p1) {
-  const char *p[] = {p0, p1};
-  int n = p1 != NULL ? 2 : p0 != NULL ? 1 : 0;
-  qua_quaject_t *q = NULL;
-  qua_error_t err;
-  int r = qua_create(type, p, n, &q, &err);
-  if (r != QUA_OK)
-    fprintf(stderr, "\n  create %s: %s\n", type, err.msg);
-  CU_ASSERT_EQUAL_FATAL(r, QUA_OK);
-  return q;
-}
-
-static qua_site_t *site(qua_quaject_t *q, const char *entry, const qua_bind_t *h) {
-  qua_site_t *s = NULL;
-  CU_ASSERT_EQUAL_FATAL(qua_site_open(q, entry, h, 0, &s, NULL), QUA_OK);
-  return s;
-}
-
 static void counter_add_and_read(void) {
-  qua_quaject_t *c = make("counter", "initial=5", NULL);
-  qua_site_t *add = site(c, "add", NULL), *rd = site(c, "read", NULL);
+  qua_quaject_t *c = qtest_make("counter", "initial=5", NULL);
+  qua_site_t *add = qtest_site(c, "add", NULL, 0), *rd = qtest_site(c, "read", NULL, 0);
   uint64_t v = 0;
   CU_ASSERT_EQUAL(qua_call(add, 3, 0, &v), QUA_OK);
   CU_ASSERT_EQUAL(v, 8);
@@ -50,10 +31,10 @@ static void counter_add_and_read(void) {
 }
 
 static void counter_threshold_fires_once_per_crossing(void) {
-  qua_quaject_t *c = make("counter", "threshold=10", NULL);
+  qua_quaject_t *c = qtest_make("counter", "threshold=10", NULL);
   tally_t t = {0};
   qua_bind_t h[] = {{"threshold", count_cb, &t}, {NULL, NULL, NULL}};
-  qua_site_t *add = site(c, "add", h);
+  qua_site_t *add = qtest_site(c, "add", h, 0);
   uint64_t v;
   for (int i = 0; i < 9; i++)
     qua_call(add, 1, 0, &v);
@@ -72,10 +53,10 @@ static void counter_threshold_fires_once_per_crossing(void) {
 }
 
 static void counter_pass_counts_and_forwards(void) {
-  qua_quaject_t *c = make("counter", NULL, NULL);
-  qua_quaject_t *q = make("queue", "capacity=4", NULL);
+  qua_quaject_t *c = qtest_make("counter", NULL, NULL);
+  qua_quaject_t *q = qtest_make("queue", "capacity=4", NULL);
   CU_ASSERT_EQUAL(qua_wire(c, "out", q, "put", NULL), QUA_OK);
-  qua_site_t *pass = site(c, "pass", NULL), *get = site(q, "get", NULL), *rd = site(c, "read", NULL);
+  qua_site_t *pass = qtest_site(c, "pass", NULL, 0), *get = qtest_site(q, "get", NULL, 0), *rd = qtest_site(c, "read", NULL, 0);
   for (uint64_t i = 0; i < 3; i++)
     CU_ASSERT_EQUAL(qua_call(pass, 40 + i, 0, NULL), QUA_OK);
   uint64_t v;
@@ -93,20 +74,20 @@ static void counter_pass_counts_and_forwards(void) {
 }
 
 static void tee_copies_to_every_output(void) {
-  qua_quaject_t *t = make("tee", "n=3", NULL);
+  qua_quaject_t *t = qtest_make("tee", "n=3", NULL);
   qua_quaject_t *c[3];
   for (int i = 0; i < 3; i++) {
-    c[i] = make("counter", NULL, NULL);
+    c[i] = qtest_make("counter", NULL, NULL);
     char out[8];
     snprintf(out, sizeof out, "out%d", i);
     if (i != 1) /* out1 stays unwired: skipped */
       CU_ASSERT_EQUAL(qua_wire(t, out, c[i], "pass", NULL), QUA_OK);
   }
-  qua_site_t *put = site(t, "put", NULL);
+  qua_site_t *put = qtest_site(t, "put", NULL, 0);
   for (int k = 0; k < 7; k++)
     CU_ASSERT_EQUAL(qua_call(put, (uint64_t)k, 0, NULL), QUA_OK);
   for (int i = 0; i < 3; i++) {
-    qua_site_t *rd = site(c[i], "read", NULL);
+    qua_site_t *rd = qtest_site(c[i], "read", NULL, 0);
     uint64_t v;
     qua_call(rd, 0, 0, &v);
     CU_ASSERT_EQUAL(v, i == 1 ? 0 : 7);
@@ -120,14 +101,14 @@ static void tee_copies_to_every_output(void) {
 }
 
 static void tee_reports_a_full_output(void) {
-  qua_quaject_t *t = make("tee", "n=2", NULL);
-  qua_quaject_t *small = make("queue", "capacity=1", NULL), *big = make("queue", NULL, NULL);
+  qua_quaject_t *t = qtest_make("tee", "n=2", NULL);
+  qua_quaject_t *small = qtest_make("queue", "capacity=1", NULL), *big = qtest_make("queue", NULL, NULL);
   qua_wire(t, "out0", small, "put", NULL);
   qua_wire(t, "out1", big, "put", NULL);
-  qua_site_t *put = site(t, "put", NULL);
+  qua_site_t *put = qtest_site(t, "put", NULL, 0);
   CU_ASSERT_EQUAL(qua_call(put, 1, 0, NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_call(put, 2, 0, NULL), QUA_DIVERTED); /* small is full */
-  qua_site_t *cnt = site(big, "count", NULL);
+  qua_site_t *cnt = qtest_site(big, "count", NULL, 0);
   uint64_t v;
   qua_call(cnt, 0, 0, &v);
   CU_ASSERT_EQUAL(v, 2); /* the other output still got it */
@@ -141,11 +122,11 @@ static void tee_reports_a_full_output(void) {
 enum { B_FULL, B_NOTFULL, B_EMPTY, B_NOTEMPTY };
 
 static void buffer_spans_wrap_and_callbacks(void) {
-  qua_quaject_t *b = make("buffer", "capacity=8", NULL);
+  qua_quaject_t *b = qtest_make("buffer", "capacity=8", NULL);
   tally_t w = {0}, r = {0};
   qua_bind_t wh[] = {{"full", count_cb, &w}, {"notfull", count_cb, &w}, {NULL, NULL, NULL}};
   qua_bind_t rh[] = {{"empty", count_cb, &r}, {"notempty", count_cb, &r}, {NULL, NULL, NULL}};
-  qua_site_t *wr = site(b, "write", wh), *rd = site(b, "read", rh);
+  qua_site_t *wr = qtest_site(b, "write", wh, 0), *rd = qtest_site(b, "read", rh, 0);
   char out[16];
   uint64_t n;
   CU_ASSERT_EQUAL(qua_call(rd, (uintptr_t)out, 4, &n), QUA_DIVERTED);
@@ -175,8 +156,8 @@ static void buffer_spans_wrap_and_callbacks(void) {
 }
 
 static void buffer_second_writer_refused(void) {
-  qua_quaject_t *b = make("buffer", NULL, NULL);
-  qua_site_t *w1 = site(b, "write", NULL), *w2 = NULL;
+  qua_quaject_t *b = qtest_make("buffer", NULL, NULL);
+  qua_site_t *w1 = qtest_site(b, "write", NULL, 0), *w2 = NULL;
   qua_error_t err;
   CU_ASSERT_EQUAL(qua_site_open(b, "putb", NULL, 0, &w2, &err), QUA_ELIMIT);
   CU_ASSERT_PTR_NULL(w2);
@@ -185,7 +166,7 @@ static void buffer_second_writer_refused(void) {
   CU_ASSERT_EQUAL(qua_site_open(b, "write", NULL, QUA_SITE_SHARED, &pb, &err), QUA_ELIMIT);
   qua_site_close(w1);
   /* with the first writer gone, a byte writer is fine */
-  qua_site_t *b1 = site(b, "putb", NULL), *g = site(b, "getb", NULL);
+  qua_site_t *b1 = qtest_site(b, "putb", NULL, 0), *g = qtest_site(b, "getb", NULL, 0);
   CU_ASSERT_EQUAL(qua_call(b1, 0x41, 0, NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_call(b1, 0x141, 0, NULL), QUA_EINVAL);
   uint64_t v;
@@ -198,11 +179,11 @@ static void buffer_second_writer_refused(void) {
 }
 
 static void clock_ticks_its_callout(void) {
-  qua_quaject_t *clk = make("clock", "period_us=1000", "count=20");
-  qua_quaject_t *c = make("counter", NULL, NULL);
+  qua_quaject_t *clk = qtest_make("clock", "period_us=1000", "count=20");
+  qua_quaject_t *c = qtest_make("counter", NULL, NULL);
   CU_ASSERT_EQUAL(qua_wire(clk, "tick", c, "add", NULL), QUA_EARITY); /* add returns a value */
   CU_ASSERT_EQUAL(qua_wire(clk, "tick", c, "pass", NULL), QUA_OK);
-  qua_site_t *rd = site(c, "read", NULL);
+  qua_site_t *rd = qtest_site(c, "read", NULL, 0);
   uint64_t v = 0;
   double end = qtest_now() + 10;
   while (qtest_now() < end) {
@@ -224,7 +205,7 @@ static void clock_ticks_its_callout(void) {
 }
 
 static void clock_destroy_while_running(void) {
-  qua_quaject_t *clk = make("clock", "period_us=3600000000", NULL);
+  qua_quaject_t *clk = qtest_make("clock", "period_us=3600000000", NULL);
   double t0 = qtest_now();
   CU_ASSERT_EQUAL(qua_destroy(clk, false, NULL), QUA_OK);
   CU_ASSERT(qtest_now() - t0 < 5); /* the hour-long wait was interrupted */
