@@ -260,7 +260,9 @@ static int chunk_map(jit_codemem_t *cm, size_t len, jit_chunk_t **out)
   fd = memfd_create("qua-jit", MFD_CLOEXEC);
   if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
     goto fail;
-  rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  /* MAP_POPULATE: the pages are allocated and mapped now, so that writing
+   * and running code later takes no page fault in either view. */
+  rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (rw == MAP_FAILED)
     goto fail;
   rc = JIT_ENOMAP;
@@ -268,7 +270,8 @@ static int chunk_map(jit_codemem_t *cm, size_t len, jit_chunk_t **out)
     uintptr_t at = choose_gap(cm->text_lo, cm->text_hi, len, page);
     if (!at)
       break;
-    rx = mmap((void *)at, len, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+    rx = mmap((void *)at, len, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_POPULATE,
+              fd, 0);
     if (rx == (void *)at)
       break;
     if (rx != MAP_FAILED) /* an old kernel took the address as a hint */
@@ -363,6 +366,24 @@ static size_t chunk_alloc(jit_chunk_t *ch, size_t n)
 
 /* --- Public API ---------------------------------------------------------- */
 
+/* Maps one more chunk of at least `bytes` (a whole chunk at the least); cm->lock held. */
+static int codemem_grow(jit_codemem_t *cm, size_t bytes, jit_chunk_t **out)
+{
+  size_t len = bytes > cm->chunk_size ? bytes : cm->chunk_size;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  len = (len + page - 1) / page * page;
+  jit_chunk_t *ch;
+  int rc = chunk_map(cm, len, &ch);
+  if (rc < 0)
+    return rc;
+  ch->next = cm->chunks;
+  cm->chunks = ch;
+  cm->nchunks++;
+  cm->mapped += len;
+  *out = ch;
+  return JIT_OK;
+}
+
 int jit_codemem_create(const jit_codemem_options_t *opts, jit_codemem_t **out)
 {
   jit_codemem_t *cm;
@@ -388,6 +409,14 @@ int jit_codemem_create(const jit_codemem_options_t *opts, jit_codemem_t **out)
   }
   pthread_mutex_init(&cm->lock, NULL);
   pthread_cond_init(&cm->idle, NULL);
+  if (opts && opts->reserve) {
+    jit_chunk_t *ch;
+    rc = codemem_grow(cm, opts->reserve, &ch); /* no lock: nobody else has cm yet */
+    if (rc < 0) {
+      jit_codemem_destroy(cm);
+      return rc;
+    }
+  }
   *out = cm;
   return JIT_OK;
 }
@@ -447,19 +476,12 @@ int jit_code_alloc(jit_codemem_t *cm, size_t size, jit_code_t **out)
     if ((at = chunk_alloc(ch, n)) != SIZE_MAX)
       break;
   if (!ch) {
-    size_t len = n * JIT_CODE_GRANULE > cm->chunk_size ? n * JIT_CODE_GRANULE : cm->chunk_size;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    len = (len + page - 1) / page * page;
-    rc = chunk_map(cm, len, &ch);
+    rc = codemem_grow(cm, n * JIT_CODE_GRANULE, &ch);
     if (rc < 0) {
       pthread_mutex_unlock(&cm->lock);
       free(c);
       return rc;
     }
-    ch->next = cm->chunks;
-    cm->chunks = ch;
-    cm->nchunks++;
-    cm->mapped += len;
     at = chunk_alloc(ch, n);
   }
   c->cm = cm;

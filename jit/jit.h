@@ -268,6 +268,8 @@ struct rcu_flavor_struct;
 
 typedef struct jit_codemem_options {
   size_t chunk_size;  /* bytes mapped at a time; 0: JIT_CODEMEM_CHUNK (jit-internal.h) */
+  size_t reserve;     /* bytes to map at creation, so that the first syntheses do not
+                         pay for mapping (0: map the first chunk on first use) */
   /* The liburcu flavours readers of this code use (&urcu_qsbr_flavor,
    * &urcu_bp_flavor, ...), the first NULL ending the list; none given:
    * urcu_memb_flavor (liburcu's default rcu_read_lock). Retirement waits
@@ -284,7 +286,8 @@ typedef struct jit_codemem_stats {
   size_t freed;       /* allocations freed since creation */
 } jit_codemem_stats_t;
 
-/* Create code memory (opts may be NULL). Maps no chunk yet. */
+/* Create code memory (opts may be NULL). Maps no chunk yet unless
+ * opts->reserve asks for one. Chunks are mapped with their pages populated. */
 JIT_API int jit_codemem_create(const jit_codemem_options_t *opts, jit_codemem_t **out);
 /* Waits until every retired piece of code has been freed (their grace
  * periods elapsed), then unmaps everything; code still allocated is freed

@@ -206,6 +206,7 @@ static jit_codemem_t *get_codemem(void) {
     jit_codemem_options_t opts = {0};
     opts.flavors[0] = &urcu_bp_flavor;
     opts.flavors[1] = &urcu_qsbr_flavor;
+    opts.reserve = 1; /* the first chunk now: a synthesis's time is its copy and patch */
     if (jit_codemem_create(&opts, &codemem) != JIT_OK)
       codemem_failed = true;
   }

@@ -144,6 +144,34 @@ static void allocations_batched_in_chunks_and_reused(void)
   jit_codemem_destroy(cm); /* frees what is still allocated */
 }
 
+/* reserve maps a chunk at creation; the allocations it covers map none. */
+static void reserve_maps_the_first_chunk_at_creation(void)
+{
+  jit_codemem_options_t o = {0};
+  jit_codemem_t *cm;
+  jit_codemem_stats_t st;
+
+  o.chunk_size = 64 << 10;
+  o.reserve = 1;
+  CU_ASSERT_EQUAL_FATAL(jit_codemem_create(&o, &cm), JIT_OK);
+  jit_codemem_stats(cm, &st);
+  CU_ASSERT_EQUAL(st.chunks, 1);
+  CU_ASSERT_EQUAL(st.mapped, (size_t)64 << 10);
+  jit_code_t *c = make_ret(cm, MAGIC);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  CU_ASSERT_EQUAL(call_ret(jit_code_rx(c)), MAGIC);
+  jit_codemem_stats(cm, &st);
+  CU_ASSERT_EQUAL(st.chunks, 1);
+  jit_codemem_destroy(cm);
+  /* More than a chunk: rounded up to whole pages, in one chunk. */
+  o.reserve = (64 << 10) + 1;
+  CU_ASSERT_EQUAL_FATAL(jit_codemem_create(&o, &cm), JIT_OK);
+  jit_codemem_stats(cm, &st);
+  CU_ASSERT_EQUAL(st.chunks, 1);
+  CU_ASSERT(st.mapped > (size_t)64 << 10);
+  jit_codemem_destroy(cm);
+}
+
 /* --- W^X while synthesising ---------------------------------------------- */
 
 static atomic_int synth_done;
@@ -387,6 +415,7 @@ int main(void)
   s = CU_add_suite("jit-codemem", NULL, NULL);
   CU_add_test(s, "rx_view_within_reach_of_text", rx_view_within_reach_of_text);
   CU_add_test(s, "allocations_batched_in_chunks_and_reused", allocations_batched_in_chunks_and_reused);
+  CU_add_test(s, "reserve_maps_the_first_chunk_at_creation", reserve_maps_the_first_chunk_at_creation);
   CU_add_test(s, "no_rwx_mapping_while_synthesising", no_rwx_mapping_while_synthesising);
   CU_add_test(s, "retire_frees_after_grace_period", retire_frees_after_grace_period);
   CU_add_test(s, "retire_sync_waits_for_reader", retire_sync_waits_for_reader);
