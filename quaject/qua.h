@@ -257,8 +257,10 @@ QUA_API uint64_t qua_quaject_param(const qua_quaject_t *q, int index);
 QUA_API int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len);
 /* Which code the callentry runs for its sites ("generic spsc", "stencil
  * spsc", "chain stencil pass+spsc"), and the nanoseconds its latest
- * synthesis took (0 when generic). The string is copied into buf. entry
- * QUA_ENTRY_BODY asks about a quaject's body (a pump's step). */
+ * synthesis took (0 when generic). The first open site speaks for the
+ * entry; with none, "no site (spsc)" names the variant a site would get.
+ * The string is copied into buf. entry QUA_ENTRY_BODY asks about a
+ * quaject's body (a pump's step). */
 QUA_API const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry);
 /* The site of a quaject's body (ops.body), or NULL for types without one. */
 QUA_API qua_site_t *qua_quaject_body(const qua_quaject_t *q);

@@ -308,8 +308,11 @@ int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t 
     if (synth_ns != NULL)
       *synth_ns = s->synth_ns;
   } else {
-    snprintf(buf, len, "%s", q->type->ops.entry_impl != NULL ? q->type->ops.entry_impl(q, NULL)
-                                                             : "generic");
+    /* No code yet: that comes with the first site (the type's variant, if any). */
+    const char *v = q->type->ops.entry_impl != NULL ? q->type->ops.entry_impl(q, NULL) : NULL;
+    if (v != NULL && strncmp(v, "generic ", 8) == 0)
+      v += 8;
+    snprintf(buf, len, v != NULL ? "no site (%s)" : "no site", v);
     if (synth_ns != NULL)
       *synth_ns = 0;
   }
