@@ -87,7 +87,7 @@ static int buffer_count(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) 
 static int buffer_sites_changed(qua_quaject_t *q, int entry, int phase) {
   if (phase == QUA_SITES_BEFORE_OPEN &&
       (q->weight[BUFFER_E_WRITE] + q->weight[BUFFER_E_PUTB] > 1 || q->weight[BUFFER_E_READ] + q->weight[BUFFER_E_GETB] > 1))
-    return QUA_ELIMIT; /* one writer, one reader */
+    return qua__refuse(QUA_ELIMIT, "a buffer has one writer site and one reader site");
   return QUA_OK;
 }
 

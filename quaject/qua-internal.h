@@ -76,6 +76,10 @@ extern char qua__tsan_gp;
 #define QUA__TSAN_GP_DONE() ((void)0)
 #endif
 
+/* A sites_changed hook refusing a site or watcher says why: returns code,
+ * and the control operation's error message carries `why`. */
+int qua__refuse(int code, const char *why);
+
 /* QSBR readers (pump and clock threads) report quiescence through these. */
 void qua__quiescent(void);
 void qua__offline(void);

@@ -46,6 +46,22 @@ const char *qua_strerror(int err) { return qua__errno_msg(err); }
 
 const char *qua_err_name(int err) { return qua__errno_name(err); }
 
+/* The reason a hook gave with its refusal; hooks run on the caller's
+ * thread, under the control lock. */
+static _Thread_local const char *refused_why;
+
+int qua__refuse(int code, const char *why) {
+  refused_why = why;
+  return code;
+}
+
+/* The refusal's reason, once. */
+static const char *take_why(int code) {
+  const char *why = refused_why != NULL ? refused_why : qua_strerror(code);
+  refused_why = NULL;
+  return why;
+}
+
 int qua__error(qua_error_t *err, int code, const char *fmt, ...) {
   if (err != NULL) {
     va_list ap;
@@ -388,7 +404,7 @@ static int site_open_locked(qua_quaject_t *q, int e, const qua_bind_t *handlers,
       qua__synchronize();
       free(s);
       return qua__error(err, r2, "%s.%s: %s", q->type->name, q->type->entries[e].name,
-                        qua_strerror(r2));
+                        take_why(r2));
     }
   }
   qua__resynth(q, r2 == QUA_SITES_WAIT);
@@ -616,7 +632,7 @@ int qua_watch(qua_quaject_t *q, const char *callback, qua_handler_fn fn, void *c
     qua__synchronize();
     qua__ctl_unlock();
     free(w);
-    return qua__error(err, r, "%s.%s: %s", q->type->name, callback, qua_strerror(r));
+    return qua__error(err, r, "%s.%s: %s", q->type->name, callback, take_why(r));
   }
   /* Code that folded in the handlers now fires watchers too. */
   qua__resynth(q, r == QUA_SITES_WAIT);

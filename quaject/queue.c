@@ -274,7 +274,8 @@ static int queue_sites_changed(qua_quaject_t *q, int entry, int phase) {
 
   if (phase == QUA_SITES_BEFORE_OPEN) {
     if (!qs->tracked && (qua__listened(q, QUEUE_CB_NOTEMPTY) || qua__listened(q, QUEUE_CB_NOTFULL)))
-      return QUA_ENOCALLBACK; /* notify=0: no transition callbacks */
+      return qua__refuse(QUA_ENOCALLBACK, "a queue made with notify=0 reports no notempty or "
+                                          "notfull transitions (create it with notify=1)");
     bool wait = (want_mp && !qs->mp) || (want_mc && !qs->mc);
     qs->mp |= want_mp;
     qs->mc |= want_mc;

@@ -221,6 +221,7 @@ static void pump_refuses_untracked_queue(void) {
   qua_quaject_t *q = qtest_make("queue", "notify=0"), *p = qtest_make("pump", NULL);
   qua_error_t err;
   CU_ASSERT_EQUAL(qua_wire(p, "source", q, "get", &err), QUA_ENOCALLBACK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "notify=0")); /* says why, not "no such callback" */
   CU_ASSERT_PTR_NULL(qua_wired_to(p, 0, NULL));
   CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK); /* nothing was left on it */
   qua_destroy(p, false, NULL);

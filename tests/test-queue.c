@@ -229,6 +229,7 @@ static void queue_untracked_refuses_transition_watchers(void) {
   CU_ASSERT_EQUAL(qua_watch(q, "notempty", count_cb, &w, &bad, &err), QUA_ENOCALLBACK);
   CU_ASSERT_PTR_NULL(bad);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "notempty"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "notify=0"));
   CU_ASSERT_EQUAL(qua_watch(q, "notfull", count_cb, &w, &bad, &err), QUA_ENOCALLBACK);
   CU_ASSERT_EQUAL(qua_watch(q, "full", count_cb, &w, &ok, NULL), QUA_OK); /* invoker kind: fine */
   qua_site_t *put, *get;

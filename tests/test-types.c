@@ -160,6 +160,7 @@ static void buffer_second_writer_refused(void) {
   qua_site_t *w1 = qtest_site(b, "write", NULL, 0), *w2 = NULL;
   qua_error_t err;
   CU_ASSERT_EQUAL(qua_site_open(b, "putb", NULL, 0, &w2, &err), QUA_ELIMIT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "one writer"));
   CU_ASSERT_PTR_NULL(w2);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "buffer"));
   qua_site_t *pb = NULL;
