@@ -20,6 +20,8 @@
  *    i+1 starts with its entry, the jump is not copied and its holes not
  *    patched: link i falls through into link i+1 (collapsing a layer).
  *    Padding between texts is filled with trapping bytes (int3, ILLEGAL).
+ *    A link may also call other links of the same code (calls[]): those
+ *    holes get the address of the other link's entry, wherever it lies.
  */
 #include "jit-internal.h"
 
@@ -95,7 +97,20 @@ typedef struct place {
   uint32_t text_len;  /* text bytes copied (the tail jump dropped when falling through) */
   int next_hole;      /* overridden hole id, or -1 */
   uint64_t next_addr;
+  const jit_link_t *link;   /* its calls[] (NULL: none) */
+  const uint64_t *entries;  /* the run address of every link's entry */
 } place_t;
+
+/* The value of hole `hole` when the link calls another link through it. */
+static int call_value(const place_t *pl, uint32_t hole, uint64_t *v)
+{
+  for (unsigned k = 0; pl->link && k < pl->link->ncalls; k++)
+    if (pl->link->calls[k].hole == hole) {
+      *v = pl->entries[pl->link->calls[k].link];
+      return 1;
+    }
+  return 0;
+}
 
 static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64_t *values,
                          jit_emit_error_t *err)
@@ -124,7 +139,7 @@ static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64
       v = pl->adata;
     else if ((int)h->hole == pl->next_hole)
       v = pl->next_addr;
-    else
+    else if (!call_value(pl, h->hole, &v))
       v = values[h->hole];
     v += (uint64_t)h->addend;
     if (k->pcrel)
@@ -162,6 +177,8 @@ int jit_emit(void *dst, uint64_t addr, const jit_stencil_t *s, const uint64_t *v
   pl.text_len = s->code_size;
   pl.next_hole = -1;
   pl.next_addr = 0;
+  pl.link = NULL;
+  pl.entries = NULL;
   return patch_stencil(s, &pl, values, err);
 }
 
@@ -236,21 +253,27 @@ int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links
 {
   uint8_t *d = dst;
   size_t text_end, total, toff = 0, doff, next_toff;
+  uint64_t entries[JIT_CHAIN_MAX];
   int rc;
 
   if (err)
     memset(err, 0, sizeof *err);
-  if (!dst || !links || n == 0)
+  if (!dst || !links || n == 0 || n > JIT_CHAIN_MAX)
     return JIT_EINVAL;
   for (size_t i = 0; i < n; i++) {
-    if (!links[i].stencil)
+    if (!links[i].stencil || links[i].ncalls > JIT_LINK_CALLS)
       return JIT_EINVAL;
     if (links[i].stencil->machine != links[0].stencil->machine)
       return JIT_EMACHINE;
+    for (unsigned k = 0; k < links[i].ncalls; k++)
+      if (links[i].calls[k].link >= n)
+        return JIT_EINVAL;
   }
   total = layout(links, n, &text_end);
   if (total > cap)
     return JIT_ENOSPC;
+  for (size_t i = 0, off = 0; i < n; off = next_text(links, n, i, off), i++)
+    entries[i] = addr + off + links[i].stencil->entry;
 
   doff = text_end;
   for (size_t i = 0; i < n; i++) {
@@ -275,6 +298,8 @@ int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links
     pl.adata = addr + doff;
     pl.next_hole = i + 1 < n ? links[i].next_hole : -1;
     pl.next_addr = addr + next_toff + (i + 1 < n ? links[i + 1].stencil->entry : 0);
+    pl.link = &links[i];
+    pl.entries = entries;
     rc = patch_stencil(s, &pl, links[i].values, err);
     if (rc < 0) {
       if (err)

@@ -218,11 +218,24 @@ JIT_API int jit_emit(void *dst, uint64_t addr, const jit_stencil_t *s, const uin
 /* One link of a chain: stencils emitted back to back into one piece of
  * code, so that a callout jumps straight into (or falls through into) its
  * target's code: "collapsing layers". */
+/* Up to this many holes of a link may stand for other links' entries. */
+#define JIT_LINK_CALLS 3
+/* Chains longer than this are refused (JIT_EINVAL). */
+#define JIT_CHAIN_MAX 32
+
 typedef struct jit_link {
   const jit_stencil_t *stencil;
   const uint64_t *values;  /* hole values of this link, indexed by hole id */
   int next_hole;           /* hole id standing for "the next link's entry"
                               (its value is filled in), or -1 */
+  /* Holes standing for the entry of another link of the same code, which
+   * this one calls rather than falls into (a tee's outputs before its
+   * last): the value of hole calls[k].hole is filled in with the address of
+   * link calls[k].link's entry. */
+  unsigned ncalls;
+  struct {
+    uint16_t hole, link;
+  } calls[JIT_LINK_CALLS];
 } jit_link_t;
 
 /* Bytes jit_emit_chain needs at most for `links` (alignment included). */
@@ -340,12 +353,16 @@ typedef struct jit_template {
 } jit_template_t;
 
 /* One part of the code a tier compiles: a template, its hole values
- * (indexed by hole id), and the hole standing for the next part's entry
- * (or -1), as in jit_link_t. */
+ * (indexed by hole id), the hole standing for the next part's entry (or
+ * -1), and holes standing for other parts' entries, as in jit_link_t. */
 typedef struct jit_part {
   const jit_template_t *tmpl;
   const uint64_t *values;
   int next_hole;
+  unsigned ncalls;
+  struct {
+    uint16_t hole, part;
+  } calls[JIT_LINK_CALLS];
 } jit_part_t;
 
 /* A code generator. compile() turns a chain of parts into code in `cm`:

@@ -68,6 +68,11 @@ static int stencil_compile(const jit_tier_t *tier, jit_codemem_t *cm, const jit_
     links[i].stencil = parts[i].tmpl->stencil;
     links[i].values = parts[i].values;
     links[i].next_hole = parts[i].next_hole;
+    links[i].ncalls = parts[i].ncalls;
+    for (unsigned k = 0; k < parts[i].ncalls && k < JIT_LINK_CALLS; k++) {
+      links[i].calls[k].hole = parts[i].calls[k].hole;
+      links[i].calls[k].link = parts[i].calls[k].part;
+    }
   }
   rc = JIT_EINVAL;
   size = jit_chain_size(links, n);

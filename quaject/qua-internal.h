@@ -43,6 +43,7 @@ struct qua_quaject {
   bool dead;
   qua_synth_mode_t synth;
   qua_site_t *body;           /* the body's site (ops.body), or NULL */
+  int synth_dist;             /* synth.c's mark: wires from here to a changed quaject */
   qua_quaject_t *prev, *next; /* every live quaject, under the control lock */
   alignas(QUA__CACHELINE) unsigned char state[];
 };

@@ -129,6 +129,7 @@ typedef struct qua_callback_def {
  * next site's own code behind it (collapsing layers) or points the hole at
  * a trampoline that calls through the site. */
 #define QUA_SYNTH_HOLES 12
+#define QUA_SYNTH_CALLS 3
 struct jit_template;
 typedef struct qua_synth_part {
   const struct jit_template *tmpl;
@@ -140,6 +141,15 @@ typedef struct qua_synth_part {
   int nholes;
   const char *next_hole;
   qua_site_t *next_site;
+  /* Callouts the code calls, rather than ends in, through a hole of its
+   * own (a tee's outputs before its last): each site's code is laid out
+   * with this code and called directly; when the site has none to offer,
+   * the hole calls through the site. */
+  int ncalls;
+  struct {
+    const char *hole;
+    qua_site_t *site;
+  } calls[QUA_SYNTH_CALLS];
   const char *why; /* when the type declines to synthesise: why ("closed") */
 } qua_synth_part_t;
 
@@ -298,7 +308,7 @@ struct qua_site {
   int owner_callout;
   void *code;                      /* synthesised code the site runs (jit_code_t), or NULL */
   const char *impl;                /* "generic spsc", "stencil spsc", "chain stencil spsc+..." */
-  char impl_buf[96];
+  char impl_buf[128];
   uint64_t synth_ns;               /* how long its last synthesis took */
 };
 

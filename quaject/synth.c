@@ -15,8 +15,8 @@
  *  1. Synthesis runs only under the control lock, in qua__resynth(q), once
  *     after each change of what code depends on (q's sites, wires, watchers,
  *     variant, or a close). It rebuilds the sites on q and on every quaject
- *     whose callouts lead to q within a chain's length, so a chain that
- *     inlined q's code, or a template that folded in q's listeners, is
+ *     whose callouts lead to q within as many wires as one site's code can
+ *     span, so code that inlined q's code, or folded in q's listeners, is
  *     rebuilt whenever q changes, and nothing else is.
  *  2. New code is written through the RW view, committed, and only then
  *     published by a release store of the site's fn; a caller loads fn
@@ -213,10 +213,15 @@ static jit_codemem_t *get_codemem(void) {
   return codemem;
 }
 
+/* The parts of one site's code: its chain, then the chains of the
+ * callouts its parts call (calls[]), each laid out in the same code. */
+#define PARTS_MAX 16
+
 typedef struct chain {
-  jit_part_t parts[CHAIN_MAX];
-  uint64_t values[CHAIN_MAX][64];
-  qua_synth_part_t desc[CHAIN_MAX];
+  jit_part_t parts[PARTS_MAX];
+  uint64_t values[PARTS_MAX][64];
+  qua_synth_part_t desc[PARTS_MAX];
+  bool called[PARTS_MAX]; /* the part starts the chain of a callout called */
   size_t n;
   char why[96];
 } chain_t;
@@ -233,6 +238,7 @@ static bool fill_values(chain_t *c, size_t i) {
   c->parts[i].tmpl = d->tmpl;
   c->parts[i].values = c->values[i];
   c->parts[i].next_hole = -1;
+  c->parts[i].ncalls = 0;
   for (uint32_t h = 0; h < set->nholes; h++) {
     const char *name = set->hole_names[h];
     bool found = false;
@@ -250,9 +256,14 @@ static bool fill_values(chain_t *c, size_t i) {
       /* Unless a chain follows, a tail call through the wire's site. */
       c->values[i][h] = d->next_site != NULL ? (uint64_t)(uintptr_t)qua__call_site
                                              : (uint64_t)(uintptr_t)qua__entry_ok;
-      c->parts[i].next_hole = -1;
       found = true;
     }
+    for (int k = 0; k < d->ncalls && !found; k++)
+      if (strcmp(d->calls[k].hole, name) == 0) {
+        /* Unless the site's own chain is laid out with this code. */
+        c->values[i][h] = (uint64_t)(uintptr_t)qua__call_site;
+        found = true;
+      }
     if (!found) {
       /* A hole the type did not fill: only those of other templates in the
        * same set are allowed to stay empty. */
@@ -262,11 +273,12 @@ static bool fill_values(chain_t *c, size_t i) {
   return true;
 }
 
-/* Builds the chain starting at site s: its own part, then as many wired
- * successors as have templates. */
-static bool build_chain(chain_t *c, qua_site_t *s) {
-  c->n = 0;
-  for (qua_site_t *cur = s; cur != NULL && c->n < CHAIN_MAX;) {
+/* Appends the chain starting at site s: its own part, then as many wired
+ * successors as have templates (CHAIN_MAX at most). False when s's own
+ * part could not be made (nothing appended) or a part's holes failed. */
+static bool build_linear(chain_t *c, qua_site_t *s) {
+  size_t start = c->n;
+  for (qua_site_t *cur = s; cur != NULL && c->n - start < CHAIN_MAX && c->n < PARTS_MAX;) {
     qua_quaject_t *q = cur->target;
     qua_synth_part_t *d = &c->desc[c->n];
     memset(d, 0, sizeof *d);
@@ -282,15 +294,43 @@ static bool build_chain(chain_t *c, qua_site_t *s) {
     if (!fill_values(c, c->n))
       return false;
     /* Chain into the next site when the hole is a tail call into it. */
-    if (c->n > 0) {
+    if (c->n > start) {
       const jit_stencil_set_t *pset = c->desc[c->n - 1].tmpl->stencil->set;
-      int hid = jit_hole_find(pset, c->desc[c->n - 1].next_hole);
-      c->parts[c->n - 1].next_hole = hid;
+      c->parts[c->n - 1].next_hole = jit_hole_find(pset, c->desc[c->n - 1].next_hole);
     }
     c->n++;
     cur = d->next_hole != NULL ? d->next_site : NULL;
   }
-  return c->n > 0;
+  return c->n > start;
+}
+
+/* Builds site s's code: its chain, then, breadth first, the chain of every
+ * callout a part calls, bound to the hole that calls it. */
+static bool build_chain(chain_t *c, qua_site_t *s) {
+  c->n = 0;
+  memset(c->called, 0, sizeof c->called);
+  if (!build_linear(c, s))
+    return false;
+  for (size_t i = 0; i < c->n; i++) {
+    const qua_synth_part_t *d = &c->desc[i];
+    for (int k = 0; k < d->ncalls && k < QUA_SYNTH_CALLS; k++) {
+      int hid = jit_hole_find(d->tmpl->stencil->set, d->calls[k].hole);
+      size_t at = c->n;
+      if (hid < 0 || d->calls[k].site == NULL || c->n >= PARTS_MAX)
+        continue;
+      if (!build_linear(c, d->calls[k].site)) {
+        if (c->n > at)
+          return false; /* a part's holes failed */
+        continue;       /* no code for that site: the hole calls through it */
+      }
+      jit_part_t *p = &c->parts[i];
+      c->called[at] = true;
+      p->calls[p->ncalls].hole = (uint16_t)hid;
+      p->calls[p->ncalls].part = (uint16_t)at;
+      p->ncalls++;
+    }
+  }
+  return true;
 }
 
 /* Rebuilds one site's code; appends code it replaces to old[]. */
@@ -319,7 +359,7 @@ static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t c
     for (size_t i = 0; i < c.n && w > 0 && (size_t)w < left; i++) {
       p += w;
       left -= (size_t)w;
-      w = snprintf(p, left, "%s%s", i ? "+" : "", c.desc[i].variant ? c.desc[i].variant : "?");
+      w = snprintf(p, left, "%s%s", c.called[i] ? " | " : i ? "+" : "", c.desc[i].variant ? c.desc[i].variant : "?");
     }
     s->impl = s->impl_buf;
     s->synth_ns = ns;
@@ -345,34 +385,47 @@ static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t c
   }
 }
 
-/* True when code synthesised for a site on u may have folded in q: u is q,
- * or one of u's callouts leads to q within the length of a chain. */
-static bool reaches(const qua_quaject_t *u, const qua_quaject_t *q, int depth) {
-  if (u == q)
-    return true;
-  if (depth == 0)
-    return false;
-  for (int c = 0; c < u->type->ncallouts; c++) {
-    qua_site_t *w = atomic_load_explicit(&((qua_quaject_t *)u)->outs[c], memory_order_relaxed);
-    if (w != NULL && w->target != NULL && reaches(w->target, q, depth - 1))
-      return true;
+/* Marks every live quaject with the number of wires from it to q (q: 0)
+ * when that is at most `depth`, else -1: a site's code (its chain and the
+ * chains its parts call, PARTS_MAX parts at most) can have folded in q's
+ * code or state only if its quaject is marked. Breadth first over the
+ * registry, so cycles of wires cost nothing more. */
+static void mark_upstream(qua_quaject_t *q, int depth) {
+  for (qua_quaject_t *u = registry; u != NULL; u = u->next)
+    u->synth_dist = -1;
+  q->synth_dist = 0;
+  for (int d = 1; d <= depth; d++) {
+    bool more = false;
+    for (qua_quaject_t *u = registry; u != NULL; u = u->next) {
+      for (int c = 0; u->synth_dist < 0 && c < u->type->ncallouts; c++) {
+        qua_site_t *w = atomic_load_explicit(&u->outs[c], memory_order_relaxed);
+        qua_quaject_t *t = w != NULL ? w->target : NULL;
+        if (t != NULL && (t == q || !t->dead) && t->synth_dist == d - 1) {
+          u->synth_dist = d;
+          more = true;
+        }
+      }
+    }
+    if (!more)
+      break;
   }
-  return false;
 }
 
 void qua__resynth(qua_quaject_t *changed, bool wait) {
   jit_code_t *old[256];
   size_t nold = 0;
+  /* Bodies call the code of their callouts' sites: one wire further. */
+  if (changed != NULL)
+    mark_upstream(changed, PARTS_MAX + 1);
   for (qua_quaject_t *u = registry; u != NULL; u = u->next) {
-    if (u->dead || (changed != NULL && !reaches(u, changed, CHAIN_MAX)))
+    if (u->dead || (changed != NULL && (u->synth_dist < 0 || u->synth_dist > PARTS_MAX)))
       continue;
     for (int e = 0; e < u->type->nentries; e++)
       QUA__FOREACH_SITE(u, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
   }
-  /* Bodies call the code of their callouts' sites directly: rebuilt after
-   * those sites, when any of them was (one hop more than a chain). */
+  /* Bodies after the sites whose code they call. */
   for (qua_quaject_t *u = registry; u != NULL; u = u->next)
-    if (u->body != NULL && !u->dead && (changed == NULL || reaches(u, changed, CHAIN_MAX + 1)))
+    if (u->body != NULL && !u->dead && (changed == NULL || u->synth_dist >= 0))
       refresh_site(u->body, old, &nold, sizeof old / sizeof old[0]);
   if (nold > 0 || wait)
     qua__synchronize();

@@ -1,21 +1,24 @@
 /* tee-templates.c -- the tee's put as templates, one per number of outputs.
  *
- * The number of outputs is folded in by choosing the template; each output
- * is a direct call through the wire's site (tt_siteN), whose code address
- * the site holds; the last output is a tail call (tt_next), which a chain
- * replaces by falling through into that callentry's stencil. An unwired
- * output's site is the library's stub site, whose callentry returns
- * QUA_ENOTWIRED, as the generic tee expects. */
+ * The number of outputs is folded in by choosing the template. Each output
+ * but the last is a call through a hole of its own (tt_callN) with the
+ * wire's site (tt_siteN) as argument: synth.c lays out that site's code
+ * with the tee's and binds the hole to it (a direct call), or, when the
+ * site has no code to offer, points the hole at a function that calls
+ * through the site. The last output is a tail call (tt_next), which a
+ * chain replaces by falling through into that callentry's stencil. An
+ * unwired output's site is the library's stub site, whose callentry
+ * returns QUA_ENOTWIRED, as the generic tee expects. */
 #include "qua.h"
 #include "types-internal.h"
 
 extern char tt_site0[], tt_site1[], tt_site2[], tt_site3[];
+extern int tt_call0(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+extern int tt_call1(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+extern int tt_call2(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 extern int tt_next(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 
-static inline int out(char *site, uint64_t x) {
-  qua_site_t *s = (qua_site_t *)(uintptr_t)site;
-  return __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE)(s, x, 0, NULL);
-}
+#define OUT(k, x) tt_call##k((qua_site_t *)(uintptr_t)tt_site##k, (x), 0, NULL)
 
 /* Folds one output's status into the tee's: QUA_DIVERTED when some output
  * diverted, else the first error, else QUA_OK (as tee.c). */
@@ -28,11 +31,13 @@ static inline int merge(int result, int r) {
 }
 
 /* The last output: a tail call when nothing before it diverted (an
- * unwired last output's tt_next is the library's stub returning QUA_OK). */
+ * unwired last output's tt_next is the library's stub returning QUA_OK),
+ * else a call whose status is merged. */
 static inline int last(int result, char *site, uint64_t x) {
+  qua_site_t *s = (qua_site_t *)(uintptr_t)site;
   if (__builtin_expect(result == QUA_OK, 1))
-    return tt_next((qua_site_t *)(uintptr_t)site, x, 0, NULL);
-  return merge(result, out(site, x));
+    return tt_next(s, x, 0, NULL);
+  return merge(result, tt_next(s, x, 0, NULL));
 }
 
 int tt_put1(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
@@ -40,19 +45,19 @@ int tt_put1(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
 }
 
 int tt_put2(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
-  int r = merge(QUA_OK, out(tt_site0, x));
+  int r = merge(QUA_OK, OUT(0, x));
   return last(r, tt_site1, x);
 }
 
 int tt_put3(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
-  int r = merge(QUA_OK, out(tt_site0, x));
-  r = merge(r, out(tt_site1, x));
+  int r = merge(QUA_OK, OUT(0, x));
+  r = merge(r, OUT(1, x));
   return last(r, tt_site2, x);
 }
 
 int tt_put4(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
-  int r = merge(QUA_OK, out(tt_site0, x));
-  r = merge(r, out(tt_site1, x));
-  r = merge(r, out(tt_site2, x));
+  int r = merge(QUA_OK, OUT(0, x));
+  r = merge(r, OUT(1, x));
+  r = merge(r, OUT(2, x));
   return last(r, tt_site3, x);
 }

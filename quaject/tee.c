@@ -29,6 +29,7 @@ static int tee_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *par
   static const jit_template_t *const tmpl[] = {NULL, &tt_tmpl_tt_put1, &tt_tmpl_tt_put2,
                                                &tt_tmpl_tt_put3, &tt_tmpl_tt_put4};
   static const char *const hole[] = {"tt_site0", "tt_site1", "tt_site2", "tt_site3"};
+  static const char *const call[] = {"tt_call0", "tt_call1", "tt_call2"};
   const tee_t *t = QUA__STATE(q, const tee_t);
   if (s->entry != TEE_E_PUT || t->n > 4)
     return QUA_ENOENTRY;
@@ -36,14 +37,17 @@ static int tee_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *par
   part->variant = "tee";
   for (int i = 0; i < t->n; i++) {
     qua_site_t *o = atomic_load_explicit(&q->outs[i], memory_order_relaxed);
-    part->holes[i].name = hole[i];
-    part->holes[i].value = (uint64_t)(uintptr_t)(o != NULL ? o : &qua__unwired_site);
+    qua__synth_hole(part, hole[i], (uint64_t)(uintptr_t)(o != NULL ? o : &qua__unwired_site));
     if (i == t->n - 1) {
       part->next_hole = "tt_next";
       part->next_site = o;
+    } else {
+      /* Called directly, its own code laid out with the tee's. */
+      part->calls[part->ncalls].hole = call[i];
+      part->calls[part->ncalls].site = o != NULL ? o : &qua__unwired_site;
+      part->ncalls++;
     }
   }
-  part->nholes = t->n;
   return QUA_OK;
 }
 

@@ -32,6 +32,12 @@ static void hear(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   atomic_fetch_add(&l->calls, 1);
 }
 
+/* Lets a listener stay until it heard an edge, or 50 ms. */
+static void wait_heard(listener_t *l) {
+  for (int t = 0; t < 500 && atomic_load(&l->calls) == 0; t++)
+    usleep(100);
+}
+
 typedef struct flow {
   qua_quaject_t *q;
   long items;
@@ -86,12 +92,12 @@ static void listeners_never_called_after_removal(void) {
     if (n % 2 == 0) {
       qua_watch_t *w;
       CU_ASSERT_EQUAL_FATAL(qua_watch(f.q, cb, hear, l, &w, NULL), QUA_OK);
-      usleep(200);
+      wait_heard(l);
       qua_unwatch(w);
     } else {
       qua_bind_t h[] = {{cb, hear, l}, {NULL, NULL, NULL}};
       qua_site_t *s = qtest_site(f.q, "count", h, 0);
-      usleep(200);
+      wait_heard(l);
       qua_site_close(s);
     }
     atomic_store_explicit(&l->removed, true, memory_order_release);
@@ -109,7 +115,7 @@ static void listeners_never_called_after_removal(void) {
   fprintf(stderr, "\n  %d listeners came and went; %ld of them heard %ld edges; %ld items moved\n", n,
           heard, calls, (long)atomic_load(&f.got));
   CU_ASSERT_EQUAL(late, 0);
-  CU_ASSERT(heard > n / 2); /* edges happen all the time: most listeners hear some */
+  CU_ASSERT(heard >= n * 9 / 10); /* edges happen all the time: a listener hears one */
   CU_ASSERT_TRUE(f.order_ok);
   CU_ASSERT_EQUAL(qua_destroy(f.q, false, NULL), QUA_OK);
 }

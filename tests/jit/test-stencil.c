@@ -283,6 +283,47 @@ static void chain_falls_through_into_next_link(void)
   jit_code_free(c);
 }
 
+/* A link calls another link of the same code through a hole (a tee's
+ * earlier outputs): the hole gets that link's entry, wherever it lies. */
+static void chain_link_calls_another_link(void)
+{
+  uint64_t v0[TB_HOLE__COUNT] = {0}, v1[TB_HOLE__COUNT] = {0}, v2[TB_HOLE__COUNT] = {0};
+  jit_link_t links[3] = {
+    {&tb_stencil_t_call2, v0, -1, 1, {{TB_HOLE_hole_fn, 2}}},
+    {&tb_stencil_t_add, v1, -1, 0, {{0, 0}}},
+    {&tb_stencil_t_add, v2, -1, 0, {{0, 0}}},
+  };
+  jit_part_t parts[3] = {
+    {&tb_tmpl_t_call2, v0, -1, 1, {{TB_HOLE_hole_fn, 2}}},
+    {&tb_tmpl_t_add, v1, -1, 0, {{0, 0}}},
+    {&tb_tmpl_t_add, v2, -1, 0, {{0, 0}}},
+  };
+  size_t entry, used, size;
+  jit_code_t *c;
+
+  v0[TB_HOLE_hole_k] = 7;
+  v0[TB_HOLE_hole_fn] = 0; /* would not be reachable: the call binding must win */
+  v1[TB_HOLE_hole_k] = 1000;
+  v2[TB_HOLE_hole_k] = 5;
+  size = jit_chain_size(links, 3);
+  CU_ASSERT_EQUAL_FATAL(jit_code_alloc(cm, size, &c), JIT_OK);
+  CU_ASSERT_EQUAL_FATAL(jit_emit_chain(jit_code_rw(c), (uint64_t)(uintptr_t)jit_code_rx(c), size,
+                                       links, 3, &entry, &used, NULL),
+                        JIT_OK);
+  jit_code_commit(c);
+  CU_ASSERT_EQUAL(((fn1_t)jit_fn((char *)jit_code_rx(c) + entry))(1), 1 + 5 + 5 + 7);
+  /* A call to a link that is not there is refused. */
+  links[0].calls[0].link = 3;
+  CU_ASSERT_EQUAL(jit_emit_chain(jit_code_rw(c), 0, size, links, 3, &entry, &used, NULL), JIT_EINVAL);
+  links[0].ncalls = JIT_LINK_CALLS + 1;
+  CU_ASSERT_EQUAL(jit_emit_chain(jit_code_rw(c), 0, size, links, 3, &entry, &used, NULL), JIT_EINVAL);
+  jit_code_free(c);
+  /* The same through the tier interface. */
+  CU_ASSERT_EQUAL_FATAL(jit_compile(&jit_tier_stencil, cm, parts, 3, &c, &entry, NULL, NULL), JIT_OK);
+  CU_ASSERT_EQUAL(((fn1_t)jit_fn((char *)jit_code_rx(c) + entry))(10), 10 + 5 + 5 + 7);
+  jit_tier_stencil.release(&jit_tier_stencil, c, 1);
+}
+
 static void chain_patches_next_hole_when_not_a_tail(void)
 {
   uint64_t v0[TB_HOLE__COUNT] = {0}, v1[TB_HOLE__COUNT] = {0};
@@ -440,6 +481,7 @@ int main(void)
   CU_add_test(s, "pc32_target_out_of_reach_refused", pc32_target_out_of_reach_refused);
   CU_add_test(s, "chain_falls_through_into_next_link", chain_falls_through_into_next_link);
   CU_add_test(s, "chain_patches_next_hole_when_not_a_tail", chain_patches_next_hole_when_not_a_tail);
+  CU_add_test(s, "chain_link_calls_another_link", chain_link_calls_another_link);
   CU_add_test(s, "own_rodata_copied_with_stencil", own_rodata_copied_with_stencil);
   CU_add_test(s, "own_rodata_absolute_32s_refused", own_rodata_absolute_32s_refused);
   CU_add_test(s, "chain_places_data_after_all_text", chain_places_data_after_all_text);
