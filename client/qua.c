@@ -884,8 +884,17 @@ static const verb_t verbs[] = {
      "A fresh connection sees the published quajects.\n"},
     {"show", 1, 1, "", verb_show, "show NAME", "describe one published quaject",
      "Prints the quaject's name, id, type, state, parameter values, wires\n"
-     "(CALLOUT -> DST.ENTRY) and the code each callentry runs (\"generic\",\n"
-     "\"spsc\", ...).\n"},
+     "(CALLOUT -> DST.ENTRY) and the code each callentry runs, with how long\n"
+     "its synthesis took:\n"
+     "  generic spsc            the generic C code (synth=off, or no template)\n"
+     "  stencil spsc            code synthesised for the site from a template\n"
+     "  chain stencil tee+pass 1w+spsc | pass 1w+spsc\n"
+     "                          one piece of code for a site and the callentries\n"
+     "                          wired behind it ('+': fallen into; ' | ': called)\n"
+     "  no site (spsc)          nobody has opened the entry yet\n"
+     "A pump's step is listed as \"(step)\".\n"
+     "  $ qua show q\n"
+     "  impl:    put: stencil spsc (synthesised in 420 ns)\n"},
     {"stats", 0, 0, "", verb_stats, "stats", "print the daemon's counters",
      "Connections, quajects, requests served, events sent and dropped, bytes in\n"
      "and out, and uptime, one \"name value\" line each.\n"},
