@@ -428,31 +428,72 @@ T(movep)
   }
 }
 
+/* A 68000 MOVE whose word or long write is to an odd address: the address
+ * error as MAME's microcoded 68000 takes it (the SingleStepTests data).
+ * The write is the first bus cycle after the operand is read, so what the
+ * frame and the registers show depends on how far the microcode got:
+ *
+ * 1. (An)+ keeps An; -(An).l keeps An and faults on its low word (the long
+ *    is written low word first), -(An).w has decremented An and has already
+ *    prefetched the next instruction word, which the frame holds as IR.
+ * 2. The stacked PC is 2 past the next word to fetch for (An), (An)+ and
+ *    -(An), and 2 before it for (xxx).l from a memory source (the second
+ *    address word is fetched after the operand, so it is still to come).
+ * 3. The flags of a long move have been set only in part: from a register
+ *    or immediate, none to (An) and (An)+, N and Z from the high word
+ *    (Z kept if already clear) to (d16,An) and (d8,An,Xn); from memory,
+ *    from the low word to (An), (An)+ and (xxx).l. Otherwise from the whole
+ *    long. A word move has set them all. */
+static M68K_NOINLINE _Noreturn void move_fault(m68k_cpu_t *c, int ea, int ea2, int rx, int sz,
+                                               uint32_t a, uint32_t v)
+{
+  bool src_mem = ea != EA_D && ea != EA_A && ea != EA_IMM;
+  bool to_ai = ea2 == EA_AI || ea2 == EA_PI;
+  uint32_t addr = a;
+  c->ae_prog = false;
+  c->ae_undo = 0;
+  c->ae_adj = (to_ai || ea2 == EA_PD) ? 2 : 0;
+  if (ea2 == EA_PI) {
+    AREG(rx) = a;
+  } else if (ea2 == EA_PD) {
+    if (sz == 4) {
+      AREG(rx) = a + 4;
+      addr = a + 2;
+    } else {
+      c->ir = rd(c, c->pc, 2);
+    }
+  } else if (ea2 == EA_AL && src_mem) {
+    c->ae_adj = -2;
+  }
+  /* The flags are still those from before the instruction. */
+  if (sz == 2) {
+    flags_logic(c, v, 2);
+  } else if (src_mem && (to_ai || ea2 == EA_AL)) {
+    flags_logic(c, v & 0xffff, 2);
+  } else if (!src_mem && (ea2 == EA_DI || ea2 == EA_IX)) {
+    c->n = v & 0x80000000u;
+    c->nz |= v >> 16;
+  } else if (src_mem || !to_ai) {
+    flags_logic(c, v, 4);
+  }
+  m68k__address_error(c, addr, true, false);
+}
+
+/* The flags are set after the destination's address is known, so that an
+ * odd one finds them as they were (move_fault). */
 T(move)
 {
   uint32_t v = ea_read(c, ea, RY, sz);
-  uint32_t v0 = c->v, c0 = c->c;
-  flags_logic(c, v, sz);
   if (ea2 == EA_D) {
+    flags_logic(c, v, sz);
     set_dreg(c, RX, sz, v);
     return;
   }
   uint32_t a = ea_addr(c, ea2, RX, sz);
-  c->ae_prog = false;
-  c->ae_adj = (ea2 == EA_AI || ea2 == EA_PI || ea2 == EA_PD) ? 2 : 0;
-  if (sz == 4 && IS000 && (a & 1)) {
-    /* A faulting long write: N and Z come from the high word only, V and C
-     * are left as they were, and -(An) is not decremented. */
-    c->n = v & 0x80000000u;
-    c->nz = v >> 16;
-    c->v = v0;
-    c->c = c0;
-    if (ea2 == EA_PD) {
-      c->ae_undo = 9 + (int)RX;
-      c->ae_undo_val = a + 4;
-      c->ae_addr_adj = 2;
-    }
-  }
+  if (sz > 1 && M68K_UNLIKELY(a & c->align_mask))
+    move_fault(c, ea, ea2, (int)RX, sz, a, v);
+  flags_logic(c, v, sz);
+  c->ae_prog = false; /* a bus error on the write is a data access */
   wr(c, a, sz, v);
 }
 
@@ -536,6 +577,7 @@ T(chk)
   int32_t d = (int32_t)sext(DREG(RX), sz);
   int32_t b = (int32_t)sext(bound, sz);
   c->nz = DREG(RX) & MASK(sz);
+  c->n = 0; /* in bounds: N clear (the 68000's; undefined on the 68030) */
   c->v = 0;
   c->c = 0;
   if (d < 0 || d > b) {
@@ -553,7 +595,9 @@ T(pea)
 }
 
 /* Packed BCD (flag rules of the 68000 as measured: V is the "corrected"
- * bit 7 carry, N from bit 7, Z only cleared). */
+ * bit 7 carry, N from bit 7, Z only cleared). ABCD decides the high digit's
+ * correction on the sum after the low digit's: above 0x9f (not 0x99), so
+ * non-BCD operands such as 0x4a + 0x4a + 1 give 0x9b with no carry. */
 M68K_INLINE uint32_t bcd_add(m68k_cpu_t *c, uint32_t d, uint32_t s)
 {
   uint32_t x = c->x;
@@ -561,7 +605,7 @@ M68K_INLINE uint32_t bcd_add(m68k_cpu_t *c, uint32_t d, uint32_t s)
   uint32_t r = bin;
   if (((d & 0xf) + (s & 0xf) + x) > 9)
     r += 6;
-  if (r > 0x99) {
+  if (r > 0x9f) {
     r += 0x60;
     c->c = c->x = 1;
   } else {
@@ -710,6 +754,10 @@ T(movem_rm)
   if (ea == EA_PD) {
     uint32_t a = AREG(RY);
     uint32_t orig = a;
+    /* A 68000 writes each long low word first: an odd -(An) faults on the
+     * first register's low word, at An - 2. */
+    if (sz == 4 && mask && M68K_UNLIKELY(a & c->align_mask))
+      m68k__address_error(c, a - 2, true, false);
     for (int i = 0; i < 16; i++) {
       if (!(mask & (1u << i)))
         continue;
@@ -1143,13 +1191,23 @@ T(subx)
   }
 }
 
+/* A 68000 address error on CMPM's source leaves Ay advanced by 2 (the
+ * microcode has stepped it past the first word of a long); one on the
+ * destination leaves Ax as it was, for both sizes. */
 T(cmpm)
 {
   uint32_t sa = ea_addr(c, EA_PI, RY, sz);
   c->ae_adj = 2;
+  if (sz == 4)
+    c->ae_undo_val = sa + 2; /* ea_addr set ae_undo for Ay */
   uint32_t s = rd(c, sa, sz);
   uint32_t da = ea_addr(c, EA_PI, RX, sz);
   c->ae_adj = 2;
+  if (sz == 2) {
+    c->ae_undo = 9 + (int)RX;
+    c->ae_undo_val = da;
+    c->ae_addr_adj = 0;
+  }
   uint32_t d = rd(c, da, sz);
   do_sub(c, d, s, sz, 0, false, true);
 }
