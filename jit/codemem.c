@@ -551,6 +551,27 @@ void jit_code_free(jit_code_t *c)
   free(c);
 }
 
+/* Retirement: counted from the call until the code is freed, so that
+ * jit_codemem_destroy can wait for every retired piece. */
+static void retire_begin(jit_code_t *c)
+{
+  pthread_mutex_lock(&c->cm->lock);
+  c->cm->retiring++;
+  pthread_mutex_unlock(&c->cm->lock);
+}
+
+/* Frees retired code once every flavour's grace period has passed. */
+static void retire_end(jit_code_t *c)
+{
+  jit_codemem_t *cm = c->cm;
+  pthread_mutex_lock(&cm->lock);
+  free_locked(cm, c);
+  if (--cm->retiring == 0)
+    pthread_cond_broadcast(&cm->idle);
+  pthread_mutex_unlock(&cm->lock);
+  free(c);
+}
+
 static void retire_cb(struct rcu_head *head)
 {
   jit_code_t *c = caa_container_of(head, jit_code_t, rcu);
@@ -558,46 +579,29 @@ static void retire_cb(struct rcu_head *head)
 
   TSAN_ACQUIRE(c);
   cm = c->cm;
+  /* call_rcu ran after the first flavour's grace period; wait for the rest. */
   for (size_t i = 1; i < cm->nflavors; i++)
     cm->flavors[i]->update_synchronize_rcu();
-  pthread_mutex_lock(&cm->lock);
-  free_locked(cm, c);
-  if (--cm->retiring == 0)
-    pthread_cond_broadcast(&cm->idle);
-  pthread_mutex_unlock(&cm->lock);
-  free(c);
+  retire_end(c);
 }
 
 void jit_code_retire(jit_code_t *c)
 {
-  jit_codemem_t *cm;
   if (!c)
     return;
-  cm = c->cm;
-  pthread_mutex_lock(&cm->lock);
-  cm->retiring++;
-  pthread_mutex_unlock(&cm->lock);
+  retire_begin(c);
   TSAN_RELEASE(c);
-  cm->flavors[0]->update_call_rcu(&c->rcu, retire_cb);
+  c->cm->flavors[0]->update_call_rcu(&c->rcu, retire_cb);
 }
 
 void jit_code_retire_sync(jit_code_t *c)
 {
-  jit_codemem_t *cm;
   if (!c)
     return;
-  cm = c->cm;
-  pthread_mutex_lock(&cm->lock);
-  cm->retiring++;
-  pthread_mutex_unlock(&cm->lock);
-  for (size_t i = 0; i < cm->nflavors; i++)
-    cm->flavors[i]->update_synchronize_rcu();
-  pthread_mutex_lock(&cm->lock);
-  free_locked(cm, c);
-  if (--cm->retiring == 0)
-    pthread_cond_broadcast(&cm->idle);
-  pthread_mutex_unlock(&cm->lock);
-  free(c);
+  retire_begin(c);
+  for (size_t i = 0; i < c->cm->nflavors; i++)
+    c->cm->flavors[i]->update_synchronize_rcu();
+  retire_end(c);
 }
 
 jit_fn_t jit_fn(const void *rx)
