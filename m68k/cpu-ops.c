@@ -1141,25 +1141,27 @@ T(adda)
     do_sub(c, AREG(RX), s, 4, 0, false, true);
 }
 
+/* ADDX/SUBX -(Ay),-(Ax): reads the operand at -(An) into the result and
+ * its address into *addr. A 68000 address error there reports the address
+ * 2 higher (adj) and, for a long, leaves An as it was (undo). */
+M68K_INLINE uint32_t x_pd_read(m68k_cpu_t *c, int reg, int sz, uint32_t *addr)
+{
+  uint32_t a = ea_addr(c, EA_PD, reg, sz);
+  c->ae_adj = 2;
+  if (sz == 4) {
+    c->ae_undo = 9 + reg;
+    c->ae_undo_val = a + 4;
+    c->ae_addr_adj = 2;
+  }
+  *addr = a;
+  return rd(c, a, sz);
+}
+
 T(addx)
 {
   if (k) {
-    uint32_t sa = ea_addr(c, EA_PD, RY, sz);
-    c->ae_adj = 2;
-    if (sz == 4) {
-      c->ae_undo = 9 + (int)RY;
-      c->ae_undo_val = sa + 4;
-      c->ae_addr_adj = 2;
-    }
-    uint32_t s = rd(c, sa, sz);
-    uint32_t a = ea_addr(c, EA_PD, RX, sz);
-    c->ae_adj = 2;
-    if (sz == 4) {
-      c->ae_undo = 9 + (int)RX;
-      c->ae_undo_val = a + 4;
-      c->ae_addr_adj = 2;
-    }
-    uint32_t d = rd(c, a, sz);
+    uint32_t a, s = x_pd_read(c, (int)RY, sz, &a);
+    uint32_t d = x_pd_read(c, (int)RX, sz, &a);
     wr(c, a, sz, do_add(c, d, s, sz, c->x, true));
   } else {
     set_dreg(c, RX, sz, do_add(c, DREG(RX), DREG(RY), sz, c->x, true));
@@ -1169,22 +1171,8 @@ T(addx)
 T(subx)
 {
   if (k) {
-    uint32_t sa = ea_addr(c, EA_PD, RY, sz);
-    c->ae_adj = 2;
-    if (sz == 4) {
-      c->ae_undo = 9 + (int)RY;
-      c->ae_undo_val = sa + 4;
-      c->ae_addr_adj = 2;
-    }
-    uint32_t s = rd(c, sa, sz);
-    uint32_t a = ea_addr(c, EA_PD, RX, sz);
-    c->ae_adj = 2;
-    if (sz == 4) {
-      c->ae_undo = 9 + (int)RX;
-      c->ae_undo_val = a + 4;
-      c->ae_addr_adj = 2;
-    }
-    uint32_t d = rd(c, a, sz);
+    uint32_t a, s = x_pd_read(c, (int)RY, sz, &a);
+    uint32_t d = x_pd_read(c, (int)RX, sz, &a);
     wr(c, a, sz, do_sub(c, d, s, sz, c->x, true, false));
   } else {
     set_dreg(c, RX, sz, do_sub(c, DREG(RX), DREG(RY), sz, c->x, true, false));
