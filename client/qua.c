@@ -443,46 +443,37 @@ static int verb_create(ctx_t *x) {
   return EXIT_OK;
 }
 
-static int verb_rm(ctx_t *x) {
-  int rc = EXIT_OK;
+/* Opens each named quaject, applies `act` to it, and reports it as `done`
+ * ("removed", "closed"); stops at the first failure. */
+static int each_name(ctx_t *x, const char *done, int (*act)(ctx_t *x, const quac_opened_t *q)) {
   for (int i = 0; i < x->argc; i++) {
     quac_opened_t q;
     int e = open_name(x, x->argv[i], &q);
     if (e != EXIT_OK)
       return e;
-    int r = quac_destroy(x->c, q.handle, x->force);
+    int r = act(x, &q);
     if (r < 0)
       return fail(x->c, x->argv[i], r);
     if (x->o->json) {
-      printf("{\"removed\":");
+      printf("{\"%s\":", done);
       json_str(stdout, x->argv[i]);
       printf(",\"id\":%" PRIu64 "}\n", q.id);
     } else {
-      printf("removed %s\n", x->argv[i]);
-    }
-  }
-  return rc;
-}
-
-static int verb_close(ctx_t *x) {
-  for (int i = 0; i < x->argc; i++) {
-    quac_opened_t q;
-    int e = open_name(x, x->argv[i], &q);
-    if (e != EXIT_OK)
-      return e;
-    int r = quac_close_queue(x->c, q.handle);
-    if (r < 0)
-      return fail(x->c, x->argv[i], r);
-    if (x->o->json) {
-      printf("{\"closed\":");
-      json_str(stdout, x->argv[i]);
-      printf(",\"id\":%" PRIu64 "}\n", q.id);
-    } else {
-      printf("closed %s\n", x->argv[i]);
+      printf("%s %s\n", done, x->argv[i]);
     }
   }
   return EXIT_OK;
 }
+
+static int act_destroy(ctx_t *x, const quac_opened_t *q) {
+  return quac_destroy(x->c, q->handle, x->force);
+}
+
+static int act_close(ctx_t *x, const quac_opened_t *q) { return quac_close_queue(x->c, q->handle); }
+
+static int verb_rm(ctx_t *x) { return each_name(x, "removed", act_destroy); }
+
+static int verb_close(ctx_t *x) { return each_name(x, "closed", act_close); }
 
 static int verb_wire(ctx_t *x) {
   char src[256], dst[256];
