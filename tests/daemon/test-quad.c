@@ -101,6 +101,16 @@ static uint64_t open_name(rawconn_t *c, const char *name, int *status) {
   return h;
 }
 
+/* Wires src's callout to dst's callentry; returns the status. */
+static int wire(rawconn_t *c, uint64_t src, const char *callout, uint64_t dst, const char *entry) {
+  Qua__V1__WireRequest w = QUA__V1__WIRE_REQUEST__INIT;
+  w.src = src;
+  w.callout = (char *)callout;
+  w.dst = dst;
+  w.entry = (char *)entry;
+  return rc_call(c, QUAP_WIRE, &w.base, NULL);
+}
+
 static Qua__V1__StatsReply *stats(rawconn_t *c) {
   Qua__V1__StatsRequest r = QUA__V1__STATS_REQUEST__INIT;
   ProtobufCMessage *m = NULL;
@@ -424,13 +434,8 @@ static void closing_connection_destroys_what_it_did_not_publish(void) {
   CU_ASSERT_EQUAL(st, 0);
   uint64_t gone = create(&a, "counter", NULL, &st, NULL);
   uint64_t pump = create(&a, "pump", NULL, &st, NULL);
-  Qua__V1__WireRequest w = QUA__V1__WIRE_REQUEST__INIT;
-  w.src = pump;
-  w.callout = (char *)"source";
-  w.dst = kept;
-  w.entry = (char *)"get";
-  CU_ASSERT_EQUAL(rc_call(&a, QUAP_WIRE, &w.base, NULL), 0);
-  CU_ASSERT_EQUAL(rc_call(&a, QUAP_WIRE, &w.base, NULL), QUA_EWIRED);
+  CU_ASSERT_EQUAL(wire(&a, pump, "source", kept, "get"), 0);
+  CU_ASSERT_EQUAL(wire(&a, pump, "source", kept, "get"), QUA_EWIRED);
   /* b watches "kept" and holds a handle on it. */
   uint64_t kb = open_name(&b, "kept", &st);
   bind_to(&b, kb, "notempty", NULL, 0, &st);
@@ -510,16 +515,8 @@ static void pump_backs_up_to_a_slow_drainer_and_a_new_one_resumes(void) {
   uint64_t src = create(&p, "queue", "bk-src", &st, "capacity=1024");
   uint64_t dst = create(&p, "queue", "bk-dst", &st, "capacity=8");
   uint64_t pump = create(&p, "pump", NULL, &st, NULL);
-  Qua__V1__WireRequest wr = QUA__V1__WIRE_REQUEST__INIT;
-  wr.src = pump;
-  wr.callout = (char *)"source";
-  wr.dst = src;
-  wr.entry = (char *)"get";
-  CU_ASSERT_EQUAL(rc_call(&p, QUAP_WIRE, &wr.base, NULL), 0);
-  wr.callout = (char *)"sink";
-  wr.dst = dst;
-  wr.entry = (char *)"put";
-  CU_ASSERT_EQUAL(rc_call(&p, QUAP_WIRE, &wr.base, NULL), 0);
+  CU_ASSERT_EQUAL(wire(&p, pump, "source", src, "get"), 0);
+  CU_ASSERT_EQUAL(wire(&p, pump, "sink", dst, "put"), 0);
   /* A watcher hears "full" fired by the pump's thread. */
   uint64_t wq = open_name(&w, "bk-dst", &st);
   uint64_t wb = bind_to(&w, wq, "full", NULL, 0, &st);
@@ -852,16 +849,8 @@ static void sigterm_answers_in_flight_and_exits_zero(void) {
   uint64_t q1 = create(&c, "queue", "q1", &st, NULL);
   uint64_t q2 = create(&c, "queue", "q2", &st, NULL);
   uint64_t pump = create(&c, "pump", "p", &st, NULL);
-  Qua__V1__WireRequest w = QUA__V1__WIRE_REQUEST__INIT;
-  w.src = pump;
-  w.callout = (char *)"source";
-  w.dst = q1;
-  w.entry = (char *)"get";
-  CU_ASSERT_EQUAL(rc_call(&c, QUAP_WIRE, &w.base, NULL), 0);
-  w.callout = (char *)"sink";
-  w.dst = q2;
-  w.entry = (char *)"put";
-  CU_ASSERT_EQUAL(rc_call(&c, QUAP_WIRE, &w.base, NULL), 0);
+  CU_ASSERT_EQUAL(wire(&c, pump, "source", q1, "get"), 0);
+  CU_ASSERT_EQUAL(wire(&c, pump, "sink", q2, "put"), 0);
   uint64_t dq = open_name(&drainer, "q2", &st);
   bind_to(&drainer, dq, NULL, "get", 1000, &st);
   CU_ASSERT_EQUAL(st, 0);
