@@ -334,25 +334,42 @@ static void conn_start(quad_conn_t *c) {
   conn_update_reading(c);
 }
 
-void quad_on_unix_connection(uv_stream_t *server, int status) {
+/* A new connection on `server`: a conn whose handle is initialised by
+ * `init` and accepted, or NULL (logged; a failed accept closes the conn). */
+static quad_conn_t *conn_accept(uv_stream_t *server, int status,
+                                void (*init)(quad_conn_t *c)) {
   if (status < 0) {
     quad_log(QUAD_LOG_WARN, "accept: %s", uv_strerror(status));
-    return;
+    return NULL;
   }
   quad_conn_t *c = conn_new();
   if (c == NULL) {
     quad_log(QUAD_LOG_ERROR, "accept: out of memory");
-    return;
+    return NULL;
   }
-  uv_pipe_init(quad_srv->loop, &c->u.pipe, 0);
+  init(c);
   c->u.h.data = c;
   if (uv_accept(server, &c->u.s) < 0) {
     quad_log(QUAD_LOG_WARN, "accept failed");
     uv_timer_init(quad_srv->loop, &c->close_timer);
     c->state = QUAD_CLOSING;
     conn_uv_close(c);
-    return;
+    return NULL;
   }
+  return c;
+}
+
+static void init_pipe(quad_conn_t *c) { uv_pipe_init(quad_srv->loop, &c->u.pipe, 0); }
+
+static void init_tcp(quad_conn_t *c) {
+  uv_tcp_init(quad_srv->loop, &c->u.tcp);
+  c->tcp = true;
+}
+
+void quad_on_unix_connection(uv_stream_t *server, int status) {
+  quad_conn_t *c = conn_accept(server, status, init_pipe);
+  if (c == NULL)
+    return;
   uv_os_fd_t fd;
   struct ucred cred;
   socklen_t len = sizeof cred;
@@ -365,25 +382,9 @@ void quad_on_unix_connection(uv_stream_t *server, int status) {
 }
 
 void quad_on_tcp_connection(uv_stream_t *server, int status) {
-  if (status < 0) {
-    quad_log(QUAD_LOG_WARN, "accept: %s", uv_strerror(status));
+  quad_conn_t *c = conn_accept(server, status, init_tcp);
+  if (c == NULL)
     return;
-  }
-  quad_conn_t *c = conn_new();
-  if (c == NULL) {
-    quad_log(QUAD_LOG_ERROR, "accept: out of memory");
-    return;
-  }
-  uv_tcp_init(quad_srv->loop, &c->u.tcp);
-  c->u.h.data = c;
-  c->tcp = true;
-  if (uv_accept(server, &c->u.s) < 0) {
-    quad_log(QUAD_LOG_WARN, "accept failed");
-    uv_timer_init(quad_srv->loop, &c->close_timer);
-    c->state = QUAD_CLOSING;
-    conn_uv_close(c);
-    return;
-  }
   uv_tcp_nodelay(&c->u.tcp, 1);
   struct sockaddr_storage ss;
   int len = sizeof ss;
