@@ -16,6 +16,7 @@
  */
 
 #include "lfq.h"
+#include "qbench.h"
 
 #include <ck_ring.h>
 #include <pthread.h>
@@ -41,13 +42,6 @@ typedef struct bench {
   pthread_barrier_t start;
   long errors;
 } bench_t;
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void pin(int cpu)
 {
@@ -194,9 +188,9 @@ static double run_once(enum kind kind)
     abort();
   pin(1);
   pthread_barrier_wait(&b->start);
-  double t0 = now();
+  double t0 = qbench_now();
   receiver(b);
-  double t1 = now();
+  double t1 = qbench_now();
   pthread_join(th, NULL);
   if (b->errors != 0) {
     fprintf(stderr, "bench-queue: kind %d delivered %ld wrong words\n", kind, b->errors);
@@ -211,19 +205,13 @@ static double run_once(enum kind kind)
   return t1 - t0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 typedef struct stats {
   double median, min, max;
 } stats_t;
 
 static stats_t summarise(double *v, int n)
 {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, qbench_cmp_double);
   return (stats_t){v[n / 2], v[0], v[n - 1]};
 }
 

@@ -20,21 +20,12 @@
 #include <sys/socket.h>
 
 #include "itest.h"
+#include "qbench.h"
 
 #define RUNS 5
 #define ECHO_SIZE 64
 
 static itest_daemon_t daemon_;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
 
 static int die(const char *what) {
   fprintf(stderr, "bench-rpc: %s\n", what);
@@ -107,7 +98,7 @@ static double tcp_echo_rtt_us(long n) {
   close(fd);
   pthread_join(t, NULL);
   close(echo_listener);
-  return median(runs, RUNS);
+  return qbench_median(runs, RUNS);
 }
 
 static double rpc_call_rtt_us(quac_conn_t *c, long n) {
@@ -125,7 +116,7 @@ static double rpc_call_rtt_us(quac_conn_t *c, long n) {
     if (r >= 0)
       runs[r] = (itest_now() - t0) * 1e6 / (double)n;
   }
-  return median(runs, RUNS);
+  return qbench_median(runs, RUNS);
 }
 
 static int bench_rtt(void) {
@@ -212,7 +203,7 @@ static double rpc_calls_per_s(double seconds) {
   }
   for (int i = 0; i < CONNS; i++)
     quac_close(c[i]);
-  return median(runs, RUNS);
+  return qbench_median(runs, RUNS);
 }
 
 /* Starts redis-server on a private loopback port without persistence. */
@@ -307,7 +298,7 @@ static int bench_throughput(const char *redis_server, const char *redis_benchmar
   }
   if (!ok)
     return die("redis-benchmark gave no figure");
-  double redis_rps = median(runs, RUNS);
+  double redis_rps = qbench_median(runs, RUNS);
   printf("BENCH redis_ping_p16_per_s %.0f requests/s\n", redis_rps);
   printf("BENCH rpc_vs_redis_p16 %.3f ratio\n", rpc / redis_rps);
   return 0;

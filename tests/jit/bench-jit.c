@@ -9,6 +9,7 @@
  * Every compiled pair is called once and checked before it is timed.
  */
 #include "bench-synth.h"
+#include "qbench.h"
 #include "bq-stencils.h"
 #include "jit.h"
 
@@ -63,25 +64,6 @@ static void *addr_empty(void)
   void *p;
   memcpy(&p, &f, sizeof p);
   return p;
-}
-
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
 }
 
 /* The pair must behave as a queue with the handlers wired: 1 for success. */
@@ -147,13 +129,13 @@ static double bench_emit(jit_codemem_t *cm, double *synth_ns)
     exit(1);
   }
   for (int r = 0; r < RUNS; r++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = qbench_now_ns();
     for (int i = 0; i < iters; i++) {
       jit_emit(rw, (uint64_t)(uintptr_t)rx, sp, v, NULL);
       jit_emit(rw + goff, (uint64_t)(uintptr_t)rx + goff, sg, v, NULL);
       __asm__ __volatile__("" ::: "memory");
     }
-    runs[r] = (double)(now_ns() - t0) / iters;
+    runs[r] = (double)(qbench_now_ns() - t0) / iters;
   }
   jit_code_free(c);
 
@@ -162,7 +144,7 @@ static double bench_emit(jit_codemem_t *cm, double *synth_ns)
     jit_part_t pp = {&bq_tmpl_b_put, v, -1}, pg = {&bq_tmpl_b_get, v, -1};
     jit_code_t *a, *b;
     size_t ea, eb;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = qbench_now_ns();
     for (int i = 0; i < iters / 4; i++) {
       if (jit_compile(&jit_tier_stencil, cm, &pp, 1, &a, &ea, NULL, NULL) < 0 ||
           jit_compile(&jit_tier_stencil, cm, &pg, 1, &b, &eb, NULL, NULL) < 0)
@@ -170,10 +152,10 @@ static double bench_emit(jit_codemem_t *cm, double *synth_ns)
       jit_code_free(a);
       jit_code_free(b);
     }
-    sruns[r] = (double)(now_ns() - t0) / (iters / 4);
+    sruns[r] = (double)(qbench_now_ns() - t0) / (iters / 4);
   }
-  *synth_ns = median(sruns, RUNS);
-  return median(runs, RUNS);
+  *synth_ns = qbench_median(sruns, RUNS);
+  return qbench_median(runs, RUNS);
 }
 
 /* --- libtcc ----------------------------------------------------------------- */
@@ -205,7 +187,7 @@ static double bench_tcc(void)
            "  *out = q->slot[t & mask]; q->tail = t + 1; return 1;\n}\n",
            (unsigned long long)(uintptr_t)&queue, MASK, (unsigned long long)(uintptr_t)&queue, MASK);
   for (int r = 0; r < RUNS; r++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = qbench_now_ns();
     for (int i = 0; i < iters; i++) {
       TCCState *s = tcc_new();
       if (!s)
@@ -226,9 +208,9 @@ static double bench_tcc(void)
       }
       tcc_delete(s);
     }
-    runs[r] = (double)(now_ns() - t0) / iters;
+    runs[r] = (double)(qbench_now_ns() - t0) / iters;
   }
-  return median(runs, RUNS);
+  return qbench_median(runs, RUNS);
 }
 #endif
 
@@ -325,7 +307,7 @@ static double bench_gccjit(void)
   double runs[RUNS];
   for (int r = 0; r < RUNS; r++) {
     gj_t g;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = qbench_now_ns();
     g.c = gcc_jit_context_acquire();
     if (!g.c)
       return -1;
@@ -345,7 +327,7 @@ static double bench_gccjit(void)
       return -1;
     }
     void *put = gcc_jit_result_get_code(res, "b_put"), *get = gcc_jit_result_get_code(res, "b_get");
-    runs[r] = (double)(now_ns() - t0);
+    runs[r] = (double)(qbench_now_ns() - t0);
     if (r == 0 && (!put || !get || !check_pair(as_put(put), as_get(get)))) {
       fprintf(stderr, "bench-jit: gccjit pair misbehaves\n");
       exit(1);
@@ -353,7 +335,7 @@ static double bench_gccjit(void)
     gcc_jit_result_release(res);
     gcc_jit_context_release(g.c);
   }
-  return median(runs, RUNS);
+  return qbench_median(runs, RUNS);
 }
 #endif
 

@@ -18,25 +18,10 @@
 #include <time.h>
 
 #include "bench-synth.h"
+#include "qbench.h"
 #include "qua.h"
 
 #define RUNS 7
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
 
 static qua_quaject_t *make(const char *type, const char *synth, const char *p0) {
   const char *p[] = {synth, p0};
@@ -78,7 +63,7 @@ static double synth_wire(void) {
     qua_site_close(get);
   }
   qua_destroy(q, false, NULL);
-  return median(t, n);
+  return qbench_median(t, n);
 }
 
 /* Generic and synthesised code are timed in alternating runs, so that both
@@ -97,7 +82,7 @@ static paired_t run_paired(run_fn run, void *generic, void *synth, int runs) {
     s[r] = run(synth);
     ratio[r] = s[r] / g[r];
   }
-  return (paired_t){median(g, runs), median(s, runs), median(ratio, runs)};
+  return (paired_t){qbench_median(g, runs), qbench_median(s, runs), qbench_median(ratio, runs)};
 }
 
 /* Two sites of an SP-SC queue; a run is put+get pairs, in pairs per ns. */
@@ -123,13 +108,13 @@ static void put_get_close(put_get_t *x) {
 static double put_get_run(void *ctx) {
   put_get_t *x = ctx;
   const int n = 2000000;
-  uint64_t t0 = now_ns(), sum = 0, v = 0;
+  uint64_t t0 = qbench_now_ns(), sum = 0, v = 0;
   for (int i = 0; i < n; i++) {
     qua_call_online(x->put, (uint64_t)i, 0, NULL);
     qua_call_online(x->get, 0, 0, &v);
     sum += v;
   }
-  double per_ns = n / (double)(now_ns() - t0);
+  double per_ns = n / (double)(qbench_now_ns() - t0);
   if (sum != (uint64_t)n * (n - 1) / 2)
     fprintf(stderr, "bench-synth: put/get lost items\n");
   qua_thread_quiescent();
@@ -180,7 +165,7 @@ static void pipeline_close(pipeline_t *x) {
 static double pipeline_run(void *ctx) {
   pipeline_t *x = ctx;
   const int n = 1 << 21;
-  uint64_t t0 = now_ns(), sum = 0, v;
+  uint64_t t0 = qbench_now_ns(), sum = 0, v;
   for (int i = 0; i < n; i += 64) {
     for (int k = 0; k < 64; k++)
       qua_call_online(x->in, (uint64_t)(i + k), 0, NULL);
@@ -189,7 +174,7 @@ static double pipeline_run(void *ctx) {
       sum += v;
     }
   }
-  double mops = (double)n / ((double)(now_ns() - t0) / 1e3);
+  double mops = (double)n / ((double)(qbench_now_ns() - t0) / 1e3);
   if (sum != (uint64_t)n * (n - 1) / 2)
     fprintf(stderr, "bench-synth: pipeline lost items\n");
   qua_thread_quiescent();
@@ -228,11 +213,11 @@ static double pump_move_run(void *ctx) {
   }
   qua_site_close(fill);
   qua_wire(p, "sink", b, "put", NULL);
-  uint64_t t0 = now_ns();
+  uint64_t t0 = qbench_now_ns();
   qua_wire(p, "source", a, "get", NULL);
   if (qua_pump_join(p, 60000) != QUA_OK)
     fprintf(stderr, "bench-synth: the pump did not finish\n");
-  double mops = (double)N / ((double)(now_ns() - t0) / 1e3);
+  double mops = (double)N / ((double)(qbench_now_ns() - t0) / 1e3);
   qua_quaject_entry_info(p, QUA_ENTRY_BODY, x->impl, sizeof x->impl, NULL);
   qua_site_t *cnt;
   uint64_t n = 0;

@@ -18,14 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qbench.h"
+
 #define RUNS 5
 #define DEFAULT_ROUNDS "60" /* about 190M instructions: 1-2 s under quamachine */
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Runs argv; stdout and stderr into the given buffers. Returns the time. */
 static double run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
@@ -35,7 +31,7 @@ static double run(char *const argv[], char *out, size_t outlen, char *err, size_
     perror("pipe");
     exit(1);
   }
-  double t0 = now();
+  double t0 = qbench_now();
   pid_t pid = fork();
   if (pid == 0) {
     dup2(po[1], 1);
@@ -56,21 +52,11 @@ static double run(char *const argv[], char *out, size_t outlen, char *err, size_
   out[no] = err[ne] = '\0';
   int ws;
   waitpid(pid, &ws, 0);
-  double t = now() - t0;
+  double t = qbench_now() - t0;
   close(po[0]);
   close(pe[0]);
   *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
   return t;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
 }
 
 int main(int argc, char **argv) {
@@ -99,8 +85,8 @@ int main(int argc, char **argv) {
     }
     mips[i] = (double)insns / tq[i] / 1e6;
   }
-  double mq = median(tq, RUNS), me = median(te, RUNS);
-  printf("BENCH quamachine_mips %.1f MIPS\n", median(mips, RUNS));
+  double mq = qbench_median(tq, RUNS), me = qbench_median(te, RUNS);
+  printf("BENCH quamachine_mips %.1f MIPS\n", qbench_median(mips, RUNS));
   printf("BENCH qemu_m68k_s %.4f s\n", me);
   printf("BENCH quamachine_s %.4f s\n", mq);
   printf("BENCH quamachine_vs_qemu %.3f x\n", me / mq);
