@@ -121,7 +121,7 @@ void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
 void qua__broadcast_reader(qua_quaject_t *q, int cb, uint64_t arg);
 
 /* True when some open site or watcher listens to callback cb. Control lock. */
-bool qua__listened(const qua_quaject_t *q, int cb);
+bool qua__listened(qua_quaject_t *q, int cb);
 
 /* Iterates the open sites of an entry (control lock held). */
 #define QUA__FOREACH_SITE(q, e, s)                                              \
@@ -138,8 +138,8 @@ int qua__error(qua_error_t *err, int code, const char *fmt, ...)
 /* --- Synthesis (synth.c) ------------------------------------------------ */
 
 /* Re-points every site whose code may depend on q (the sites on q, and on
- * quajects whose callouts lead to q within a chain's length; every site
- * when q is NULL) at the code the current state calls for: synthesised
+ * quajects whose callouts lead to q within as many wires as one site's
+ * code can span) at the code the current state calls for: synthesised
  * (per site, chained along wires) or generic. Called under the control
  * lock, once after anything that changes what that code depends on (sites,
  * wires, watchers, variants, a close). Waits for a grace period when it

@@ -591,15 +591,6 @@ void qua__broadcast_reader(qua_quaject_t *q, int cb, uint64_t arg) {
   urcu_bp_read_unlock();
 }
 
-bool qua__listened(const qua_quaject_t *q, int cb) {
-  if (atomic_load(&((qua_quaject_t *)q)->watchers[cb]) != NULL)
-    return true;
-  for (int e = 0; e < q->type->nentries; e++)
-    QUA__FOREACH_SITE((qua_quaject_t *)q, e, s)
-  if (s->handler[cb] != NULL) return true;
-  return false;
-}
-
 int qua_watch(qua_quaject_t *q, const char *callback, qua_handler_fn fn, void *ctx,
               qua_watch_t **out, qua_error_t *err) {
   if (q == NULL || fn == NULL || out == NULL)

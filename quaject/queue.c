@@ -112,7 +112,7 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
  * outcome delivered to the handler the template folded in. A tracked get
  * that holds a ticket but could not take its item at once waits for it
  * here (get_wait). */
-#define QUEUE_RARE(side, op)                                                             \
+#define QUEUE_RARE_PUT(side)                                                             \
   static int queue_put_rare_##side(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx) {   \
     int st = qua__lfq_put_##side##_slow(&((queue_t *)s->state)->lfq, x);                  \
     return put_slow(s, st, x, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);     \
@@ -127,8 +127,8 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
     qua__lfq_take1(&qs->lfq, mc, ret);                                                      \
     return get_slow(s, was == qs->lfq.capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK, NULL, NULL);  \
   }
-QUEUE_RARE(sp, 0)
-QUEUE_RARE(mp, 1)
+QUEUE_RARE_PUT(sp)
+QUEUE_RARE_PUT(mp)
 QUEUE_RARE_GET(sc, false)
 QUEUE_RARE_GET(mc, true)
 

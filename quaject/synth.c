@@ -158,6 +158,12 @@ void qua__listeners(qua_quaject_t *q, int cb, uint64_t *mode, uint64_t *fn, uint
   *mode = n == 0 ? QUA__LISTEN_NONE : n == 1 ? QUA__LISTEN_ONE : QUA__LISTEN_ALL;
 }
 
+bool qua__listened(qua_quaject_t *q, int cb) {
+  uint64_t mode, fn, ctx;
+  qua__listeners(q, cb, &mode, &fn, &ctx);
+  return mode != QUA__LISTEN_NONE;
+}
+
 /* Templates that copy spans call memcpy; libc lies beyond the reach of a
  * rel32 call from code memory placed near the program text, so the hole
  * points at this copy in the program's own text. */
@@ -415,17 +421,16 @@ void qua__resynth(qua_quaject_t *changed, bool wait) {
   jit_code_t *old[256];
   size_t nold = 0;
   /* Bodies call the code of their callouts' sites: one wire further. */
-  if (changed != NULL)
-    mark_upstream(changed, PARTS_MAX + 1);
+  mark_upstream(changed, PARTS_MAX + 1);
   for (qua_quaject_t *u = registry; u != NULL; u = u->next) {
-    if (u->dead || (changed != NULL && (u->synth_dist < 0 || u->synth_dist > PARTS_MAX)))
+    if (u->dead || u->synth_dist < 0 || u->synth_dist > PARTS_MAX)
       continue;
     for (int e = 0; e < u->type->nentries; e++)
       QUA__FOREACH_SITE(u, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
   }
   /* Bodies after the sites whose code they call. */
   for (qua_quaject_t *u = registry; u != NULL; u = u->next)
-    if (u->body != NULL && !u->dead && (changed == NULL || u->synth_dist >= 0))
+    if (u->body != NULL && !u->dead && u->synth_dist >= 0)
       refresh_site(u->body, old, &nold, sizeof old / sizeof old[0]);
   if (nold > 0 || wait)
     qua__synchronize();
