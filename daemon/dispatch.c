@@ -729,6 +729,21 @@ static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *
 
 /* --- Listings ---------------------------------------------------------------------- */
 
+/* Appends which code q's entry (or body) runs, and its synthesis time. */
+static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int entry,
+                    const char *name) {
+  Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
+  if (im == NULL)
+    return QUA_ENOMEM;
+  qua__v1__entry_impl__init(im);
+  im->entry = (char *)name;
+  char impl[sizeof((qua_site_t *)0)->impl_buf];
+  qua_quaject_entry_info(q, entry, impl, sizeof impl, &im->synth_ns);
+  im->impl = arena_strdup(a, impl);
+  qi->impls[qi->n_impls++] = im;
+  return 0;
+}
+
 /* Fills qi for o as connection c sees it; `full` adds wires and impls. */
 static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
                         Qua__V1__QuajectInfo *qi) {
@@ -769,28 +784,11 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
     w->entry = (char *)qua_quaject_type(dst)->entries[e].name;
     qi->wires[qi->n_wires++] = w;
   }
-  for (int e = 0; e < t->nentries; e++) {
-    Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
-    if (im == NULL)
+  for (int e = 0; e < t->nentries; e++)
+    if (add_impl(a, qi, o->q, e, t->entries[e].name) < 0)
       return QUA_ENOMEM;
-    qua__v1__entry_impl__init(im);
-    im->entry = (char *)t->entries[e].name;
-    char impl[128];
-    qua_quaject_entry_info(o->q, e, impl, sizeof impl, &im->synth_ns);
-    im->impl = arena_strdup(a, impl);
-    qi->impls[qi->n_impls++] = im;
-  }
-  if (qua_quaject_body(o->q) != NULL) { /* a pump's step */
-    Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
-    if (im == NULL)
-      return QUA_ENOMEM;
-    qua__v1__entry_impl__init(im);
-    im->entry = (char *)"(step)";
-    char impl[128];
-    qua_quaject_entry_info(o->q, QUA_ENTRY_BODY, impl, sizeof impl, &im->synth_ns);
-    im->impl = arena_strdup(a, impl);
-    qi->impls[qi->n_impls++] = im;
-  }
+  if (qua_quaject_body(o->q) != NULL && add_impl(a, qi, o->q, QUA_ENTRY_BODY, "(step)") < 0)
+    return QUA_ENOMEM; /* a pump's step */
   return 0;
 }
 
