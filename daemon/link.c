@@ -83,7 +83,7 @@
  *     connection takes it over (the old one's pushes are refused), so a
  *     half-dead connection the peer has not noticed cannot apply items out
  *     of order. A link's state outlives its connection (so a resend after
- *     a reconnect finds next_seq); the peer remembers QUAD_LINK_PEERS_MAX
+ *     a reconnect finds next_seq); the peer remembers --max-links
  *     links and forgets the least recently used detached one past that.
  *     A forgotten link that comes back starts at the sender's first
  *     unacknowledged item (LinkOpen's first_seq): what was acknowledged was
@@ -108,7 +108,6 @@
 #include "quad-internal.h"
 
 #define QUAD_LINK_WINDOW_MAX 65536u
-#define QUAD_LINK_PEERS_MAX 1024u
 #define QUAD_LINK_BATCH_MAX 8192u
 #define QUAD_LINK_BACKOFF_MIN_MS 50u
 #define QUAD_LINK_BACKOFF_MAX_MS 5000u
@@ -879,7 +878,7 @@ static link_peer_t *peer_get(uint64_t id, uint64_t first_seq, char *msg, size_t 
   link_peer_t *p = quad_map_get(&peers, id);
   if (p != NULL)
     return p;
-  if (peers.len >= QUAD_LINK_PEERS_MAX) {
+  if (peers.len >= quad_srv->cfg.max_links) {
     link_peer_t *old = NULL;
     for (size_t i = 0; i < peers.cap; i++) {
       link_peer_t *q = peers.keys[i] != 0 ? peers.vals[i] : NULL;
@@ -887,8 +886,8 @@ static link_peer_t *peer_get(uint64_t id, uint64_t first_seq, char *msg, size_t 
         old = q;
     }
     if (old == NULL) {
-      snprintf(msg, msglen, "this quad serves %u links, the limit, all connected",
-               QUAD_LINK_PEERS_MAX);
+      snprintf(msg, msglen, "this quad serves %u links, the limit (--max-links), all connected",
+               quad_srv->cfg.max_links);
       return NULL;
     }
     quad_map_del(&peers, old->id);

@@ -39,6 +39,7 @@ typedef struct quad_config {
   unsigned max_quajects;
   unsigned max_inflight;
   unsigned max_events;
+  unsigned max_links; /* links from other quads served (link.c) */
   int log_level;
 } quad_config_t;
 

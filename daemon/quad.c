@@ -75,6 +75,10 @@ static const char usage_text[] =
     "                      connection until its responses are written.\n"
     "  --max-events N      events queued per connection (default 4096); past it\n"
     "                      callback events are dropped and counted.\n"
+    "  --max-links N       links from other quads this one serves (default\n"
+    "                      1024); past it the least recently used detached\n"
+    "                      link is forgotten, or, if all are connected, a new\n"
+    "                      one is refused with ELIMIT.\n"
 "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
@@ -100,6 +104,7 @@ enum {
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
   OPT_MAX_EVENTS,
+  OPT_MAX_LINKS,
   OPT_LOG_LEVEL,
   OPT_SYNTH,
   OPT_HELP,
@@ -114,6 +119,7 @@ static const struct option long_options[] = {
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+    {"max-links", required_argument, NULL, OPT_MAX_LINKS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
     {"help", no_argument, NULL, OPT_HELP},
@@ -208,6 +214,7 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_quajects = 1024;
   cfg->max_inflight = 64;
   cfg->max_events = 4096;
+  cfg->max_links = 1024;
   cfg->log_level = QUAD_LOG_INFO;
   uint64_t v;
   const char *env;
@@ -248,6 +255,11 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (!parse_num(optarg, 1, 1u << 20, &v))
         return usage_error("--max-events '%s': expected 1 to 1048576", optarg);
       cfg->max_events = (unsigned)v;
+      break;
+    case OPT_MAX_LINKS:
+      if (!parse_num(optarg, 1, 1000000, &v))
+        return usage_error("--max-links '%s': expected 1 to 1000000", optarg);
+      cfg->max_links = (unsigned)v;
       break;
     case OPT_LOG_LEVEL: {
       int l = -1;
