@@ -216,20 +216,12 @@ static int bench_throughput(const char *redis_server, const char *redis_benchmar
   fflush(stdout);
   if (!redis_available(redis_server, redis_benchmark, "bench-rpc"))
     return 77;
-  unsigned port;
-  pid_t redis = redis_start(redis_server, daemon_.dir, &port);
-  if (redis < 0)
-    return die("cannot start redis-server");
   long n = qtest_scale(1000000, 200000);
-  double runs[RUNS];
-  int ok = 1;
   static const char *const labels[] = {"PING_MBULK", "PING_INLINE", NULL};
-  for (int r = 0; r < RUNS && ok; r++)
-    ok = (runs[r] = redis_bench_once(redis_benchmark, port, CONNS, DEPTH, "ping", n, labels)) > 0;
-  redis_stop(redis);
-  if (!ok)
-    return die("redis-benchmark gave no figure");
-  double redis_rps = qbench_median(runs, RUNS);
+  double redis_rps = redis_bench_median(redis_server, redis_benchmark, daemon_.dir, RUNS, CONNS,
+                                        DEPTH, "ping", n, labels);
+  if (redis_rps <= 0)
+    return die("redis-benchmark gave no figure (or redis-server did not start)");
   printf("BENCH redis_ping_p16_per_s %.0f requests/s\n", redis_rps);
   printf("BENCH rpc_vs_redis_p16 %.3f ratio\n", rpc / redis_rps);
   return 0;

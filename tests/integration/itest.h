@@ -79,13 +79,18 @@ static inline void itest_dump_log(const itest_daemon_t *d) {
   fclose(f);
 }
 
-static inline void itest_remove_dir(itest_daemon_t *d) {
+/* Removes a folder the test made, and what it holds. */
+static inline void itest_rm_rf(const char *dir) {
   char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0)
+    fprintf(stderr, "itest: cannot remove %s\n", dir);
+}
+
+static inline void itest_remove_dir(itest_daemon_t *d) {
   if (d->dir[0] == '\0')
     return;
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "itest: cannot remove %s\n", d->dir);
+  itest_rm_rf(d->dir);
   d->dir[0] = '\0';
 }
 

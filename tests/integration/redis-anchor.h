@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "itest.h"
+#include "qbench.h"
 
 /* Starts redis-server on a free loopback port without persistence, its
  * files in dir. Returns its pid (and the port in *port_out), or -1. */
@@ -83,6 +84,25 @@ static inline double redis_bench_once(const char *benchmark, unsigned port, int 
     if (got[i] > 0)
       return got[i];
   return -1;
+}
+
+/* Starts a private redis-server (files in dir), runs redis-benchmark
+ * `runs` times (at most 16) and stops the server: the median requests per
+ * second, or -1. */
+static inline double redis_bench_median(const char *server, const char *benchmark,
+                                        const char *dir, int runs, int conns, int depth,
+                                        const char *test, long n, const char *const *labels) {
+  unsigned port;
+  pid_t redis = redis_start(server, dir, &port);
+  if (redis < 0)
+    return -1;
+  double v[16];
+  bool ok = true;
+  runs = runs > 16 ? 16 : runs;
+  for (int r = 0; r < runs && ok; r++)
+    ok = (v[r] = redis_bench_once(benchmark, port, conns, depth, test, n, labels)) > 0;
+  redis_stop(redis);
+  return ok ? qbench_median(v, runs) : -1;
 }
 
 /* True when both programs exist (else says how to get them). */

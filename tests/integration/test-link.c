@@ -609,9 +609,6 @@ int main(int argc, char **argv) {
 out:
   itest_stop(&A);
   itest_stop(&B);
-  char cmd[96];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tokdir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "cannot remove %s\n", tokdir);
+  itest_rm_rf(tokdir);
   return rc;
 }
