@@ -490,21 +490,29 @@ static void bad_parameters_are_refused_and_create_nothing(void) {
   quac_close(a);
 }
 
-/* A wrong token: the link is down and says why. */
+/* A wrong token: the link is down and says why (made and shown with qua). */
 static void wrong_token_gives_down_with_reason(void) {
   quac_conn_t *a = itest_connect(&A), *b = itest_connect(&B);
   CU_ASSERT_FATAL(a != NULL && b != NULL);
   uint64_t dst = make(b, "queue", "tok-dst", NULL, NULL);
   char tf[160], line[512];
   snprintf(tf, sizeof tf, "token-file=%s", wrong_token_path);
-  uint64_t link = make(a, "link", "wrong", NULL, b_tcp, "remote=tok-dst", tf, NULL);
-  CU_ASSERT_FATAL(dst != 0 && link != 0);
+  itest_out_t o;
+  CU_ASSERT_EQUAL(itest_qua(&o, &A, "create", "link", "wrong", b_tcp, "remote=tok-dst", tf, NULL), 0);
+  quac_opened_t op;
+  CU_ASSERT_EQUAL_FATAL(quac_open(a, "wrong", &op), 0);
+  uint64_t link = op.handle;
+  CU_ASSERT_FATAL(dst != 0);
   CU_ASSERT(wait_state(a, link, "state=down", 5, line, sizeof line));
   CU_ASSERT(strstr(line, "why=\"peer refused the token: wrong token (EAUTH)\"") != NULL);
-  /* qua show prints it too. */
-  itest_out_t o;
   CU_ASSERT_EQUAL(itest_qua(&o, &A, "show", "wrong", NULL), 0);
   CU_ASSERT(strstr(o.out, "state=down") != NULL && strstr(o.out, "wrong token") != NULL);
+  CU_ASSERT(strstr(o.out, "param:   window=1024") != NULL);
+  CU_ASSERT(strstr(o.out, "param:   peer") == NULL); /* text: in the state line */
+  CU_ASSERT_EQUAL(itest_qua(&o, &A, "ls", NULL), 0);
+  CU_ASSERT(strstr(o.out, "wrong") != NULL && strstr(o.out, "link") != NULL);
+  CU_ASSERT_EQUAL(itest_qua(&o, &A, "types", "link", NULL), 0);
+  CU_ASSERT(strstr(o.out, "param    peer=TEXT (1..255 characters, required)") != NULL);
   uint64_t v = 1;
   quac_result_t r;
   CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), 0); /* kept for when it is up */
