@@ -113,6 +113,10 @@
 #define QUAD_LINK_BACKOFF_MAX_MS 5000u
 #define QUAD_LINK_RBUF 65536u
 #define QUAD_LINK_RTT_SLOTS 64u
+/* A peer that does not answer for this long while the link waits for it
+ * (connecting, or items in flight) is taken for dead: down, reconnect. */
+#define QUAD_LINK_TIMEOUT_MS 1000u
+#define QUAD_LINK_WATCH_MS 250u
 
 enum { P_PEER, P_REMOTE, P_ENTRY, P_WINDOW, P_TOKEN_FILE, P_COUNT };
 enum { CB_FULL, CB_NOTFULL, CB_DOWN, CB_UP };
@@ -185,6 +189,9 @@ struct quad_link {
   size_t batch_max;
   uv_async_t wake;
   uv_timer_t timer;
+  uv_timer_t watchdog;
+  uint64_t waiting_since; /* ms: the attempt began, or items went out with none in flight */
+  uint64_t last_rx;       /* ms: the peer's last bytes */
   link_conn_t *conn;
   char reason[192];
   uint64_t items_sent, acked, resent, dups;
@@ -355,6 +362,8 @@ static void link_kick(quad_link_t *l) {
   if (l->state != LINK_UP || l->remote_full || l->sent == l->next)
     return;
   link_conn_t *c = l->conn;
+  if (l->sent == l->base) /* nothing was in flight: the wait for a reply starts now */
+    l->waiting_since = uv_now(quad_srv->loop);
   quap_buf_t b;
   quap_buf_init(&b);
   while (l->sent < l->next) {
@@ -439,6 +448,24 @@ static void on_timer(uv_timer_t *t) {
     link_connect(l);
   else if (l->state == LINK_UP && l->remote_full)
     link_resume(l);
+}
+
+/* Takes a silent peer for dead (QUAD_LINK_TIMEOUT_MS): while connecting,
+ * or while items are in flight with no reply. A peer that is only slow
+ * costs a reconnect and a resend, never an item. */
+static void on_watchdog(uv_timer_t *t) {
+  quad_link_t *l = t->data;
+  if (l->q == NULL || l->state == LINK_DOWN)
+    return;
+  uint64_t now = uv_now(quad_srv->loop);
+  uint64_t since = l->waiting_since > l->last_rx ? l->waiting_since : l->last_rx;
+  if (l->state != LINK_UP) {
+    if (now - l->waiting_since > QUAD_LINK_TIMEOUT_MS)
+      link_fail(l, "no answer from %s within %u ms", l->peer, QUAD_LINK_TIMEOUT_MS);
+  } else if (l->sent > l->base && now - since > QUAD_LINK_TIMEOUT_MS) {
+    link_fail(l, "no reply from the peer for %u ms with %" PRIu64 " items in flight",
+              QUAD_LINK_TIMEOUT_MS, l->sent - l->base);
+  }
 }
 
 static void on_wake_link(uv_async_t *a) {
@@ -544,6 +571,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     return;
   }
   quad_srv->bytes_in += (uint64_t)nread;
+  c->l->last_rx = uv_now(quad_srv->loop);
   size_t off = 0;
   while (off < (size_t)nread && c->l != NULL) {
     size_t used = 0;
@@ -633,6 +661,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 /* Starts a connection attempt (state CONNECTING). */
 static void link_connect(quad_link_t *l) {
   l->state = LINK_CONNECTING;
+  l->waiting_since = uv_now(quad_srv->loop);
   if (!l->is_unix) {
     struct sockaddr_storage ss;
     if (uv_ip4_addr(l->host, (int)l->port, (struct sockaddr_in *)&ss) != 0 &&
@@ -759,8 +788,10 @@ static int link_init(qua_quaject_t *q, const uint64_t *params) {
   atomic_init(&k->full, 0);
   uv_async_init(quad_srv->loop, &l->wake, on_wake_link);
   uv_timer_init(quad_srv->loop, &l->timer);
-  l->wake.data = l->timer.data = l;
-  l->refs = 2;
+  uv_timer_init(quad_srv->loop, &l->watchdog);
+  l->wake.data = l->timer.data = l->watchdog.data = l;
+  l->refs = 3;
+  uv_timer_start(&l->watchdog, on_watchdog, QUAD_LINK_WATCH_MS, QUAD_LINK_WATCH_MS);
   quad_srv->links++;
   link_connect(l);
   return 0;
@@ -782,6 +813,7 @@ static void link_fini(qua_quaject_t *q) {
   conn_drop(l);
   uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->timer, on_link_handle_closed);
+  uv_close((uv_handle_t *)&l->watchdog, on_link_handle_closed);
   qua__lfq_fini(&k->outq);
   quad_srv->links--;
 }

@@ -545,6 +545,58 @@ static void missing_remote_gives_down_then_up_when_published(void) {
   quac_close(b);
 }
 
+/* A receiver that stops answering (SIGSTOP) is taken for dead after a
+ * second: down; the window fills and puts hear full; after SIGCONT the
+ * link is up again, notfull comes, and every item arrived once, in order. */
+static void stopped_receiver_gives_full_down_then_up_notfull(void) {
+  itest_daemon_t C;
+  CU_ASSERT_FATAL(itest_start(&C, (char *)NULL) == 0);
+  quac_conn_t *a = itest_connect(&A), *c = itest_connect(&C);
+  CU_ASSERT_FATAL(a != NULL && c != NULL);
+  uint64_t dst = make(c, "queue", "stopped", NULL, "capacity=1024", NULL);
+  char peer[200], line[512];
+  snprintf(peer, sizeof peer, "peer=unix:%s", C.sock);
+  uint64_t link = make(a, "link", NULL, NULL, peer, "remote=stopped", "window=64", NULL);
+  CU_ASSERT_FATAL(dst != 0 && link != 0);
+  CU_ASSERT_FATAL(wait_state(a, link, "state=up", 5, line, sizeof line));
+  heard_t h = {0};
+  quac_on_event(a, on_heard, &h);
+  CU_ASSERT_EQUAL(quac_bind_callback(a, link, "notfull", &h.binding[0]), 0);
+  CU_ASSERT_EQUAL(quac_bind_callback(a, link, "down", &h.binding[1]), 0);
+  CU_ASSERT_EQUAL(quac_bind_callback(a, link, "up", &h.binding[2]), 0);
+  uint64_t v = 1;
+  quac_result_t r;
+  for (; v <= 64; v++)
+    CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), 0);
+  CU_ASSERT(wait_state(a, link, "acked=64", 5, line, sizeof line));
+  kill(C.pid, SIGSTOP);
+  for (; v <= 128; v++)
+    CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), 0);
+  CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), QUA_DIVERTED);
+  CU_ASSERT(r.nfired == 1 && strcmp(r.fired[0].callback, "full") == 0);
+  double end = itest_now() + 5;
+  while (h.n[1] == 0 && itest_now() < end)
+    quac_poll(a, 50);
+  CU_ASSERT_EQUAL(h.n[1], 1); /* down, after about a second */
+  CU_ASSERT_EQUAL(h.n[0], 0);
+  field(a, link, "window", line, sizeof line);
+  CU_ASSERT(strstr(line, "no reply from the peer") != NULL || strstr(line, "no answer from") != NULL);
+  kill(C.pid, SIGCONT);
+  end = itest_now() + 10;
+  while ((h.n[2] == 0 || h.n[0] == 0) && itest_now() < end)
+    quac_poll(a, 50);
+  CU_ASSERT(h.n[2] >= 1);
+  CU_ASSERT(h.n[0] >= 1);
+  CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), 0);
+  CU_ASSERT(wait_count(c, dst, 129, 5));
+  CU_ASSERT(take_in_order(c, dst, 1, 129));
+  CU_ASSERT_EQUAL(count_of(c, dst), 0);
+  CU_ASSERT(wait_state(a, link, "inflight=0 acked=129", 5, line, sizeof line));
+  quac_close(a);
+  quac_close(c);
+  itest_stop(&C);
+}
+
 /* The peer serves --max-links links: at the limit all connected, one more
  * is refused; once one goes, the waiting link gets in. */
 static void peer_link_limit_refuses_then_admits(void) {
@@ -607,6 +659,8 @@ int main(int argc, char **argv) {
       {"missing_remote_gives_down_then_up_when_published",
        missing_remote_gives_down_then_up_when_published},
       {"peer_link_limit_refuses_then_admits", peer_link_limit_refuses_then_admits},
+      {"stopped_receiver_gives_full_down_then_up_notfull",
+       stopped_receiver_gives_full_down_then_up_notfull},
       {NULL, NULL},
   };
   rc = qtest_run("link", tests);
