@@ -33,7 +33,10 @@
  * Leaving UP or failing to reach it closes the connection, calls back
  * "down" (once, until the next "up"), and arms the backoff timer: 50 ms
  * doubling to 5 s, each delay drawn uniformly from its upper half (jitter),
- * reset when the link is up. Reaching UP calls back "up".
+ * reset when the link is up. Reaching UP calls back "up". A peer that
+ * answers nothing for QUAD_LINK_TIMEOUT_MS while the link waits for it
+ * (connecting, hello, open, or items in flight) is taken for dead the same
+ * way: TCP alone does not notice a stopped peer or a vanished path.
  *
  * Sequence numbers and credits (the sender; seqs start at 1):
  *

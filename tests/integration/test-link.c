@@ -597,6 +597,42 @@ static void stopped_receiver_gives_full_down_then_up_notfull(void) {
   itest_stop(&C);
 }
 
+/* The receiving quad restarts: what it acknowledged went with it (items
+ * are applied once while the receiving quad lives); what it had not is
+ * sent to the new one, in order, once the target is published again. */
+static void restarted_receiver_gets_what_was_not_acknowledged(void) {
+  itest_daemon_t C;
+  CU_ASSERT_FATAL(itest_start(&C, (char *)NULL) == 0);
+  quac_conn_t *a = itest_connect(&A), *c = itest_connect(&C);
+  CU_ASSERT_FATAL(a != NULL && c != NULL);
+  CU_ASSERT_FATAL(make(c, "queue", "rq", NULL, NULL) != 0);
+  quac_close(c);
+  char peer[200], line[512];
+  snprintf(peer, sizeof peer, "peer=unix:%s", C.sock);
+  uint64_t link = make(a, "link", NULL, NULL, peer, "remote=rq", "window=64", NULL);
+  CU_ASSERT_FATAL(link != 0);
+  uint64_t v = 1;
+  for (; v <= 10; v++)
+    CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, NULL), 0);
+  CU_ASSERT(wait_state(a, link, "acked=10", 5, line, sizeof line));
+  kill(C.pid, SIGTERM);
+  CU_ASSERT(wait_state(a, link, "state=down", 5, line, sizeof line));
+  for (; v <= 20; v++)
+    CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, NULL), 0);
+  CU_ASSERT_FATAL(itest_restart(&C, (char *)NULL) == 0);
+  c = itest_connect(&C);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t dst = make(c, "queue", "rq", NULL, NULL);
+  CU_ASSERT_FATAL(dst != 0);
+  CU_ASSERT(wait_state(a, link, "inflight=0 acked=20", 10, line, sizeof line));
+  CU_ASSERT(strstr(line, "state=up") != NULL);
+  CU_ASSERT(wait_count(c, dst, 10, 5));
+  CU_ASSERT(take_in_order(c, dst, 11, 10));
+  quac_close(a);
+  quac_close(c);
+  itest_stop(&C);
+}
+
 /* The peer serves --max-links links: at the limit all connected, one more
  * is refused; once one goes, the waiting link gets in. */
 static void peer_link_limit_refuses_then_admits(void) {
@@ -659,6 +695,8 @@ int main(int argc, char **argv) {
       {"missing_remote_gives_down_then_up_when_published",
        missing_remote_gives_down_then_up_when_published},
       {"peer_link_limit_refuses_then_admits", peer_link_limit_refuses_then_admits},
+      {"restarted_receiver_gets_what_was_not_acknowledged",
+       restarted_receiver_gets_what_was_not_acknowledged},
       {"stopped_receiver_gives_full_down_then_up_notfull",
        stopped_receiver_gives_full_down_then_up_notfull},
       {NULL, NULL},
