@@ -1003,7 +1003,8 @@ int quad_link_push(quad_conn_t *c, const Qua__V1__LinkPushRequest *in, Qua__V1__
         out->duplicates++;
         continue;
       }
-      int r = qua_call(p->site, in->items[i], 0, NULL);
+      uint64_t ret; /* a callentry that returns a word (counter.add) has it dropped */
+      int r = qua_call(p->site, in->items[i], 0, &ret);
       if (r == QUA_DIVERTED) {
         out->full = true; /* note 7 */
         p->reported_full = true;
