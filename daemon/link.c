@@ -40,13 +40,15 @@
  *
  * Sequence numbers and credits (the sender; seqs start at 1):
  *
- *  1. base <= sent <= next and next - base + |outq| == inflight <= window.
- *     Items base..next-1 sit in the ring (capacity >= window, so it never
- *     overflows); base is the first item not acknowledged, sent the next
- *     one to write, next the next sequence number to assign.
- *  2. A put succeeds only after raising inflight below window, so items in
- *     flight never exceed the window, end to end: the ring holds them
- *     until the peer acknowledges them, whatever the connection does.
+ *  1. base <= sent <= next, and next - base + |outq| <= inflight <= window
+ *     (equal but while a put is between its CAS and its lfq put). Items
+ *     base..next-1 sit in the ring (capacity >= window, so it never
+ *     overflows, nor does outq); base is the first item not acknowledged,
+ *     sent the next one to write, next the next sequence number to assign.
+ *  2. A put succeeds only after raising inflight while it is below window,
+ *     so items in flight never exceed the window, end to end: the ring
+ *     holds them until the peer acknowledges them, whatever the connection
+ *     does.
  *  3. Acknowledgements are cumulative (the peer's next_seq) and only move
  *     base forward; the credits of the items acknowledged are returned
  *     (inflight decreases) and then, if a put found the window exhausted
