@@ -197,6 +197,7 @@ struct quad_link {
   uv_timer_t watchdog;
   uint64_t waiting_since; /* ms: the attempt began, or items went out with none in flight */
   uint64_t last_rx;       /* ms: the peer's last bytes */
+  struct addrinfo *addrs, *ai; /* a resolved name, and the address being tried */
   link_conn_t *conn;
   char reason[192];
   uint64_t items_sent, acked, resent, dups;
@@ -274,6 +275,12 @@ static void conn_drop(quad_link_t *l) {
     uv_close(&c->u.h, on_conn_closed);
 }
 
+static void addrs_free(quad_link_t *l) {
+  if (l->addrs != NULL)
+    uv_freeaddrinfo(l->addrs);
+  l->addrs = l->ai = NULL;
+}
+
 static uint64_t backoff_ms(quad_link_t *l) {
   uint64_t hi = QUAD_LINK_BACKOFF_MIN_MS;
   for (unsigned i = 0; i < l->attempts && hi < QUAD_LINK_BACKOFF_MAX_MS; i++)
@@ -294,6 +301,7 @@ __attribute__((format(printf, 2, 3))) static void link_fail(quad_link_t *l, cons
   quad_log(l->state == LINK_UP ? QUAD_LOG_WARN : QUAD_LOG_INFO, "link #%" PRIu64 " to %s: %s",
            l->q != NULL ? qua_quaject_id(l->q) : 0, l->peer, l->reason);
   conn_drop(l);
+  addrs_free(l);
   l->state = LINK_DOWN;
   l->sent = l->base;
   l->remote_full = false;
@@ -597,11 +605,22 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   }
 }
 
+static void connect_tcp(quad_link_t *l, const struct sockaddr *sa);
+
 static void on_connect(uv_connect_t *req, int status) {
   link_conn_t *c = req->data;
   quad_link_t *l = c->l;
   if (l == NULL)
     return; /* let go of meanwhile */
+  if (status < 0 && l->ai != NULL && l->ai->ai_next != NULL) {
+    /* The name has another address: try it now. */
+    l->ai = l->ai->ai_next;
+    conn_drop(l);
+    l->waiting_since = uv_now(quad_srv->loop);
+    connect_tcp(l, l->ai->ai_addr);
+    return;
+  }
+  addrs_free(l);
   if (status < 0) {
     link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(status));
     return;
@@ -638,28 +657,32 @@ static link_conn_t *conn_new(quad_link_t *l) {
   return c;
 }
 
+/* Connects over TCP to sa. */
+static void connect_tcp(quad_link_t *l, const struct sockaddr *sa) {
+  link_conn_t *c = conn_new(l);
+  if (c == NULL) {
+    link_fail(l, "out of memory");
+    return;
+  }
+  uv_tcp_init(quad_srv->loop, &c->u.tcp);
+  l->conn = c;
+  int r = uv_tcp_connect(&c->connect, &c->u.tcp, sa, on_connect);
+  if (r < 0)
+    link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
+}
+
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res) {
   quad_link_t *l = req->data;
   free(req);
-  if (l->q != NULL && l->state == LINK_CONNECTING && l->conn == NULL) {
-    if (status < 0) {
-      link_fail(l, "cannot resolve %s: %s", l->host, uv_strerror(status));
-    } else {
-      link_conn_t *c = conn_new(l);
-      int r = c == NULL ? UV_ENOMEM : uv_tcp_init(quad_srv->loop, &c->u.tcp);
-      if (r == 0) {
-        l->conn = c;
-        r = uv_tcp_connect(&c->connect, &c->u.tcp, res->ai_addr, on_connect);
-        if (r < 0)
-          link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
-      } else {
-        free(c != NULL ? c->rbuf : NULL);
-        free(c);
-        link_fail(l, "out of memory");
-      }
-    }
+  if (l->q == NULL || l->state != LINK_CONNECTING || l->conn != NULL) {
+    uv_freeaddrinfo(res);
+  } else if (status < 0) {
+    uv_freeaddrinfo(res);
+    link_fail(l, "cannot resolve %s: %s", l->host, uv_strerror(status));
+  } else {
+    l->addrs = l->ai = res; /* tried in turn (on_connect) */
+    connect_tcp(l, res->ai_addr);
   }
-  uv_freeaddrinfo(res);
   link_unref(l);
 }
 
@@ -689,16 +712,7 @@ static void link_connect(quad_link_t *l) {
       l->refs++;
       return;
     }
-    link_conn_t *c = conn_new(l);
-    if (c == NULL) {
-      link_fail(l, "out of memory");
-      return;
-    }
-    uv_tcp_init(quad_srv->loop, &c->u.tcp);
-    l->conn = c;
-    int r = uv_tcp_connect(&c->connect, &c->u.tcp, (struct sockaddr *)&ss, on_connect);
-    if (r < 0)
-      link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
+    connect_tcp(l, (struct sockaddr *)&ss);
     return;
   }
   link_conn_t *c = conn_new(l);
@@ -816,6 +830,7 @@ static void link_fini(qua_quaject_t *q) {
   l->q = NULL;
   l->k = NULL;
   conn_drop(l);
+  addrs_free(l);
   uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->timer, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->watchdog, on_link_handle_closed);

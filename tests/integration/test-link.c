@@ -577,6 +577,26 @@ static void wrong_token_gives_down_with_reason(void) {
   quac_close(b);
 }
 
+/* A peer named by host name: resolved (here from /etc/hosts), then connected. */
+static void peer_by_name_is_resolved(void) {
+  quac_conn_t *a = itest_connect(&A), *b = itest_connect(&B);
+  CU_ASSERT_FATAL(a != NULL && b != NULL);
+  uint64_t dst = make(b, "queue", "named-dst", NULL, NULL);
+  char peer[64], tf[160], line[512];
+  snprintf(peer, sizeof peer, "peer=localhost:%u", b_port);
+  snprintf(tf, sizeof tf, "token-file=%s", token_path);
+  uint64_t link = make(a, "link", NULL, NULL, peer, "remote=named-dst", tf, NULL);
+  CU_ASSERT_FATAL(dst != 0 && link != 0);
+  CU_ASSERT(wait_state(a, link, "state=up", 5, line, sizeof line));
+  uint64_t v = 42;
+  CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, NULL), 0);
+  CU_ASSERT(wait_count(b, dst, 1, 5));
+  CU_ASSERT(take_in_order(b, dst, 42, 1));
+  CU_ASSERT_EQUAL(quac_destroy(b, dst, true), 0);
+  quac_close(a);
+  quac_close(b);
+}
+
 /* The target published under another name than asked: down, and why; up
  * once it exists, with what was put meanwhile. */
 static void missing_remote_gives_down_then_up_when_published(void) {
@@ -747,6 +767,7 @@ int main(int argc, char **argv) {
       {"bad_parameters_are_refused_and_create_nothing",
        bad_parameters_are_refused_and_create_nothing},
       {"wrong_token_gives_down_with_reason", wrong_token_gives_down_with_reason},
+      {"peer_by_name_is_resolved", peer_by_name_is_resolved},
       {"missing_remote_gives_down_then_up_when_published",
        missing_remote_gives_down_then_up_when_published},
       {"peer_link_limit_refuses_then_admits", peer_link_limit_refuses_then_admits},
