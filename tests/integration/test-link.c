@@ -195,7 +195,10 @@ static void carry_items(const char *peer, const char *token_file) {
   CU_ASSERT(wait_count(st.b, st.dst, N_ITEMS, 30));
   char line[512];
   CU_ASSERT_EQUAL(field(st.a, st.link, "dups", line, sizeof line), 0);
-  CU_ASSERT_EQUAL(field(st.a, st.link, "resent", line, sizeof line), 0);
+  /* A healthy link sends nothing twice (under a sanitizer a reply may take
+   * longer than the link's patience, which then resends, rightly). */
+  if (!QTEST_SANITIZED)
+    CU_ASSERT_EQUAL(field(st.a, st.link, "resent", line, sizeof line), 0);
   quac_stats_t stats;
   CU_ASSERT_EQUAL(quac_stats(st.a, &stats), 0);
   CU_ASSERT_EQUAL(stats.links, 1);
