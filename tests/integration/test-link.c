@@ -293,6 +293,31 @@ static void full_window_raises_full_then_notfull(void) {
   quac_close(b);
 }
 
+/* A target that says full but never notfull (a tee in front of a small
+ * queue): the link polls it and still delivers everything, in order. */
+static void full_target_without_notfull_is_polled(void) {
+  quac_conn_t *a = itest_connect(&A), *b = itest_connect(&B);
+  CU_ASSERT_FATAL(a != NULL && b != NULL);
+  uint64_t tee = make(b, "tee", "poll-tee", NULL, "n=1", NULL);
+  uint64_t q = make(b, "queue", NULL, NULL, "capacity=2", NULL);
+  CU_ASSERT_FATAL(tee != 0 && q != 0);
+  CU_ASSERT_EQUAL_FATAL(quac_wire(b, tee, "out0", q, "put"), 0);
+  uint64_t link = make(a, "link", NULL, NULL, b_unix, "remote=poll-tee", "window=16", NULL);
+  CU_ASSERT_FATAL(link != 0);
+  for (uint64_t v = 1; v <= 6; v++)
+    CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, NULL), 0);
+  char line[512];
+  CU_ASSERT(wait_state(a, link, "remote=full", 5, line, sizeof line));
+  for (uint64_t want = 1; want <= 6; want++) {
+    CU_ASSERT(wait_count(b, q, want <= 4 ? 2 : 6 - want + 1, 5));
+    CU_ASSERT(take_in_order(b, q, want, 1));
+  }
+  CU_ASSERT(wait_state(a, link, "inflight=0 acked=6", 5, line, sizeof line));
+  CU_ASSERT_EQUAL(quac_destroy(b, tee, true), 0);
+  quac_close(a);
+  quac_close(b);
+}
+
 /* A TCP relay the test can cut: the link talks to B through it. */
 typedef struct relay {
   int lfd, wake[2];
@@ -765,6 +790,7 @@ int main(int argc, char **argv) {
       {"link_carries_100k_items_once_in_order_over_tcp_with_token",
        link_carries_100k_items_once_in_order_over_tcp_with_token},
       {"full_window_raises_full_then_notfull", full_window_raises_full_then_notfull},
+      {"full_target_without_notfull_is_polled", full_target_without_notfull_is_polled},
       {"killed_connection_resends_without_duplicates", killed_connection_resends_without_duplicates},
       {"two_pumps_into_one_link_keep_each_order", two_pumps_into_one_link_keep_each_order},
       {"bad_parameters_are_refused_and_create_nothing",
