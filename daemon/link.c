@@ -132,7 +132,6 @@ enum { ID_HELLO = 1, ID_OPEN = 2, ID_FIRST_PUSH = 3 };
 
 typedef enum link_state { LINK_DOWN, LINK_CONNECTING, LINK_HELLO, LINK_OPENING, LINK_UP } link_state_t;
 
-static const char *const state_names[] = {"down", "connecting", "connecting", "connecting", "up"};
 
 typedef struct quad_link quad_link_t;
 
@@ -838,13 +837,21 @@ static void link_fini(qua_quaject_t *q) {
   quad_srv->links--;
 }
 
+/* What show prints: up; down after a failure, while it retries (with the
+ * reason); connecting before the first attempt ended. */
+static const char *link_state_name(const quad_link_t *l) {
+  if (l->state == LINK_UP)
+    return "up";
+  return l->reason[0] != '\0' ? "down" : "connecting";
+}
+
 static int link_describe(const qua_quaject_t *q, char *buf, size_t len) {
   const link_q_t *k = qua_quaject_state((qua_quaject_t *)q);
   const quad_link_t *l = k->l;
   int n = snprintf(buf, len,
                    "peer=%s remote=%s.%s state=%s window=%" PRIu64 " inflight=%" PRIu64
                    " acked=%" PRIu64 " resent=%" PRIu64 " dups=%" PRIu64 " rtt_us=%.0f%s",
-                   l->peer, l->remote, l->entry, state_names[l->state], k->window,
+                   l->peer, l->remote, l->entry, link_state_name(l), k->window,
                    atomic_load(&((link_q_t *)k)->inflight), l->acked, l->resent, l->dups,
                    l->rtt_us, l->remote_full ? " remote=full" : "");
   if (l->reason[0] != '\0' && n >= 0 && (size_t)n < len)
