@@ -527,3 +527,8 @@ uint64_t m68k_instructions(const m68k_cpu_t *cpu)
 {
   return cpu->icount;
 }
+
+bool m68k_stopped(const m68k_cpu_t *cpu)
+{
+  return cpu->stopped;
+}

@@ -118,6 +118,10 @@ M68K_API int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, s
 /* Executed-instruction count since creation. */
 M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
 
+/* True from a STOP instruction until an interrupt or a reset: the CPU
+ * executes nothing meanwhile. */
+M68K_API bool m68k_stopped(const m68k_cpu_t *cpu);
+
 /* 68881 registers (68030 model): FP0-FP7 in extended format as a sign and
  * exponent word and a 64-bit mantissa (explicit integer bit). */
 M68K_API void m68k_get_fpreg(const m68k_cpu_t *cpu, int n, uint16_t *sign_exp, uint64_t *mant);

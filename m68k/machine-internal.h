@@ -116,6 +116,15 @@ struct m68k_elf {
   unsigned nsegs;
 };
 
+/* The seeded PRNG of random schedules and PCT (Steele, Lea and Flood's
+ * SplitMix64). */
+static inline uint64_t m68k__splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 static inline uint16_t m68k__be16(const uint8_t *p) {
   return (uint16_t)((unsigned)p[0] << 8 | p[1]);
 }

@@ -475,13 +475,6 @@ M68K_API void m68k_machine_start(m68k_machine_t *m, uint32_t entry) {
 
 /* ---- Scheduling --------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 M68K_API int m68k_machine_set_schedule(m68k_machine_t *m, const m68k_schedule_t *s) {
   m68k_slice_t *copy = NULL;
   switch (s->kind) {
@@ -516,6 +509,55 @@ M68K_API int m68k_machine_set_schedule(m68k_machine_t *m, const m68k_schedule_t 
   return M68K_OK;
 }
 
+/* One "CPU x COUNT" (or "idle x COUNT") of an inline schedule; advances *p. */
+static bool parse_one_slice(const char **p, m68k_slice_t *out) {
+  const char *q = *p;
+  char *end;
+  unsigned long long cpu, count;
+  if (strncmp(q, "idle", 4) == 0) {
+    cpu = M68K_SLICE_IDLE;
+    q += 4;
+  } else {
+    if (*q < '0' || *q > '9')
+      return false;
+    errno = 0;
+    cpu = strtoull(q, &end, 10);
+    if (errno != 0 || cpu >= M68K_MACHINE_MAX_CPUS)
+      return false;
+    q = end;
+  }
+  if (*q++ != 'x' || *q < '0' || *q > '9')
+    return false;
+  errno = 0;
+  count = strtoull(q, &end, 10);
+  if (errno != 0 || count == 0 || count >= UINT32_MAX)
+    return false;
+  *out = (m68k_slice_t){(uint32_t)cpu, (uint32_t)count};
+  *p = end;
+  return true;
+}
+
+/* "0x3,1x5,idlex40": the slices of a REPLAY schedule, inline. */
+static int parse_slices(const char *p, m68k_schedule_t *s) {
+  size_t n = 1;
+  for (const char *q = p; *q != '\0'; q++)
+    n += *q == ',';
+  m68k_slice_t *sl = malloc(n * sizeof *sl);
+  if (sl == NULL)
+    return M68K_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    if (!parse_one_slice(&p, &sl[i]) || *p != (i + 1 < n ? ',' : '\0')) {
+      free(sl);
+      return M68K_EINVAL;
+    }
+    p++;
+  }
+  s->kind = M68K_SCHED_REPLAY;
+  s->slices = sl;
+  s->nslices = n;
+  return M68K_OK;
+}
+
 M68K_API int m68k_schedule_parse(const char *spec, m68k_schedule_t *s) {
   char *end;
   memset(s, 0, sizeof *s);
@@ -545,7 +587,36 @@ M68K_API int m68k_schedule_parse(const char *spec, m68k_schedule_t *s) {
     }
     return *end == '\0' ? M68K_OK : M68K_EINVAL;
   }
+  if (strncmp(spec, "slices:", 7) == 0)
+    return parse_slices(spec + 7, s);
   return M68K_EINVAL;
+}
+
+M68K_API void m68k_schedule_free(m68k_schedule_t *s) {
+  if (s->kind == M68K_SCHED_REPLAY)
+    free((void *)s->slices);
+  s->slices = NULL;
+  s->nslices = 0;
+}
+
+M68K_API int m68k_schedule_format(const m68k_slice_t *s, size_t n, char *buf, size_t len) {
+  size_t used = 0;
+  int w = snprintf(buf, len, "slices:");
+  if (w < 0)
+    return M68K_EINVAL;
+  used = (size_t)w;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].cpu == M68K_SLICE_IDLE)
+      w = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                   "%sidlex%" PRIu32, i != 0 ? "," : "", s[i].count);
+    else
+      w = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                   "%s%" PRIu32 "x%" PRIu32, i != 0 ? "," : "", s[i].cpu, s[i].count);
+    if (w < 0)
+      return M68K_EINVAL;
+    used += (size_t)w;
+  }
+  return used < len ? M68K_OK : M68K_ETOOBIG;
 }
 
 M68K_API void m68k_machine_record(m68k_machine_t *m, bool on) {
@@ -730,6 +801,16 @@ static uint64_t run_slice(struct m68k_machine *m, m68k__mcpu_t *c, uint64_t len,
         break; /* the core did not take it: don't spin here */
     }
   }
+  /* A STOP as the slice's last instruction leaves the core stopped without
+   * saying so (it says so at its next run): look, so that the CPU is seen
+   * idle now, which an explorer choosing every step needs. */
+  if (!*went_idle && !m->stopped && m68k_stopped(c->cpu)) {
+    unsigned level = irq_level(m, c);
+    if (level == 0 || !wakeable(m, c, level)) {
+      c->idle = true;
+      *went_idle = true;
+    }
+  }
   return executed;
 }
 
@@ -774,7 +855,7 @@ static void run_generated(struct m68k_machine *m) {
       cpu = 0;
       len = SOLO_SLICE;
     } else if (m->sched_kind == M68K_SCHED_RANDOM) {
-      uint64_t r = splitmix64(&m->rng);
+      uint64_t r = m68k__splitmix64(&m->rng);
       cpu = (unsigned)(r % m->ncpus);
       len = 1 + (r >> 32) % m->max_slice;
     } else {
@@ -788,6 +869,28 @@ static void run_generated(struct m68k_machine *m) {
     bool went_idle;
     record(m, cpu, run_slice(m, c, len, &went_idle));
   }
+}
+
+M68K_API uint64_t m68k_machine_step(m68k_machine_t *m, unsigned cpu, uint64_t count) {
+  if (m->stopped || cpu >= m->ncpus || m->cpus[cpu].idle)
+    return 0;
+  m68k__mcpu_t *c = &m->cpus[cpu];
+  bool went_idle;
+  uint64_t done = run_slice(m, c, count, &went_idle);
+  record(m, cpu, done);
+  return done;
+}
+
+M68K_API bool m68k_machine_stopped(const m68k_machine_t *m, m68k_machine_result_t *res) {
+  if (m->stopped && res != NULL) {
+    *res = m->result;
+    res->clock = m->clock;
+  }
+  return m->stopped;
+}
+
+M68K_API bool m68k_machine_cpu_idle(const m68k_machine_t *m, unsigned cpu) {
+  return cpu < m->ncpus && m->cpus[cpu].idle;
 }
 
 M68K_API int m68k_machine_run(m68k_machine_t *m, m68k_machine_result_t *res) {

@@ -61,6 +61,9 @@ static const char usage_text[] =
     "                          random:SEED[:MAX]  a seeded PRNG picks the CPU and a\n"
     "                                          slice of 1..MAX instructions (16)\n"
     "                          replay:FILE     the slices recorded in FILE\n"
+    "                          slices:0x3,1x5,...  the same inline: CPU 0 runs 3\n"
+    "                                          instructions, then CPU 1 runs 5, ...\n"
+    "                                          (as `explore` prints them)\n"
     "      --record FILE       write the slices executed to FILE (replayable)\n"
     "      --limit N           stop after N instructions of both CPUs\n"
     "      --trace             trace every instruction to stderr\n"
@@ -240,7 +243,7 @@ static int cmd_smp(int argc, char **argv) {
   };
   m68k_machine_config_t cfg = {.model = M68K_MODEL_68030, .ncpus = 2, .ram_size = 16u << 20};
   m68k_schedule_t sched = {.kind = M68K_SCHED_QUANTUM, .quantum = 1000};
-  const char *replay = NULL, *record = NULL;
+  const char *replay = NULL, *record = NULL, *inline_slices = NULL;
   bool trace = false, verbose = false;
   uint64_t limit = 0;
   int ch;
@@ -262,11 +265,17 @@ static int cmd_smp(int argc, char **argv) {
         return usage_error("smp: bad memory size '%s' (e.g. 16M, at least 64K)", optarg);
       break;
     case 's':
+      replay = inline_slices = NULL;
       if (strncmp(optarg, "replay:", 7) == 0 && optarg[7] != '\0') {
         replay = optarg + 7;
       } else if (m68k_schedule_parse(optarg, &sched) != M68K_OK) {
-        return usage_error("smp: bad schedule '%s' (quantum:N, random:SEED[:MAX] or replay:FILE)",
+        return usage_error("smp: bad schedule '%s' (quantum:N, random:SEED[:MAX], replay:FILE "
+                           "or slices:CPUxCOUNT,...)",
                            optarg);
+      }
+      if (sched.kind == M68K_SCHED_REPLAY) { /* parsed again below, after the options */
+        inline_slices = optarg;
+        m68k_schedule_free(&sched);
       }
       break;
     case 'r': record = optarg; break;
@@ -292,6 +301,11 @@ static int cmd_smp(int argc, char **argv) {
   m68k_slice_t *slices = NULL;
   size_t nslices = 0;
 
+  if (inline_slices != NULL && replay == NULL &&
+      m68k_schedule_parse(inline_slices, &sched) != M68K_OK) {
+    fprintf(stderr, "quamachine: out of memory for the schedule\n");
+    goto out;
+  }
   if (replay != NULL) {
     int rc = m68k_schedule_load(replay, &slices, &nslices);
     if (rc != M68K_OK) {
@@ -335,6 +349,8 @@ static int cmd_smp(int argc, char **argv) {
   }
   status = report(&res, m68k_machine_message(m), verbose);
 out:
+  if (inline_slices != NULL && replay == NULL)
+    m68k_schedule_free(&sched);
   free(slices);
   m68k_machine_destroy(m);
   m68k_elf_close(elf);
