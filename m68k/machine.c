@@ -344,6 +344,31 @@ static bool bus_write32(void *ctx, uint32_t addr, unsigned fc, uint32_t v) {
   return bus_write(ctx, addr, 4, v);
 }
 
+/* ---- Exceptions ------------------------------------------------------------- */
+
+/* Every CPU's trap hook: the host handler of the vector, then the
+ * personality (m68k_machine_on_exception). */
+static bool machine_hook(void *ctx, m68k_cpu_t *cpu, int vector) {
+  m68k__mcpu_t *c = ctx;
+  struct m68k_machine *m = c->m;
+  if (vector >= 0 && vector < 256 && m->exc[vector].fn != NULL &&
+      m->exc[vector].fn(m->exc[vector].ctx, m, c->id, vector))
+    return true;
+  return c->personality != NULL && c->personality(ctx, cpu, vector);
+}
+
+M68K_API int m68k_machine_on_exception(m68k_machine_t *m, int vector, m68k_machine_exception_fn fn,
+                                       void *ctx) {
+  if (vector < 0 || vector > 255)
+    return M68K_EINVAL;
+  if (fn != NULL && m->exc[vector].fn != NULL &&
+      (m->exc[vector].fn != fn || m->exc[vector].ctx != ctx))
+    return M68K_EBUSY;
+  m->exc[vector].fn = fn;
+  m->exc[vector].ctx = fn != NULL ? ctx : NULL;
+  return M68K_OK;
+}
+
 /* ---- Life cycle ------------------------------------------------------------- */
 
 M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
@@ -398,6 +423,7 @@ M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
     c->cpu = m68k_create(m->model, &c->bus);
     if (c->cpu == NULL)
       goto fail;
+    m68k_set_trap_hook(c->cpu, machine_hook, c);
   }
   return m;
 
@@ -412,6 +438,8 @@ M68K_API void m68k_machine_destroy(m68k_machine_t *m) {
   for (unsigned i = 0; i < m->ncpus; i++)
     if (m->cpus[i].cpu != NULL)
       m68k_destroy(m->cpus[i].cpu);
+  if (m->qj_free != NULL)
+    m->qj_free(m->qj);
   m68k__linux_free(m->linux_state);
   free(m->replay);
   free(m->rec);
@@ -469,7 +497,7 @@ M68K_API void m68k_machine_start(m68k_machine_t *m, uint32_t entry) {
     }
     m68k_set_reg(cpu, M68K_REG_A0 + 7, sp);
     m68k_set_reg(cpu, M68K_REG_PC, entry);
-    m68k_set_trap_hook(cpu, freestanding_hook, &m->cpus[i]);
+    m->cpus[i].personality = freestanding_hook;
   }
 }
 

@@ -88,7 +88,11 @@
   XX(ELFBAD, "malformed ELF file")                                           \
   XX(NOFIT, "program does not fit in the machine's memory")                  \
   XX(TOOBIG, "arguments and environment too large for the stack")            \
-  XX(SCHEDULE, "malformed schedule")
+  XX(SCHEDULE, "malformed schedule")                                         \
+  XX(NOTYPE, "no such quaject type, variant, callentry or callback")         \
+  XX(BUSY, "in use: a CPU is running that code, or a handler is registered") \
+  XX(NORETURN, "the callentry did not return")                               \
+  XX(ARENA, "the quaject arena in the machine's RAM is full")
 
 typedef enum m68k_err {
   M68K_OK = 0,
@@ -167,6 +171,22 @@ M68K_API void m68k_machine_set_console(m68k_machine_t *m, FILE *out);
  * ram_base + ram_size - id * 65536. Exceptions through a vector that
  * holds 0 stop the machine with M68K_MACHINE_FAULT naming the vector. */
 M68K_API void m68k_machine_start(m68k_machine_t *m, uint32_t entry);
+
+/* Host handlers for exceptions. Before a CPU takes exception `vector`
+ * (0-255: 32 + n for TRAP #n, 4 illegal instruction, ...), the machine
+ * calls the handler registered for it, if any: fn(ctx, m, cpu, vector),
+ * with the CPU's registers as the exception found them (for TRAP, the PC
+ * is past the TRAP instruction). fn returns true when it served the
+ * event (the CPU then goes on after the instruction, as after a system
+ * call; fn may change registers, or call m68k_request_stop on the CPU),
+ * false to let it go on as if no handler were registered: to the Linux
+ * personality's or the freestanding image's handling, else through the
+ * CPU's vector table. One handler per vector: registering another
+ * returns M68K_EBUSY, fn NULL removes it; M68K_EINVAL for a vector out
+ * of range. The quaject runtime (quaject68k.h) takes TRAP #14. */
+typedef bool (*m68k_machine_exception_fn)(void *ctx, m68k_machine_t *m, unsigned cpu, int vector);
+M68K_API int m68k_machine_on_exception(m68k_machine_t *m, int vector, m68k_machine_exception_fn fn,
+                                       void *ctx);
 
 /* Instruction tracing of every CPU to `out` (NULL: off). */
 M68K_API void m68k_machine_set_trace(m68k_machine_t *m, FILE *out);
