@@ -566,6 +566,22 @@ void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on)
   m68k__update_pending(cpu);
 }
 
+bool m68k_cycle_counting(const m68k_cpu_t *cpu)
+{
+  return cpu->count_cycles;
+}
+
+bool m68k_stopped(const m68k_cpu_t *cpu)
+{
+  return cpu->stopped;
+}
+
+void m68k_set_stopped(m68k_cpu_t *cpu, bool stopped)
+{
+  cpu->stopped = stopped;
+  m68k__update_pending(cpu);
+}
+
 uint64_t m68k_cycles(const m68k_cpu_t *cpu)
 {
   return cpu->cycles;

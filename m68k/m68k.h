@@ -105,6 +105,12 @@ M68K_API void m68k_set_irq(m68k_cpu_t *cpu, int level);
 typedef bool (*m68k_trap_hook_fn)(void *ctx, m68k_cpu_t *cpu, int vector);
 M68K_API void m68k_set_trap_hook(m68k_cpu_t *cpu, m68k_trap_hook_fn fn, void *ctx);
 
+/* The STOP state: whether the CPU executed STOP and waits for an
+ * interrupt; setting it false resumes at the PC (for an embedder that runs
+ * the CPU on its own behalf and then puts it back to sleep). */
+M68K_API bool m68k_stopped(const m68k_cpu_t *cpu);
+M68K_API void m68k_set_stopped(m68k_cpu_t *cpu, bool stopped);
+
 /* Makes m68k_run() return M68K_STOP_HOOK after the current instruction. */
 M68K_API void m68k_request_stop(m68k_cpu_t *cpu);
 
@@ -132,6 +138,8 @@ M68K_API bool m68k_stopped(const m68k_cpu_t *cpu);
  * 68030's whatever the model. Counting runs the CPU one instruction at a
  * time (as tracing does); off (the default) it costs nothing. */
 M68K_API void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on);
+/* Whether counting is on. */
+M68K_API bool m68k_cycle_counting(const m68k_cpu_t *cpu);
 /* Cycles counted since creation. */
 M68K_API uint64_t m68k_cycles(const m68k_cpu_t *cpu);
 
