@@ -555,11 +555,6 @@ uint64_t m68k_instructions(const m68k_cpu_t *cpu)
   return cpu->icount;
 }
 
-bool m68k_stopped(const m68k_cpu_t *cpu)
-{
-  return cpu->stopped;
-}
-
 void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on)
 {
   cpu->count_cycles = on;

@@ -59,7 +59,7 @@ typedef struct m68k_explore_result {
    * judge said of it. Free with m68k_explore_result_free(). */
   m68k_slice_t *first;
   size_t nfirst;
-  char why[1024];
+  char why[4096];
 } m68k_explore_result_t;
 
 #define M68K_EXPLORE_MAX_STEPS 1000000u /* default bound on one run's length */
@@ -122,7 +122,7 @@ typedef enum m68k_lin_kind {
 /* One completed operation: invoked at `inv`, responded at `resp`
  * (inv <= resp; machine clock). A precedes B when A.resp < B.inv. */
 typedef struct m68k_lin_op {
-  unsigned cpu;
+  unsigned cpu; /* M68K_LIN_INIT: made before the CPUs started */
   m68k_lin_kind_t kind;
   uint32_t arg;
   uint32_t value; /* the result (ADD, READ, REMOVE when ok) */
@@ -131,6 +131,7 @@ typedef struct m68k_lin_op {
 } m68k_lin_op_t;
 
 #define M68K_LIN_MAX_OPS 64
+#define M68K_LIN_INIT 0xFFFFu
 
 /* Checks a history with Wing and Gong's search as Lowe improved it:
  * depth-first over the minimal operations, undoing on a dead end, with a
@@ -144,12 +145,19 @@ int m68k_lincheck(m68k_lin_spec_t spec, uint32_t capacity, const m68k_lin_op_t *
                   size_t *order);
 
 /* Prints a history, one op a line in invocation order:
- * "  cpu0 push(1) -> ok  [12, 40]". */
+ * "  cpu0 push(1) -> ok  [12, 40]" ("init" for M68K_LIN_INIT). */
 void m68k_lin_print(FILE *out, m68k_lin_spec_t spec, const m68k_lin_op_t *ops, size_t n);
 
 /* ---- The command ------------------------------------------------------ */
 
 /* `quamachine explore ...` (argv[0] is "explore"); returns the exit status. */
 int m68k_explore_main(int argc, char **argv);
+
+/* The driver both CPUs run (explore-cmd.c note 2): big-endian words to
+ * load anywhere (it is position-independent). Registers in: A2 the
+ * operation table ({entry, argument} longs per operation), A3 the log
+ * (16 bytes per operation: invocation clock, response clock, d0, d1), A4
+ * the CLOCK register, D7 the number of operations (>= 1). It ends in STOP. */
+const uint16_t *m68k__explore_driver(size_t *nwords);
 
 #endif /* QUA_M68K_EXPLORE_H */

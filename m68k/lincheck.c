@@ -303,7 +303,12 @@ void m68k_lin_print(FILE *out, m68k_lin_spec_t spec, const m68k_lin_op_t *ops, s
       snprintf(result, sizeof result, "empty");
     else
       snprintf(result, sizeof result, "%" PRIu32, op->value);
-    fprintf(out, "  cpu%u %-12s -> %-6s [%" PRIu64 ", %" PRIu64 "]\n", op->cpu, call, result,
-            op->inv, op->resp);
+    char who[16];
+    if (op->cpu == M68K_LIN_INIT)
+      snprintf(who, sizeof who, "init");
+    else
+      snprintf(who, sizeof who, "cpu%u", op->cpu);
+    fprintf(out, "  %-4s %-12s -> %-6s [%" PRIu64 ", %" PRIu64 "]\n", who, call, result, op->inv,
+            op->resp);
   }
 }

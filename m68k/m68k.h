@@ -124,10 +124,6 @@ M68K_API int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, s
 /* Executed-instruction count since creation. */
 M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
 
-/* True from a STOP instruction until an interrupt or a reset: the CPU
- * executes nothing meanwhile. */
-M68K_API bool m68k_stopped(const m68k_cpu_t *cpu);
-
 /* Cycle estimates. While on, the CPU adds to a counter, for every
  * instruction it completes, the MC68030 cycles that m68k-cycles.tab
  * estimates for its class and addressing modes: the MC68030 User's

@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Slice length for a one-CPU machine (no interleaving to decide). */
 #define SOLO_SLICE (1u << 22)
@@ -392,9 +393,13 @@ M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
   m->addr_mask = mask;
   m->ram_base = cfg->ram_base;
   m->ram_size = size;
-  m->ram = calloc(1, size);
-  if (m->ram == NULL)
+  /* RAM straight from the kernel: zero pages on first touch, so a machine
+   * whose program touches a few pages costs a few pages, not a memset of
+   * the whole RAM (explorers build one per schedule). */
+  void *ram = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (ram == MAP_FAILED)
     goto fail;
+  m->ram = ram;
   m->console = stdout;
   m->timer_level = 6;
   m->timer_target = 1;
@@ -443,7 +448,8 @@ M68K_API void m68k_machine_destroy(m68k_machine_t *m) {
   m68k__linux_free(m->linux_state);
   free(m->replay);
   free(m->rec);
-  free(m->ram);
+  if (m->ram != NULL)
+    munmap(m->ram, m->ram_size);
   free(m);
 }
 

@@ -1,5 +1,6 @@
 /* quamachine.c -- the quamachine tool: run Linux/m68k programs, single-step tests and two-CPU
  * images. */
+#include "explore.h"
 #include "machine.h"
 
 #include <dirent.h>
@@ -68,6 +69,13 @@ static const char usage_text[] =
     "      --limit N           stop after N instructions of both CPUs\n"
     "      --trace             trace every instruction to stderr\n"
     "      -v, --verbose       say how the machine stopped\n"
+    "\n"
+    "  explore ALGO [OPTION]...\n"
+    "      Run a synthesised CAS/CAS2 quaject (counter-cas, stack-cas2,\n"
+    "      queue-cas2, list-cas2) on both CPUs under every schedule with at most\n"
+    "      K preemptions (--preemptions K, default 2) or under PCT (--pct SEED),\n"
+    "      checking each history for linearizability; prints\n"
+    "      \"EXPLORE ALGO schedules=S violations=V\" last. See explore --help.\n"
     "\n"
     "  help\n"
     "      Show this text.\n"
@@ -491,5 +499,14 @@ int main(int argc, char **argv) {
     return cmd_smp(argc - 1, argv + 1);
   if (strcmp(cmd, "sst") == 0)
     return cmd_sst(argc - 1, argv + 1);
-  return usage_error("unknown command '%s' (run, sst, smp or help)", cmd);
+  if (strcmp(cmd, "explore") == 0) {
+#ifdef QUA_M68K_BACKEND
+    return m68k_explore_main(argc - 1, argv + 1);
+#else
+    fprintf(stderr, "quamachine: explore needs the m68k quaject backend, not built here (no "
+                    "m68k-linux-gnu-gcc or libelf)\n");
+    return EXIT_FAULT;
+#endif
+  }
+  return usage_error("unknown command '%s' (run, sst, smp, explore or help)", cmd);
 }

@@ -7,14 +7,23 @@
  * (load, add, store: one preemption loses an update) against a CAS loop
  * (never loses). The code is hand-assembled, each instruction's encoding
  * in a comment, so the suite needs no cross compiler.
+ *
+ * Then `quamachine explore` (its path is the argument) on the backend's
+ * synthesised quajects: no violation in the real algorithms, at least one
+ * in every seeded bug, and the printed schedule replays it.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "explore.h"
+#include "m68k-tool.h"
 #include "qtest.h"
+#ifdef QUA_M68K_BACKEND
+#include "quaject68k.h"
+#endif
 
 /* ---- Fixture programs --------------------------------------------------- */
 
@@ -471,7 +480,241 @@ static void machine_step_sees_stop_at_once(void) {
   m68k_machine_destroy(m);
 }
 
-int main(void) {
+/* ---- The driver ----------------------------------------------------------------- */
+
+static void driver_disassembles_as_documented(void) {
+  static const char *const want[] = {
+      "move.l (a4),(a3)+", "move.l (4,a2),-(a7)", "movea.l (a2),a0", "addq.l #8,a2",
+      "jsr (a0)",          "addq.l #4,a7",         "move.l (a4),(a3)+", "move.l d0,(a3)+",
+      "move.l d1,(a3)+",   "subq.l #1,d7",         "bne $1000",         "stop #$2700",
+      "bra $1018",
+  };
+  size_t n;
+  const uint16_t *w = m68k__explore_driver(&n);
+  prog_t p;
+  memcpy(p.words[0], w, n * sizeof *w);
+  p.nwords[0] = n;
+  nops_then_stop(&p, 1, 0);
+  m68k_machine_t *m = build_prog(&p, NULL, 0);
+  uint32_t at = CODE0;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    char buf[96];
+    at += (uint32_t)m68k_disassemble(m68k_machine_cpu(m, 0), at, buf, sizeof buf);
+    if (strcmp(buf, want[i]) != 0)
+      fprintf(stderr, "driver instruction %zu: '%s', want '%s'\n", i, buf, want[i]);
+    CU_ASSERT_STRING_EQUAL(buf, want[i]);
+  }
+  CU_ASSERT_EQUAL(at, CODE0 + 2 * n);
+  m68k_machine_destroy(m);
+}
+
+/* ---- The command ----------------------------------------------------------------- */
+
+static const char *tool; /* build/m68k/quamachine */
+
+/* Runs quamachine explore with the arguments (NULL-terminated). */
+static void explore(tool_run_t *r, const char *a1, ...) {
+  char *argv[20];
+  int argc = 0;
+  argv[argc++] = (char *)tool;
+  argv[argc++] = "explore";
+  va_list ap;
+  va_start(ap, a1);
+  for (const char *a = a1; a != NULL && argc < 19; a = va_arg(ap, const char *))
+    argv[argc++] = (char *)a;
+  va_end(ap);
+  argv[argc] = NULL;
+  tool_runv(r, argv);
+}
+
+/* The counts of the last line, which must be "EXPLORE algo schedules=S
+ * violations=V". */
+static void last_line(const tool_run_t *r, const char *algo, unsigned long long *s,
+                      unsigned long long *v) {
+  const char *nl = r->out + strlen(r->out);
+  CU_ASSERT_FATAL(nl > r->out && nl[-1] == '\n');
+  const char *line = nl - 1;
+  while (line > r->out && line[-1] != '\n')
+    line--;
+  char name[32];
+  int used = 0;
+  CU_ASSERT_EQUAL_FATAL(sscanf(line, "EXPLORE %31s schedules=%llu violations=%llu\n%n", name, s,
+                               v, &used),
+                        3);
+  CU_ASSERT_STRING_EQUAL(name, algo);
+  CU_ASSERT_EQUAL((size_t)used, strlen(line));
+}
+
+static const char *const algos[] = {"counter-cas", "stack-cas2", "queue-cas2", "list-cas2"};
+
+static void explore_real_algorithms_are_linearizable(void) {
+  for (size_t i = 0; i < 4; i++) {
+    tool_run_t r;
+    unsigned long long s, v;
+    explore(&r, algos[i], NULL);
+    if (r.status != 0)
+      fprintf(stderr, "%s: %s%s", algos[i], r.out, r.err);
+    CU_ASSERT_EQUAL(r.status, 0);
+    last_line(&r, algos[i], &s, &v);
+    CU_ASSERT_TRUE(s > 100);
+    CU_ASSERT_EQUAL(v, 0);
+  }
+}
+
+#ifdef QUA_M68K_BACKEND
+/* Instructions CPU `cpu` executes running its driver alone from the start:
+ * 11 driver instructions per operation besides the call (the driver
+ * disassembled above), the entry's own as m68k_qj_call counts them (first
+ * through RTS), and the final STOP. The calls are made in the same order
+ * on a quaject wired as the tool wires it (two callers per entry). */
+static uint64_t solo_length(const char *type, const char *const *entries, const uint32_t *args,
+                            unsigned n) {
+  m68k_machine_config_t cfg = {M68K_MODEL_68030, 2, 0, M68K_QJ_RAM_MIN};
+  m68k_machine_t *m = m68k_machine_create(&cfg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  m68k_machine_start(m, 0x1000);
+  m68k_qj_t *q = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(
+      m68k_qj_create(m, type, NULL, strcmp(type, "counter") == 0 ? 0 : 8, &q, err, sizeof err),
+      M68K_OK);
+  for (unsigned c = 0; c < 2; c++)
+    for (unsigned i = 0; m68k_qj_entry_name(q, i) != NULL; i++)
+      CU_ASSERT_EQUAL(m68k_qj_attach(q, m68k_qj_entry_name(q, i)), M68K_OK);
+  uint64_t len = 1;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t insns = 0;
+    CU_ASSERT_TRUE(m68k_qj_call(q, 0, entries[i], args[i], NULL, &insns, NULL) >= 0);
+    len += 11 + insns;
+  }
+  m68k_qj_destroy(q);
+  m68k_machine_destroy(m);
+  return len;
+}
+
+static void explore_counts_match_the_solo_lengths(void) {
+  /* With no preemption there are two schedules (either CPU first). With
+   * at most one, add those where CPU c runs j of the L_c instructions of
+   * its solo run (1 <= j < L_c), is preempted, the other CPU runs to its
+   * end and c finishes: S(K=1) = 2 + (L_0 - 1) + (L_1 - 1) = L_0 + L_1,
+   * L_c computed here from the entries' own instruction counts. */
+  static const struct {
+    const char *algo, *type;
+    const char *entries[2][2];
+    uint32_t args[2][2];
+  } w[] = {
+      {"counter-cas", "counter", {{"add", "read"}, {"add", "read"}}, {{101, 0}, {201, 0}}},
+      {"stack-cas2", "stack", {{"push", "pop"}, {"pop", "push"}}, {{101, 0}, {0, 202}}},
+      {"queue-cas2", "queue", {{"put", "get"}, {"put", "get"}}, {{101, 0}, {201, 0}}},
+  };
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+    uint64_t l0 = solo_length(w[i].type, w[i].entries[0], w[i].args[0], 2);
+    uint64_t l1 = solo_length(w[i].type, w[i].entries[1], w[i].args[1], 2);
+    tool_run_t r;
+    unsigned long long s, v;
+    explore(&r, w[i].algo, "--preemptions", "0", NULL);
+    last_line(&r, w[i].algo, &s, &v);
+    CU_ASSERT_EQUAL(s, 2);
+    explore(&r, w[i].algo, "--preemptions", "1", NULL);
+    last_line(&r, w[i].algo, &s, &v);
+    if (s != l0 + l1)
+      fprintf(stderr, "%s: K=1 gives %llu schedules, L0 + L1 = %llu + %llu\n", w[i].algo, s,
+              (unsigned long long)l0, (unsigned long long)l1);
+    CU_ASSERT_EQUAL(s, l0 + l1);
+    CU_ASSERT_EQUAL(v, 0);
+  }
+}
+#endif
+
+static void explore_broken_variants_are_caught_and_replay(void) {
+  for (size_t i = 0; i < 4; i++) {
+    tool_run_t r;
+    unsigned long long s, v;
+    explore(&r, algos[i], "--variant", "broken", NULL);
+    if (r.status != 1)
+      fprintf(stderr, "%s broken: %s%s", algos[i], r.out, r.err);
+    CU_ASSERT_EQUAL(r.status, 1);
+    last_line(&r, algos[i], &s, &v);
+    CU_ASSERT_TRUE(v > 0);
+    CU_ASSERT_TRUE(v < s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "not linearizable"));
+    const char *sched = strstr(r.out, "schedule: slices:");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sched);
+    char spec[8192];
+    CU_ASSERT_EQUAL_FATAL(sscanf(sched, "schedule: %8191s", spec), 1);
+    /* The history printed for the violation, and the replay's, agree. */
+    const char *hist = strstr(r.out, "not linearizable");
+    char first_hist[4096];
+    snprintf(first_hist, sizeof first_hist, "%.*s", (int)(strstr(hist, "EXPLORE") - hist), hist);
+
+    tool_run_t again;
+    const char *ops = strcmp(algos[i], "list-cas2") == 0 ? "3" : "2";
+    explore(&again, algos[i], "--variant", "broken", "--ops", ops, "--schedule", spec, NULL);
+    CU_ASSERT_EQUAL(again.status, 1);
+    last_line(&again, algos[i], &s, &v);
+    CU_ASSERT_EQUAL(s, 1);
+    CU_ASSERT_EQUAL(v, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(again.out, first_hist));
+    /* The same schedule is no violation for the real algorithm, or not
+     * even a complete run of it (its instruction counts differ). */
+    explore(&again, algos[i], "--ops", ops, "--schedule", spec, NULL);
+    CU_ASSERT_TRUE(again.status == 0 || again.status == 125);
+  }
+}
+
+static void explore_pct_is_seeded_and_catches_broken(void) {
+  tool_run_t a, b;
+  unsigned long long s, v, s2, v2;
+  explore(&a, "queue-cas2", "--variant", "broken", "--ops", "6", "--pct", "5", "--runs", "300",
+          "--depth", "2", NULL);
+  last_line(&a, "queue-cas2", &s, &v);
+  CU_ASSERT_EQUAL(s, 300);
+  CU_ASSERT_TRUE(v > 0);
+  CU_ASSERT_EQUAL(a.status, 1);
+  explore(&b, "queue-cas2", "--variant", "broken", "--ops", "6", "--pct", "5", "--runs", "300",
+          "--depth", "2", NULL);
+  last_line(&b, "queue-cas2", &s2, &v2);
+  CU_ASSERT_EQUAL(v, v2);
+  CU_ASSERT_STRING_EQUAL(a.out, b.out);
+  explore(&a, "queue-cas2", "--ops", "6", "--pct", "5", "--runs", "300", "--depth", "3", NULL);
+  last_line(&a, "queue-cas2", &s, &v);
+  CU_ASSERT_EQUAL(a.status, 0);
+  CU_ASSERT_EQUAL(v, 0);
+}
+
+static void explore_bad_usage_names_the_problem(void) {
+  tool_run_t r;
+  explore(&r, "heap-cas", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown algorithm 'heap-cas'"));
+  explore(&r, "stack-cas2", "--ops", "0", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--ops takes 1 to 30, not '0'"));
+  explore(&r, "stack-cas2", "--ops", "31", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  explore(&r, "stack-cas2", "--ops", "30", "--preemptions", "0", NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  explore(&r, "stack-cas2", "--schedule", "quantum:5", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bad schedule 'quantum:5'"));
+  explore(&r, "stack-cas2", "--schedule", "slices:0x1", NULL);
+  CU_ASSERT_EQUAL(r.status, 125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "not a complete run"));
+  explore(&r, "stack-cas2", "--pct", "1", "--schedule", "slices:0x1", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  explore(&r, "stack-cas2", "--variant", "wobbly", NULL);
+  CU_ASSERT_EQUAL(r.status, 125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "wobbly"));
+  explore(&r, NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  explore(&r, "--help", NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "preemption"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "linearizable"));
+}
+
+int main(int argc, char **argv) {
+  tool = argc > 1 ? argv[1] : NULL;
   static const qtest_case_t cases[] = {
       {"chess_counts_match_closed_form", chess_counts_match_closed_form},
       {"chess_unbounded_enumerates_every_interleaving",
@@ -493,7 +736,22 @@ int main(void) {
       {"lin_print_names_ops_results_and_times", lin_print_names_ops_results_and_times},
       {"schedule_slices_parse_and_format", schedule_slices_parse_and_format},
       {"machine_step_sees_stop_at_once", machine_step_sees_stop_at_once},
+      {"driver_disassembles_as_documented", driver_disassembles_as_documented},
       {NULL, NULL},
   };
-  return qtest_run("m68k-explore", cases);
+  static const qtest_case_t tool_cases[] = {
+      {"explore_real_algorithms_are_linearizable", explore_real_algorithms_are_linearizable},
+#ifdef QUA_M68K_BACKEND
+      {"explore_counts_match_the_solo_lengths", explore_counts_match_the_solo_lengths},
+#endif
+      {"explore_broken_variants_are_caught_and_replay",
+       explore_broken_variants_are_caught_and_replay},
+      {"explore_pct_is_seeded_and_catches_broken", explore_pct_is_seeded_and_catches_broken},
+      {"explore_bad_usage_names_the_problem", explore_bad_usage_names_the_problem},
+      {NULL, NULL},
+  };
+  int rc = qtest_run("m68k-explore", cases);
+  if (tool != NULL)
+    rc |= qtest_run("m68k-explore-tool", tool_cases);
+  return rc;
 }

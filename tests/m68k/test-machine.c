@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "m68k-tool.h"
 #include "qtest.h"
 
 static const char *tool; /* build/m68k/quamachine, from the command line */
@@ -637,19 +638,6 @@ static void replay_that_runs_out_stops_the_machine(void) {
 
 /* ---- The quamachine tool -------------------------------------------------- */
 
-typedef struct tool_run {
-  char out[4096];
-  char err[4096];
-  int status; /* exit code, or 128 + signal */
-} tool_run_t;
-
-static void slurp(FILE *f, char *buf, size_t len) {
-  rewind(f);
-  size_t n = fread(buf, 1, len - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-}
-
 /* Runs quamachine with the arguments (NULL-terminated list). */
 static void run_tool(tool_run_t *r, const char *a1, ...) {
   char *argv[16];
@@ -661,22 +649,7 @@ static void run_tool(tool_run_t *r, const char *a1, ...) {
     argv[argc++] = (char *)a;
   va_end(ap);
   argv[argc] = NULL;
-  FILE *out = tmpfile(), *err = tmpfile();
-  CU_ASSERT_FATAL(out != NULL && err != NULL);
-  fflush(stdout);
-  pid_t pid = fork();
-  CU_ASSERT_FATAL(pid >= 0);
-  if (pid == 0) {
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    execv(tool, argv);
-    _exit(99);
-  }
-  int ws;
-  CU_ASSERT_EQUAL_FATAL(waitpid(pid, &ws, 0), pid);
-  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-  slurp(out, r->out, sizeof r->out);
-  slurp(err, r->err, sizeof r->err);
+  tool_runv(r, argv);
 }
 
 /* Writes bytes to a new temporary file; the caller unlinks `path`. */
