@@ -251,6 +251,14 @@ typedef struct qua_error {
 QUA_API int qua_create(const char *type, const char *const *params, int nparams,
                        qua_quaject_t **out, qua_error_t *err);
 
+/* The same for a type whose table lives outside libqua: an embedder's
+ * quajects whose callentries run elsewhere (quad's target=m68k ones run as
+ * 68k code on its quamachine). The table must keep the model's limits
+ * (QUA_EINVAL otherwise, naming the problem) and outlive its quajects; it
+ * is not added to qua_types(). */
+QUA_API int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
+                            qua_quaject_t **out, qua_error_t *err);
+
 /* Destroys a quaject. Refused with QUA_EBUSY while other quajects' callouts
  * are wired to it or sites are open on it, unless `force`: then every
  * callout wired to it is unwired first and open sites are left pointing at
@@ -330,6 +338,14 @@ QUA_API int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 static inline int qua_call_online(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   return __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE)(s, a0, a1, ret);
 }
+
+/* For the callentries of types made with qua_create_with(): delivers
+ * callback cb of s's quaject, with arg, as the built-in types do. An
+ * invoker-kind callback goes to s's handler (the caller's) and then the
+ * watchers; a broadcast one to every open site that supplied a handler and
+ * then the watchers. An index out of range does nothing. The caller is
+ * inside a read-side section, as a callentry is. */
+QUA_API void qua_fire(qua_site_t *s, int cb, uint64_t arg);
 
 /* --- Wires ---------------------------------------------------------------- */
 
