@@ -47,7 +47,8 @@ bool quad_m68k_is(const qua_quaject_t *q) {
   (void)q;
   return false;
 }
-int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen, char **code) {
+int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
+                         char **code) {
   (void)q;
   (void)entry;
   (void)impl;
@@ -358,7 +359,8 @@ bool quad_m68k_is(const qua_quaject_t *q) {
 
 /* ---- What `show` says (note 4) ------------------------------------------------------ */
 
-int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen, char **code) {
+int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
+                         char **code) {
   m68k_state_t *st = qua_quaject_state((qua_quaject_t *)q);
   const char *name = qua_quaject_type(q)->entries[entry].name;
   uint32_t addr = 0, len = 0;

@@ -18,7 +18,8 @@ bool quad_m68k_is(const qua_quaject_t *q);
  * 0x..., 60 bytes, 23 insns/call, ~70 cycles/call (mean of 9 calls)") into
  * impl, and when code is not NULL its code disassembled (malloc'ed, one
  * "ADDRESS  INSTRUCTION" a line). 0, QUA_ENOENTRY or QUA_ENOMEM. */
-int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen, char **code);
+int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
+                         char **code);
 
 /* Destroys the daemon's quamachine and the quajects' code and state in it
  * (at exit, after every quaject was destroyed). */

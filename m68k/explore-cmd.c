@@ -200,8 +200,12 @@ static size_t read_history(world_t *w, m68k_machine_t *m, m68k_lin_op_t *ops, ch
   size_t n = 0;
   if (a->spec == M68K_LIN_LIST)
     for (uint32_t i = PREFILL_LIST; i-- > 0; n++)
-      ops[n] = (m68k_lin_op_t){.cpu = M68K_LIN_INIT, .kind = M68K_LIN_INSERT, .arg = i + 1, .ok = true,
-                               .inv = n, .resp = n};
+      ops[n] = (m68k_lin_op_t){.cpu = M68K_LIN_INIT,
+                               .kind = M68K_LIN_INSERT,
+                               .arg = i + 1,
+                               .ok = true,
+                               .inv = n,
+                               .resp = n};
   uint64_t shift = n;
   for (unsigned c = 0; c < 2; c++) {
     for (unsigned i = 0; i < w->ops; i++, n++) {
@@ -355,11 +359,11 @@ static void print_violation(const char *algo, const world_t *w, const m68k_explo
 
 int m68k_explore_main(int argc, char **argv) {
   static const struct option opts[] = {
-      {"ops", required_argument, NULL, 'n'},         {"preemptions", required_argument, NULL, 'k'},
-      {"variant", required_argument, NULL, 'v'},     {"pct", required_argument, NULL, 'p'},
-      {"runs", required_argument, NULL, 'r'},        {"depth", required_argument, NULL, 'd'},
-      {"schedule", required_argument, NULL, 's'},    {"max-schedules", required_argument, NULL, 'm'},
-      {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+      {"ops", required_argument, NULL, 'n'},      {"preemptions", required_argument, NULL, 'k'},
+      {"variant", required_argument, NULL, 'v'},  {"pct", required_argument, NULL, 'p'},
+      {"runs", required_argument, NULL, 'r'},     {"depth", required_argument, NULL, 'd'},
+      {"schedule", required_argument, NULL, 's'}, {"max-schedules", required_argument, NULL, 'm'},
+      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
   };
   world_t w = {0};
   uint64_t ops = 0, k = 2, seed = 0, runs = 1000, depth = 3, max_schedules = 0;

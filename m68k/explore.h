@@ -74,7 +74,7 @@ typedef struct m68k_explore_options {
  * each. Returns 0 with *res filled, or a negative M68K_E* code with a
  * sentence in err: M68K_EINVAL when build failed, M68K_ETOOBIG when the
  * schedule bound was hit (*res holds the partial counts). */
-int m68k_explore_chess(const m68k_explore_target_t *t, const m68k_explore_options_t *opt,
+M68K_API int m68k_explore_chess(const m68k_explore_target_t *t, const m68k_explore_options_t *opt,
                        m68k_explore_result_t *res, char *err, size_t errlen);
 
 /* Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi and
@@ -86,17 +86,18 @@ int m68k_explore_chess(const m68k_explore_target_t *t, const m68k_explore_option
  * depth d is found by one run with probability at least 1/(2 k^(d-1)), k
  * the run length. Run r draws from a PRNG seeded with seed and r, so the
  * same seed gives the same runs. Returns as m68k_explore_chess. */
-int m68k_explore_pct(const m68k_explore_target_t *t, uint64_t seed, uint64_t runs, unsigned depth,
-                     uint64_t max_steps, m68k_explore_result_t *res, char *err, size_t errlen);
+M68K_API int m68k_explore_pct(const m68k_explore_target_t *t, uint64_t seed, uint64_t runs,
+                              unsigned depth, uint64_t max_steps, m68k_explore_result_t *res,
+                              char *err, size_t errlen);
 
 /* Runs one given schedule (e.g. printed by a violation) through the
  * machine's REPLAY scheduler and judges it. Returns 0 with *violation
  * set, M68K_ESCHEDULE when the schedule is not a complete run of this
  * target (with the reason in err), or M68K_EINVAL when build failed. */
-int m68k_explore_replay(const m68k_explore_target_t *t, const m68k_slice_t *s, size_t n,
+M68K_API int m68k_explore_replay(const m68k_explore_target_t *t, const m68k_slice_t *s, size_t n,
                         bool *violation, char *why, size_t whylen, char *err, size_t errlen);
 
-void m68k_explore_result_free(m68k_explore_result_t *res);
+M68K_API void m68k_explore_result_free(m68k_explore_result_t *res);
 
 /* ---- Linearizability -------------------------------------------------- */
 
@@ -141,17 +142,17 @@ typedef struct m68k_lin_op {
  * receives a witness: the op indices in linearisation order), 0 when
  * not, M68K_EINVAL for more than M68K_LIN_MAX_OPS ops, an op of the wrong
  * kind for the spec or inv > resp, M68K_ENOMEM. */
-int m68k_lincheck(m68k_lin_spec_t spec, uint32_t capacity, const m68k_lin_op_t *ops, size_t n,
-                  size_t *order);
+M68K_API int m68k_lincheck(m68k_lin_spec_t spec, uint32_t capacity, const m68k_lin_op_t *ops,
+                           size_t n, size_t *order);
 
 /* Prints a history, one op a line in invocation order:
  * "  cpu0 push(1) -> ok  [12, 40]" ("init" for M68K_LIN_INIT). */
-void m68k_lin_print(FILE *out, m68k_lin_spec_t spec, const m68k_lin_op_t *ops, size_t n);
+M68K_API void m68k_lin_print(FILE *out, m68k_lin_spec_t spec, const m68k_lin_op_t *ops, size_t n);
 
 /* ---- The command ------------------------------------------------------ */
 
 /* `quamachine explore ...` (argv[0] is "explore"); returns the exit status. */
-int m68k_explore_main(int argc, char **argv);
+M68K_API int m68k_explore_main(int argc, char **argv);
 
 /* The driver both CPUs run (explore-cmd.c note 2): big-endian words to
  * load anywhere (it is position-independent). Registers in: A2 the

@@ -42,7 +42,8 @@ typedef struct lin_state {
 
 /* Applies op to *s when the specification allows it with op's actual
  * result; false (s unchanged) otherwise. */
-static bool apply(m68k_lin_spec_t spec, uint32_t capacity, lin_state_t *s, const m68k_lin_op_t *op) {
+static bool apply(m68k_lin_spec_t spec, uint32_t capacity, lin_state_t *s,
+                  const m68k_lin_op_t *op) {
   if (spec == M68K_LIN_COUNTER) {
     uint32_t now = s->v[0]; /* len is 1 */
     if (op->kind == M68K_LIN_ADD) {
