@@ -66,6 +66,11 @@ static const char usage_text[] =
     "      --trace             trace every instruction to stderr\n"
     "      -v, --verbose       say how the machine stopped\n"
     "\n"
+    "  quaject TYPE [OPTION]...\n"
+    "      Synthesise a queue, stack, counter or list as 68030 code, drive it\n"
+    "      from producer and consumer loops on both CPUs and check what\n"
+    "      arrived ('quamachine quaject --help').\n"
+    "\n"
     "  help\n"
     "      Show this text.\n"
     "\n"
@@ -461,6 +466,10 @@ static int cmd_sst(int argc, char **argv) {
   return status != 0 || passed != total ? 1 : 0;
 }
 
+#ifdef QUAMACHINE_QUAJECT
+int quamachine_quaject(int argc, char **argv); /* quamachine-quaject.c */
+#endif
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage_error("no command given");
@@ -475,5 +484,9 @@ int main(int argc, char **argv) {
     return cmd_smp(argc - 1, argv + 1);
   if (strcmp(cmd, "sst") == 0)
     return cmd_sst(argc - 1, argv + 1);
-  return usage_error("unknown command '%s' (run, sst, smp or help)", cmd);
+#ifdef QUAMACHINE_QUAJECT
+  if (strcmp(cmd, "quaject") == 0)
+    return quamachine_quaject(argc - 1, argv + 1);
+#endif
+  return usage_error("unknown command '%s' (run, sst, smp, quaject or help)", cmd);
 }
