@@ -51,17 +51,6 @@ typedef struct drive {
   uint64_t last_insns, last_cycles;
 } drive_t;
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-  if (err == NULL || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 static void sample_add(drive_t *d, samples_t *s, uint64_t v) {
   if (s->n == s->cap) {
     size_t cap = s->cap != 0 ? 2 * s->cap : 1024;
@@ -260,17 +249,17 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
   const m68k_qj_drive_options_t o = *opt;
   memset(res, 0, sizeof *res);
   if (m->ncpus != 2) {
-    seterr(err, errlen, "driving a quaject needs a two-CPU machine");
+    m68k__qj_seterr(err, errlen, "driving a quaject needs a two-CPU machine");
     return M68K_EINVAL;
   }
   if (o.producers < 1 || o.consumers < 1 || o.producers + o.consumers > 2 * M68K_QJ_DRIVE_AGENTS) {
-    seterr(err, errlen, "producers (%u) and consumers (%u) must be at least 1 each and %u together",
+    m68k__qj_seterr(err, errlen, "producers (%u) and consumers (%u) must be at least 1 each and %u together",
            o.producers, o.consumers, 2 * M68K_QJ_DRIVE_AGENTS);
     return M68K_EINVAL;
   }
   if (o.items < o.producers || o.items / o.producers >= 1u << 24 ||
       (q->type->kind == K_LIST && o.items > q->cap)) {
-    seterr(err, errlen,
+    m68k__qj_seterr(err, errlen,
            "items (%" PRIu32 ") must be at least the producers (%u), below 2^24 per producer%s",
            o.items, o.producers, q->type->kind == K_LIST ? " and at most the list's capacity" : "");
     return M68K_EINVAL;
@@ -279,7 +268,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
   uint32_t logs = m->ram_base + M68K_QJ_ARENA_OFFSET + M68K_QJ_ARENA_SIZE;
   uint64_t logbytes = (uint64_t)logcap * 4 * o.consumers;
   if (logbytes > m->ram_size - (M68K_QJ_ARENA_OFFSET + M68K_QJ_ARENA_SIZE) - 2 * 65536u) {
-    seterr(err, errlen, "the consumers' logs (%" PRIu64 " bytes) do not fit in the machine's RAM",
+    m68k__qj_seterr(err, errlen, "the consumers' logs (%" PRIu64 " bytes) do not fit in the machine's RAM",
            logbytes);
     return M68K_EINVAL;
   }
@@ -288,13 +277,13 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
   uint32_t blen = 2 * CTL_SIZE + 2 * lsz + 3 * tsz;
   uint32_t blk = m68k__qj_alloc(a, blen);
   if (blk == 0) {
-    seterr(err, errlen, "the quaject arena is full (%" PRIu32 " bytes wanted for the loops)", blen);
+    m68k__qj_seterr(err, errlen, "the quaject arena is full (%" PRIu32 " bytes wanted for the loops)", blen);
     return M68K_EARENA;
   }
   drive_t d = {.a = a, .thunk_len = thunk->code_size};
   int rc = m68k_machine_on_exception(m, 32 + DRIVE_TRAP, drive_trap, &d);
   if (rc != M68K_OK) {
-    seterr(err, errlen, "TRAP #%d already has a host handler on this machine", DRIVE_TRAP);
+    m68k__qj_seterr(err, errlen, "TRAP #%d already has a host handler on this machine", DRIVE_TRAP);
     m68k__qj_release(a, blk, blen);
     return rc;
   }
@@ -303,12 +292,12 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
   uint32_t th = blk + 2 * CTL_SIZE + 2 * lsz; /* put, get, and the calibration thunk */
   uint32_t agent[2 * M68K_QJ_DRIVE_AGENTS] = {0};
   unsigned attached[2] = {0, 0};
-  for (unsigned i = 0; i < o.producers && rc == M68K_OK; i++, attached[0]++)
-    rc = m68k_qj_attach(q, q->type->entries[0].name);
-  for (unsigned i = 0; i < o.consumers && rc == M68K_OK; i++, attached[1]++)
-    rc = m68k_qj_attach(q, q->type->entries[1].name);
+  for (int k = 0; k < 2; k++)
+    while (rc == M68K_OK && attached[k] < (k == 0 ? o.producers : o.consumers) &&
+           (rc = m68k_qj_attach(q, q->type->entries[k].name)) == M68K_OK)
+      attached[k]++;
   if (rc != M68K_OK) {
-    seterr(err, errlen, "cannot attach %u producers and %u consumers to this %s %s: %s",
+    m68k__qj_seterr(err, errlen, "cannot attach %u producers and %u consumers to this %s %s: %s",
            o.producers, o.consumers, m68k_qj_variant(q), q->type->name, m68k_strerror(rc));
     goto out;
   }
@@ -329,7 +318,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     rc = emit(m, code[cpu], loop, v);
   }
   if (rc != M68K_OK) {
-    seterr(err, errlen, "cannot synthesise the driver loops");
+    m68k__qj_seterr(err, errlen, "cannot synthesise the driver loops");
     goto out;
   }
   if (o.measure) {
@@ -343,7 +332,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
       rc = m68k__qj_call_addr(a, 0, d.thunk[0], 0, NULL, NULL, NULL);
     d.thunk[0] = put_thunk;
     if (rc < 0) {
-      seterr(err, errlen, "cannot measure the thunk's cost");
+      m68k__qj_seterr(err, errlen, "cannot measure the thunk's cost");
       goto out;
     }
     rc = M68K_OK;
@@ -373,13 +362,13 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     m68k_set_cycle_count(c, false);
   }
   if (d.oom) {
-    seterr(err, errlen, "out of memory recording the measurements");
+    m68k__qj_seterr(err, errlen, "out of memory recording the measurements");
     rc = M68K_ENOMEM;
     goto out;
   }
   rc = check(q, &o, agent, res);
   if (rc != M68K_OK) {
-    seterr(err, errlen, "out of memory checking the logs");
+    m68k__qj_seterr(err, errlen, "out of memory checking the logs");
     goto out;
   }
   for (int k = 0; k < 2; k++) {
@@ -388,7 +377,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     res->cycles[k] = median(&d.cycles[k]);
   }
   if (res->machine.status != M68K_MACHINE_DEADLOCK) {
-    seterr(err, errlen, "the loops did not finish: %s", m68k_machine_message(m));
+    m68k__qj_seterr(err, errlen, "the loops did not finish: %s", m68k_machine_message(m));
     rc = M68K_ENORETURN;
   }
 out:

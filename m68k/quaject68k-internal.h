@@ -83,7 +83,8 @@ void m68k__qj_release(m68k__qj_arena_t *a, uint32_t addr, uint32_t bytes);
 /* m68k_qj_call of the code at `addr`. */
 int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_t arg,
                        uint32_t *ret, uint64_t *insns, uint64_t *cycles);
-/* Sets the machine's message (printf style). */
-#define m68k__qj_msg m68k__machine_msg
+/* Writes a sentence to err (errlen bytes; nothing when err is NULL). */
+void m68k__qj_seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif /* QUA_M68K_QUAJECT68K_INTERNAL_H */

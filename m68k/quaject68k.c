@@ -82,9 +82,7 @@ static const type_spec_t types[] = {
 
 /* ---- State ------------------------------------------------------------------ */
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+void m68k__qj_seterr(char *err, size_t errlen, const char *fmt, ...) {
   if (err == NULL || errlen == 0)
     return;
   va_list ap;
@@ -116,24 +114,24 @@ int m68k__qj_arena_get(m68k_machine_t *m, m68k__qj_arena_t **out, char *err, siz
     return M68K_OK;
   }
   if (m->model != M68K_MODEL_68030) {
-    seterr(err, errlen, "quajects need a 68030 machine (CAS and CAS2)");
+    m68k__qj_seterr(err, errlen, "quajects need a 68030 machine (CAS and CAS2)");
     return M68K_EINVAL;
   }
   if (m->ram_size < M68K_QJ_RAM_MIN) {
-    seterr(err, errlen, "quajects need at least %u KiB of RAM (the machine has %" PRIu32 ")",
+    m68k__qj_seterr(err, errlen, "quajects need at least %u KiB of RAM (the machine has %" PRIu32 ")",
            M68K_QJ_RAM_MIN >> 10, m->ram_size >> 10);
     return M68K_EINVAL;
   }
   m68k__qj_arena_t *a = calloc(1, sizeof *a);
   if (a == NULL) {
-    seterr(err, errlen, "out of memory");
+    m68k__qj_seterr(err, errlen, "out of memory");
     return M68K_ENOMEM;
   }
   a->m = m;
   a->base = m->ram_base + M68K_QJ_ARENA_OFFSET;
   int rc = m68k_machine_on_exception(m, 32 + M68K_QJ_TRAP, arena_trap, a);
   if (rc != M68K_OK) {
-    seterr(err, errlen, "TRAP #%d already has a host handler on this machine", M68K_QJ_TRAP);
+    m68k__qj_seterr(err, errlen, "TRAP #%d already has a host handler on this machine", M68K_QJ_TRAP);
     free(a);
     return M68K_EBUSY;
   }
@@ -311,7 +309,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
     if (type != NULL && strcmp(types[i].name, type) == 0)
       t = &types[i];
   if (t == NULL) {
-    seterr(err, errlen, "unknown quaject type '%s' (counter, stack, queue or list)",
+    m68k__qj_seterr(err, errlen, "unknown quaject type '%s' (counter, stack, queue or list)",
            type != NULL ? type : "(null)");
     return M68K_ENOTYPE;
   }
@@ -325,16 +323,16 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
       for (unsigned k = 0; k < 4 && t->variants[k] != NULL; k++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
                  t->variants[k]);
-      seterr(err, errlen, "unknown variant '%s' of %s (%s)", variant, t->name, list);
+      m68k__qj_seterr(err, errlen, "unknown variant '%s' of %s (%s)", variant, t->name, list);
       return M68K_ENOTYPE;
     }
   }
   if (t->kind == K_COUNTER ? capacity != 0
                            : capacity < 1 || capacity > M68K_QJ_CAPACITY_MAX) {
     if (t->kind == K_COUNTER)
-      seterr(err, errlen, "a counter has no capacity (give 0, not %" PRIu32 ")", capacity);
+      m68k__qj_seterr(err, errlen, "a counter has no capacity (give 0, not %" PRIu32 ")", capacity);
     else
-      seterr(err, errlen, "capacity %" PRIu32 " of a %s is out of range (1..%u)", capacity,
+      m68k__qj_seterr(err, errlen, "capacity %" PRIu32 " of a %s is out of range (1..%u)", capacity,
              t->name, M68K_QJ_CAPACITY_MAX);
     return M68K_EINVAL;
   }
@@ -346,12 +344,12 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
   while (id < QJ_MAX && a->live[id] != NULL)
     id++;
   if (id == QJ_MAX) {
-    seterr(err, errlen, "too many quajects on this machine (%u)", QJ_MAX);
+    m68k__qj_seterr(err, errlen, "too many quajects on this machine (%u)", QJ_MAX);
     return M68K_EARENA;
   }
   m68k_qj_t *q = calloc(1, sizeof *q);
   if (q == NULL) {
-    seterr(err, errlen, "out of memory");
+    m68k__qj_seterr(err, errlen, "out of memory");
     return M68K_ENOMEM;
   }
   q->a = a;
@@ -369,7 +367,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
   q->block_len = len;
   q->block = m68k__qj_alloc(a, len);
   if (q->block == 0) {
-    seterr(err, errlen, "the quaject arena is full (%u bytes wanted)", len);
+    m68k__qj_seterr(err, errlen, "the quaject arena is full (%u bytes wanted)", len);
     free(q);
     return M68K_EARENA;
   }
@@ -390,7 +388,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
   }
   rc = synth_all(q);
   if (rc != M68K_OK) {
-    seterr(err, errlen, "cannot synthesise the %s's code", t->name);
+    m68k__qj_seterr(err, errlen, "cannot synthesise the %s's code", t->name);
     m68k__qj_release(a, q->block, q->block_len);
     free(q);
     return rc;
