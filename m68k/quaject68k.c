@@ -532,8 +532,9 @@ static bool arena_trap(void *ctx, m68k_machine_t *m, unsigned cpu, int vector) {
   int cb = (int)(id & 3);
   if (q == NULL || pc != q->stubs + STUB_SIZE * (uint32_t)cb + 12)
     return false;
+  /* full carries the item refused; empty and the edges nothing (as on the host). */
   if (q->cb[cb].fn != NULL)
-    q->cb[cb].fn(q->cb[cb].ctx, cb_names[cb], m68k_get_reg(c, M68K_REG_D0 + 1));
+    q->cb[cb].fn(q->cb[cb].ctx, cb_names[cb], cb == CB_FULL ? m68k_get_reg(c, M68K_REG_D0 + 1) : 0);
   m68k_set_reg(c, M68K_REG_D0, (uint32_t)cb_status[cb]);
   return true;
 }

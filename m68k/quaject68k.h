@@ -194,7 +194,8 @@ M68K_API unsigned m68k_qj_attached(const m68k_qj_t *q, const char *entry);
 
 /* A host handler for `callback` ("full", "empty", "notfull",
  * "notempty"): fn(ctx, callback, arg) runs on the host, in the middle of
- * the 68k call, arg being the item (0 for empty). fn NULL removes it.
+ * the 68k call, arg being the item refused for full, 0 for the others (as
+ * the host's queue passes them). fn NULL removes it.
  * Re-synthesises the entries that can raise it. 0, M68K_ENOTYPE (no such
  * callback for the type), M68K_EBUSY. A handler must not call back into
  * the machine. */
