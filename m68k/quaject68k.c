@@ -252,7 +252,7 @@ static int synth(m68k_qj_t *q, unsigned i) {
     break;
   case K_QUEUE:
     v[QK_HOLE_qk_slots] = q->state + 4;
-    v[QK_HOLE_qk_last] = q->cap;
+    v[QK_HOLE_qk_last] = 4 * q->cap;
     break;
   default: break;
   }

@@ -126,8 +126,9 @@
 /* The TRAP number callback stubs and the call stub use (vector 32 + 14). */
 #define M68K_QJ_TRAP 14
 
-/* Largest capacity of a stack, queue or list. */
-#define M68K_QJ_CAPACITY_MAX 16384u
+/* Largest capacity of a stack, queue or list (a queue's ring of 16384
+ * slots is addressed by 16-bit byte offsets). */
+#define M68K_QJ_CAPACITY_MAX 16383u
 
 /* Statuses of a callentry (d0) and of m68k_qj_call. */
 #define M68K_QJ_OK 0

@@ -128,7 +128,7 @@ int quamachine_quaject(int argc, char **argv) {
       break;
     case 'k':
       if (!parse_u32(optarg, 1, M68K_QJ_CAPACITY_MAX, &capacity))
-        return usage("bad capacity '%s' (1..16384)", optarg);
+        return usage("bad capacity '%s' (1..%u)", optarg, M68K_QJ_CAPACITY_MAX);
       break;
     case 'V': variant = optarg; break;
     case 's': spec = optarg; break;
