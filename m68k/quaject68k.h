@@ -89,9 +89,12 @@
  * [ram_base + M68K_QJ_ARENA_OFFSET, + M68K_QJ_ARENA_SIZE). It holds the
  * runtime's stubs (the return stub of m68k_qj_call, callback stubs), the
  * quajects' state and their synthesised code, and per-CPU stacks for
- * m68k_qj_call. Everything else is the embedder's: the vectors, driver
- * code and data below the arena, m68k_machine_start()'s CPU stacks at the
- * top of RAM. The machine needs at least M68K_QJ_RAM_MIN bytes of RAM.
+ * m68k_qj_call (and m68k_qj_drive's loops). Everything else is the
+ * embedder's: the vectors, driver code and data below the arena,
+ * m68k_machine_start()'s CPU stacks at the top of RAM; only m68k_qj_drive,
+ * which takes the whole machine, also writes its consumers' logs between
+ * the arena and those stacks. The machine needs at least M68K_QJ_RAM_MIN
+ * bytes of RAM.
  *
  * ---- Cycle estimates ---------------------------------------------------------
  *
