@@ -41,14 +41,15 @@
  *     The remaining ABA is a slot refilled with an equal item, which is
  *     harmless: the pop returns that equal item.
  * S3. The linearisation point of each is its successful CAS2; full and
- *     empty are decided on the sp value the CAS2 would compare, reloaded
- *     by every failed CAS2.
+ *     empty are decided on the sp value the CAS2 compares (a retry reads
+ *     sp again), so a full or empty answer was true when sp was read.
  *
  * Queue (thesis 5.2, CAS2; the Synthesis queue family, Table 4.2). State:
  * one word ht = head << 16 | tail, then size = capacity + 1 slots. head is
- * the index of the last item put, tail of the last item taken; the queue
- * is empty when head == tail, full when next(head) == tail, and holds the
- * slots next(tail) .. head.
+ * the byte offset of the last item put in the ring, tail of the last item
+ * taken (so the ring has at most 16384 slots); the queue is empty when
+ * head == tail, full when next(head) == tail, and holds the slots
+ * next(tail) .. head.
  *
  * Q1. Head and tail share one word so that a single compare sees both:
  *     a put's CAS2 on (ht, slot) succeeds only if neither index moved
@@ -123,7 +124,7 @@
 extern char qk_state[]; /* the state word: count, sp, ht or head */
 extern char qk_slots[]; /* stack: base (lowest slot); queue: slot 0 */
 extern char qk_top[];   /* stack: address past the highest slot */
-extern char qk_last[];  /* queue: the last slot index (capacity) */
+extern char qk_last[];  /* queue: the last slot's offset, 4 * capacity */
 extern uint64_t qk_full(uint32_t x);
 extern uint64_t qk_empty(uint32_t x);
 extern uint64_t qk_notfull(uint32_t x);
@@ -146,19 +147,20 @@ static inline __attribute__((always_inline)) int cas(volatile uint32_t *p, uint3
 }
 
 /* CAS2.L: if *p1 == *c1 and *p2 == *c2, store u1 and u2 and true; else
- * *c1 = *p1, *c2 = *p2 (as read together) and false. */
+ * *c1 = *p1, *c2 = *p2 (as read together) and false. The addresses may sit
+ * in data or address registers (CAS2 takes either), and the flag shares
+ * u1's register, which CAS2 has consumed: fewer registers to save. */
 static inline __attribute__((always_inline)) int cas2(volatile uint32_t *p1, volatile uint32_t *p2,
                                                       uint32_t *c1, uint32_t *c2, uint32_t u1,
                                                       uint32_t u2) {
-  uint32_t a = *c1, b = *c2;
-  char failed;
-  __asm__ volatile("cas2.l %0:%1,%3:%4,(%5):(%6)\n\tsne %2"
+  uint32_t a = *c1, b = *c2, failed;
+  __asm__ volatile("cas2.l %0:%1,%2:%4,(%5):(%6)\n\tsne %2"
                    : "+d"(a), "+d"(b), "=d"(failed)
-                   : "d"(u1), "d"(u2), "a"(p1), "a"(p2)
+                   : "2"(u1), "d"(u2), "r"(p1), "r"(p2)
                    : "cc", "memory");
   *c1 = a;
   *c2 = b;
-  return !failed;
+  return !(uint8_t)failed;
 }
 
 /* ---- Counter ------------------------------------------------------------- */
@@ -182,20 +184,23 @@ uint64_t qk_counter_add_broken(uint32_t delta) {
 
 /* ---- Stack ---------------------------------------------------------------- */
 
+/* A retry reads sp again rather than keep the value the failed CAS2
+ * loaded: one register fewer to save on the path that does not retry. */
 uint64_t qk_push_cas2(uint32_t x) {
-  uint32_t sp = *STATE;
   for (;;) {
+    uint32_t sp = *STATE;
     if (sp == U(qk_slots))
       return qk_full(x);
-    uint32_t nsp = sp - 4, old = *(volatile uint32_t *)(uintptr_t)nsp;
-    if (cas2(STATE, (volatile uint32_t *)(uintptr_t)nsp, &sp, &old, nsp, x))
+    volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp - 1;
+    uint32_t old = *slot;
+    if (cas2(STATE, slot, &sp, &old, (uint32_t)(uintptr_t)slot, x))
       return RET(OK, x);
   }
 }
 
 uint64_t qk_pop_cas2(uint32_t unused) {
-  uint32_t sp = *STATE;
   for (;;) {
+    uint32_t sp = *STATE;
     if (sp == U(qk_top))
       return qk_empty(0);
     volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp;
@@ -232,21 +237,26 @@ uint64_t qk_pop_broken(uint32_t unused) {
 
 /* ---- Queue ---------------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) uint32_t next(uint32_t i) {
-  return i == U(qk_last) ? 0 : i + 1;
+/* Indices are byte offsets into the ring (design note Q1), so a slot's
+ * address is one add: SLOT(off). */
+#define SLOT(off) ((volatile uint32_t *)(uintptr_t)(U(qk_slots) + (off)))
+
+static inline __attribute__((always_inline)) uint32_t next(uint32_t off) {
+  return off == U(qk_last) ? 0 : off + 4;
 }
 
-/* MP put (Q1, Q2); `tracked` keeps the notempty test (Q6). */
+/* MP put (Q1, Q2); `tracked` keeps the notempty test (Q6). The 16-bit
+ * compares read the tail half of ht without masking it. */
 #define QK_PUT_MP(name, tracked)                                                 \
   uint64_t qk_##name(uint32_t x) {                                               \
     uint32_t ht = *STATE;                                                        \
     for (;;) {                                                                   \
-      uint32_t h = ht >> 16, t = ht & 0xffff, n = next(h);                       \
-      if (n == t)                                                                \
+      uint32_t n = next(ht >> 16);                                               \
+      if ((uint16_t)n == (uint16_t)ht)                                           \
         return qk_full(x);                                                       \
-      uint32_t old = SLOTS[n];                                                   \
-      if (cas2(STATE, &SLOTS[n], &ht, &old, n << 16 | t, x)) {                   \
-        if (tracked && h == t)                                                   \
+      uint32_t old = *SLOT(n), was = ht;                                         \
+      if (cas2(STATE, SLOT(n), &ht, &old, n << 16 | (uint16_t)ht, x)) {          \
+        if (tracked && was >> 16 == (uint16_t)was)                               \
           return qk_notempty(x);                                                 \
         return RET(OK, x);                                                       \
       }                                                                          \
@@ -258,12 +268,11 @@ static inline __attribute__((always_inline)) uint32_t next(uint32_t i) {
   uint64_t qk_##name(uint32_t unused) {                                          \
     uint32_t ht = *STATE;                                                        \
     for (;;) {                                                                   \
-      uint32_t h = ht >> 16, t = ht & 0xffff;                                    \
-      if (h == t)                                                                \
+      if (ht >> 16 == (uint16_t)ht)                                              \
         return qk_empty(0);                                                      \
-      uint32_t n = next(t), x = SLOTS[n];                                        \
-      if (cas2(STATE, &SLOTS[n], &ht, &x, (ht & 0xffff0000u) | n, x)) {          \
-        if (tracked && next(h) == t)                                             \
+      uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
+      if (cas2(STATE, SLOT(n), &ht, &x, (ht & 0xffff0000u) | n, x)) {            \
+        if (tracked && (uint16_t)next(was >> 16) == (uint16_t)was)               \
           return qk_notfull(x);                                                  \
         return RET(OK, x);                                                       \
       }                                                                          \
@@ -280,7 +289,7 @@ uint64_t qk_put_sp(uint32_t x) {
   uint32_t n = next(*HEAD16);
   if (n == *TAIL16)
     return qk_full(x);
-  SLOTS[n] = x;
+  *SLOT(n) = x;
   *HEAD16 = (uint16_t)n;
   return RET(OK, x);
 }
@@ -289,7 +298,7 @@ uint64_t qk_get_sc(uint32_t unused) {
   uint32_t t = *TAIL16;
   if (*HEAD16 == t)
     return qk_empty(0);
-  uint32_t n = next(t), x = SLOTS[n];
+  uint32_t n = next(t), x = *SLOT(n);
   *TAIL16 = (uint16_t)n;
   return RET(OK, x);
 }
@@ -297,21 +306,21 @@ uint64_t qk_get_sc(uint32_t unused) {
 /* SP-SC with the edge decided by a CAS on ht (Q5). */
 uint64_t qk_put_sp_t(uint32_t x) {
   uint32_t ht = *STATE, h = ht >> 16, n = next(h);
-  if (n == (ht & 0xffff))
+  if ((uint16_t)n == (uint16_t)ht)
     return qk_full(x);
-  SLOTS[n] = x;
-  while (!cas(STATE, &ht, n << 16 | (ht & 0xffff)))
+  *SLOT(n) = x;
+  while (!cas(STATE, &ht, n << 16 | (uint16_t)ht))
     ;
-  if ((ht & 0xffff) == h)
+  if ((uint16_t)ht == h)
     return qk_notempty(x);
   return RET(OK, x);
 }
 
 uint64_t qk_get_sc_t(uint32_t unused) {
-  uint32_t ht = *STATE, t = ht & 0xffff;
+  uint32_t ht = *STATE, t = (uint16_t)ht;
   if (ht >> 16 == t)
     return qk_empty(0);
-  uint32_t n = next(t), x = SLOTS[n];
+  uint32_t n = next(t), x = *SLOT(n);
   while (!cas(STATE, &ht, (ht & 0xffff0000u) | n))
     ;
   if (next(ht >> 16) == t)
@@ -324,14 +333,15 @@ uint64_t qk_get_sc_t(uint32_t unused) {
  * into the same slot with the new head's successor as head. */
 #define QK_PUT_BROKEN(name, tracked)                                             \
   uint64_t qk_##name(uint32_t x) {                                               \
-    uint32_t ht = *STATE, h = ht >> 16, n = next(h);                             \
-    if (n == (ht & 0xffff))                                                      \
+    uint32_t ht = *STATE, n = next(ht >> 16), was;                               \
+    if ((uint16_t)n == (uint16_t)ht)                                             \
       return qk_full(x);                                                         \
-    volatile uint32_t *slot = &SLOTS[n];                                         \
+    volatile uint32_t *slot = SLOT(n);                                           \
     uint32_t old = *slot;                                                        \
-    while (!cas2(STATE, slot, &ht, &old, next(ht >> 16) << 16 | (ht & 0xffff), x)) \
-      ;                                                                          \
-    if (tracked && ht >> 16 == (ht & 0xffff))                                    \
+    do                                                                           \
+      was = ht;                                                                  \
+    while (!cas2(STATE, slot, &ht, &old, next(ht >> 16) << 16 | (uint16_t)ht, x)); \
+    if (tracked && was >> 16 == (uint16_t)was)                                   \
       return qk_notempty(x);                                                     \
     return RET(OK, x);                                                           \
   }

@@ -44,21 +44,8 @@
 #include <string.h>
 
 #include "jit.h"
-#include "machine-internal.h"
 #include "qk-stencils.h"
-
-#define ARENA_STUBS 0x0000u
-#define ARENA_RET 0x0020u
-#define ARENA_STACKS 0x0100u
-#define ARENA_STACK_SIZE 0x0400u
-#define ARENA_HEAP 0x1000u
-#define GRANULE 16u
-#define NGRANULES ((M68K_QJ_ARENA_SIZE - ARENA_HEAP) / GRANULE)
-#define QJ_MAX 1024u     /* live quajects per machine */
-#define CALL_LIMIT 100000u
-#define STUB_SIZE 16u
-#define MAX_ENTRIES 2
-#define NCALLBACKS 4
+#include "quaject68k-internal.h"
 
 /* 68k opcodes of the stubs. */
 #define OP_MOVEQ_D0 0x7000u   /* moveq #n,d0 */
@@ -78,26 +65,6 @@ static const int cb_status[NCALLBACKS] = {M68K_QJ_FULL, M68K_QJ_EMPTY, M68K_QJ_O
 static const int cb_hole[NCALLBACKS] = {QK_HOLE_qk_full, QK_HOLE_qk_empty, QK_HOLE_qk_notfull,
                                         QK_HOLE_qk_notempty};
 
-/* A callentry: template base names (after "qk_") of its multi-caller form,
- * its single-caller form (NULL: none) and its seeded bug (NULL: the
- * broken variant runs `mp` here); `edge` the callback whose listener
- * selects the tracked form (the name with "_t"), or -1. */
-typedef struct entry_spec {
-  const char *name;
-  const char *mp, *sp, *broken;
-  int edge;
-} entry_spec_t;
-
-typedef enum kind { K_COUNTER, K_STACK, K_QUEUE, K_LIST } kind_t;
-
-typedef struct type_spec {
-  const char *name;
-  kind_t kind;
-  const char *variants[4]; /* [0] the default; NULL ends */
-  entry_spec_t entries[MAX_ENTRIES];
-  unsigned callbacks;      /* bit mask of CB_* */
-} type_spec_t;
-
 static const type_spec_t types[] = {
     {"counter", K_COUNTER, {"cas", "broken"},
      {{"add", "counter_add", NULL, "counter_add_broken", -1},
@@ -115,40 +82,7 @@ static const type_spec_t types[] = {
 
 /* ---- State ------------------------------------------------------------------ */
 
-struct m68k__qj_arena {
-  m68k_machine_t *m;
-  uint32_t base;
-  uint8_t used[NGRANULES / 8];
-  m68k_qj_t *live[QJ_MAX];
-  /* m68k_qj_call: set by the return stub's trap. */
-  bool returned[M68K_MACHINE_MAX_CPUS];
-  uint64_t ret_insns[M68K_MACHINE_MAX_CPUS], ret_cycles[M68K_MACHINE_MAX_CPUS];
-};
-
-struct m68k_qj {
-  m68k__qj_arena_t *a;
-  unsigned id;
-  const type_spec_t *type;
-  unsigned variant;
-  uint32_t cap;
-  uint32_t block, block_len; /* the arena block (note 2) */
-  uint32_t state, stubs;
-  struct {
-    uint32_t area, room; /* the entry's code area */
-    uint32_t addr, len;  /* its code now */
-    const char *tmpl;    /* the stencil's name */
-    unsigned attached;
-  } e[MAX_ENTRIES];
-  struct {
-    m68k_qj_callback_fn fn;
-    void *ctx;
-    uint32_t code;
-  } cb[NCALLBACKS];
-};
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+void m68k__qj_seterr(char *err, size_t errlen, const char *fmt, ...) {
   if (err == NULL || errlen == 0)
     return;
   va_list ap;
@@ -174,30 +108,30 @@ static void arena_free(m68k__qj_arena_t *a) {
 static bool arena_trap(void *ctx, m68k_machine_t *m, unsigned cpu, int vector);
 
 /* The machine's arena, made on first use (note 1). */
-static int arena_get(m68k_machine_t *m, m68k__qj_arena_t **out, char *err, size_t errlen) {
+int m68k__qj_arena_get(m68k_machine_t *m, m68k__qj_arena_t **out, char *err, size_t errlen) {
   if (m->qj != NULL) {
     *out = m->qj;
     return M68K_OK;
   }
   if (m->model != M68K_MODEL_68030) {
-    seterr(err, errlen, "quajects need a 68030 machine (CAS and CAS2)");
+    m68k__qj_seterr(err, errlen, "quajects need a 68030 machine (CAS and CAS2)");
     return M68K_EINVAL;
   }
   if (m->ram_size < M68K_QJ_RAM_MIN) {
-    seterr(err, errlen, "quajects need at least %u KiB of RAM (the machine has %" PRIu32 ")",
+    m68k__qj_seterr(err, errlen, "quajects need at least %u KiB of RAM (the machine has %" PRIu32 ")",
            M68K_QJ_RAM_MIN >> 10, m->ram_size >> 10);
     return M68K_EINVAL;
   }
   m68k__qj_arena_t *a = calloc(1, sizeof *a);
   if (a == NULL) {
-    seterr(err, errlen, "out of memory");
+    m68k__qj_seterr(err, errlen, "out of memory");
     return M68K_ENOMEM;
   }
   a->m = m;
   a->base = m->ram_base + M68K_QJ_ARENA_OFFSET;
   int rc = m68k_machine_on_exception(m, 32 + M68K_QJ_TRAP, arena_trap, a);
   if (rc != M68K_OK) {
-    seterr(err, errlen, "TRAP #%d already has a host handler on this machine", M68K_QJ_TRAP);
+    m68k__qj_seterr(err, errlen, "TRAP #%d already has a host handler on this machine", M68K_QJ_TRAP);
     free(a);
     return M68K_EBUSY;
   }
@@ -229,21 +163,22 @@ static void granules_mark(m68k__qj_arena_t *a, uint32_t g, uint32_t n, bool on) 
   }
 }
 
-/* First fit; the block's address, or 0 when the arena is full. */
-static uint32_t arena_alloc(m68k__qj_arena_t *a, uint32_t bytes) {
+uint32_t m68k__qj_alloc(m68k__qj_arena_t *a, uint32_t bytes) {
   uint32_t n = (bytes + GRANULE - 1) / GRANULE, run = 0;
   for (uint32_t g = 0; g < NGRANULES; g++) {
     run = granule_used(a, g) ? 0 : run + 1;
     if (run == n) {
       uint32_t first = g + 1 - n;
       granules_mark(a, first, n, true);
-      return a->base + ARENA_HEAP + first * GRANULE;
+      uint32_t addr = a->base + ARENA_HEAP + first * GRANULE;
+      memset(m68k_machine_ram(a->m, addr, n * GRANULE), 0, n * GRANULE);
+      return addr;
     }
   }
   return 0;
 }
 
-static void arena_release(m68k__qj_arena_t *a, uint32_t addr, uint32_t bytes) {
+void m68k__qj_release(m68k__qj_arena_t *a, uint32_t addr, uint32_t bytes) {
   granules_mark(a, (addr - a->base - ARENA_HEAP) / GRANULE, (bytes + GRANULE - 1) / GRANULE,
                 false);
 }
@@ -317,7 +252,7 @@ static int synth(m68k_qj_t *q, unsigned i) {
     break;
   case K_QUEUE:
     v[QK_HOLE_qk_slots] = q->state + 4;
-    v[QK_HOLE_qk_last] = q->cap;
+    v[QK_HOLE_qk_last] = 4 * q->cap;
     break;
   default: break;
   }
@@ -374,7 +309,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
     if (type != NULL && strcmp(types[i].name, type) == 0)
       t = &types[i];
   if (t == NULL) {
-    seterr(err, errlen, "unknown quaject type '%s' (counter, stack, queue or list)",
+    m68k__qj_seterr(err, errlen, "unknown quaject type '%s' (counter, stack, queue or list)",
            type != NULL ? type : "(null)");
     return M68K_ENOTYPE;
   }
@@ -388,33 +323,33 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
       for (unsigned k = 0; k < 4 && t->variants[k] != NULL; k++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
                  t->variants[k]);
-      seterr(err, errlen, "unknown variant '%s' of %s (%s)", variant, t->name, list);
+      m68k__qj_seterr(err, errlen, "unknown variant '%s' of %s (%s)", variant, t->name, list);
       return M68K_ENOTYPE;
     }
   }
   if (t->kind == K_COUNTER ? capacity != 0
                            : capacity < 1 || capacity > M68K_QJ_CAPACITY_MAX) {
     if (t->kind == K_COUNTER)
-      seterr(err, errlen, "a counter has no capacity (give 0, not %" PRIu32 ")", capacity);
+      m68k__qj_seterr(err, errlen, "a counter has no capacity (give 0, not %" PRIu32 ")", capacity);
     else
-      seterr(err, errlen, "capacity %" PRIu32 " of a %s is out of range (1..%u)", capacity,
+      m68k__qj_seterr(err, errlen, "capacity %" PRIu32 " of a %s is out of range (1..%u)", capacity,
              t->name, M68K_QJ_CAPACITY_MAX);
     return M68K_EINVAL;
   }
   m68k__qj_arena_t *a;
-  int rc = arena_get(m, &a, err, errlen);
+  int rc = m68k__qj_arena_get(m, &a, err, errlen);
   if (rc != M68K_OK)
     return rc;
   unsigned id = 0;
   while (id < QJ_MAX && a->live[id] != NULL)
     id++;
   if (id == QJ_MAX) {
-    seterr(err, errlen, "too many quajects on this machine (%u)", QJ_MAX);
+    m68k__qj_seterr(err, errlen, "too many quajects on this machine (%u)", QJ_MAX);
     return M68K_EARENA;
   }
   m68k_qj_t *q = calloc(1, sizeof *q);
   if (q == NULL) {
-    seterr(err, errlen, "out of memory");
+    m68k__qj_seterr(err, errlen, "out of memory");
     return M68K_ENOMEM;
   }
   q->a = a;
@@ -430,9 +365,9 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
     len += (q->e[i].room + GRANULE - 1) & ~(GRANULE - 1);
   }
   q->block_len = len;
-  q->block = arena_alloc(a, len);
+  q->block = m68k__qj_alloc(a, len);
   if (q->block == 0) {
-    seterr(err, errlen, "the quaject arena is full (%u bytes wanted)", len);
+    m68k__qj_seterr(err, errlen, "the quaject arena is full (%u bytes wanted)", len);
     free(q);
     return M68K_EARENA;
   }
@@ -440,7 +375,6 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
   q->stubs = q->block + sbytes;
   for (unsigned i = 0; i < MAX_ENTRIES; i++)
     q->e[i].area += q->block;
-  memset(m68k_machine_ram(m, q->block, len), 0, len);
   if (t->kind == K_STACK)
     m68k_machine_write32(m, q->state, q->state + 4 + 4 * capacity);
   for (uint32_t cb = 0; cb < NCALLBACKS; cb++) {
@@ -454,8 +388,8 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
   }
   rc = synth_all(q);
   if (rc != M68K_OK) {
-    seterr(err, errlen, "cannot synthesise the %s's code", t->name);
-    arena_release(a, q->block, q->block_len);
+    m68k__qj_seterr(err, errlen, "cannot synthesise the %s's code", t->name);
+    m68k__qj_release(a, q->block, q->block_len);
     free(q);
     return rc;
   }
@@ -467,7 +401,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
 M68K_API void m68k_qj_destroy(m68k_qj_t *q) {
   if (q == NULL)
     return;
-  arena_release(q->a, q->block, q->block_len);
+  m68k__qj_release(q->a, q->block, q->block_len);
   q->a->live[q->id] = NULL;
   free(q);
 }
@@ -598,8 +532,9 @@ static bool arena_trap(void *ctx, m68k_machine_t *m, unsigned cpu, int vector) {
   int cb = (int)(id & 3);
   if (q == NULL || pc != q->stubs + STUB_SIZE * (uint32_t)cb + 12)
     return false;
+  /* full carries the item refused; empty and the edges nothing (as on the host). */
   if (q->cb[cb].fn != NULL)
-    q->cb[cb].fn(q->cb[cb].ctx, cb_names[cb], m68k_get_reg(c, M68K_REG_D0 + 1));
+    q->cb[cb].fn(q->cb[cb].ctx, cb_names[cb], cb == CB_FULL ? m68k_get_reg(c, M68K_REG_D0 + 1) : 0);
   m68k_set_reg(c, M68K_REG_D0, (uint32_t)cb_status[cb]);
   return true;
 }
@@ -618,11 +553,19 @@ static const m68k_reg_t saved_regs[] = {
 
 M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_t arg,
                           uint32_t *ret, uint64_t *insns, uint64_t *cycles) {
-  m68k__qj_arena_t *a = q->a;
-  m68k_machine_t *m = a->m;
   int i = entry_index(q, entry);
   if (i < 0)
     return M68K_ENOTYPE;
+  int rc = m68k__qj_call_addr(q->a, cpu, q->e[i].addr, arg, ret, insns, cycles);
+  if (rc == M68K_ENORETURN)
+    m68k__machine_msg(q->a->m, "%s of a %s on CPU %u did not return within %u instructions", entry,
+                      q->type->name, cpu, CALL_LIMIT);
+  return rc;
+}
+
+int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_t arg,
+                       uint32_t *ret, uint64_t *insns, uint64_t *cycles) {
+  m68k_machine_t *m = a->m;
   m68k_cpu_t *c = m68k_machine_cpu(m, cpu);
   if (c == NULL)
     return M68K_EINVAL;
@@ -637,7 +580,7 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
   m68k_machine_write32(m, sp, a->base + ARENA_RET);
   m68k_machine_write32(m, sp + 4, arg);
   m68k_set_reg(c, M68K_REG_A0 + 7, sp);
-  m68k_set_reg(c, M68K_REG_PC, q->e[i].addr);
+  m68k_set_reg(c, M68K_REG_PC, addr);
   m68k_set_cycle_count(c, true);
   a->returned[cpu] = false;
   uint64_t i0 = m68k_instructions(c), c0 = m68k_cycles(c), left = CALL_LIMIT;
@@ -658,8 +601,6 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
     if (cycles != NULL)
       *cycles = a->ret_cycles[cpu] - c0;
   } else {
-    m68k__machine_msg(m, "%s of a %s on CPU %u did not return within %u instructions (PC 0x%08" PRIx32
-                      ")", entry, q->type->name, cpu, CALL_LIMIT, m68k_get_reg(c, M68K_REG_PC));
     rc = M68K_ENORETURN;
   }
   m68k_set_cycle_count(c, counting);

@@ -89,9 +89,12 @@
  * [ram_base + M68K_QJ_ARENA_OFFSET, + M68K_QJ_ARENA_SIZE). It holds the
  * runtime's stubs (the return stub of m68k_qj_call, callback stubs), the
  * quajects' state and their synthesised code, and per-CPU stacks for
- * m68k_qj_call. Everything else is the embedder's: the vectors, driver
- * code and data below the arena, m68k_machine_start()'s CPU stacks at the
- * top of RAM. The machine needs at least M68K_QJ_RAM_MIN bytes of RAM.
+ * m68k_qj_call (and m68k_qj_drive's loops). Everything else is the
+ * embedder's: the vectors, driver code and data below the arena,
+ * m68k_machine_start()'s CPU stacks at the top of RAM; only m68k_qj_drive,
+ * which takes the whole machine, also writes its consumers' logs between
+ * the arena and those stacks. The machine needs at least M68K_QJ_RAM_MIN
+ * bytes of RAM.
  *
  * ---- Cycle estimates ---------------------------------------------------------
  *
@@ -126,8 +129,9 @@
 /* The TRAP number callback stubs and the call stub use (vector 32 + 14). */
 #define M68K_QJ_TRAP 14
 
-/* Largest capacity of a stack, queue or list. */
-#define M68K_QJ_CAPACITY_MAX 16384u
+/* Largest capacity of a stack, queue or list (a queue's ring of 16384
+ * slots is addressed by 16-bit byte offsets). */
+#define M68K_QJ_CAPACITY_MAX 16383u
 
 /* Statuses of a callentry (d0) and of m68k_qj_call. */
 #define M68K_QJ_OK 0
@@ -194,7 +198,8 @@ M68K_API unsigned m68k_qj_attached(const m68k_qj_t *q, const char *entry);
 
 /* A host handler for `callback` ("full", "empty", "notfull",
  * "notempty"): fn(ctx, callback, arg) runs on the host, in the middle of
- * the 68k call, arg being the item (0 for empty). fn NULL removes it.
+ * the 68k call, arg being the item refused for full, 0 for the others (as
+ * the host's queue passes them). fn NULL removes it.
  * Re-synthesises the entries that can raise it. 0, M68K_ENOTYPE (no such
  * callback for the type), M68K_EBUSY. A handler must not call back into
  * the machine. */
@@ -218,5 +223,65 @@ M68K_API int m68k_qj_set_callback_code(m68k_qj_t *q, const char *callback, uint3
  * *cycles their estimated MC68030 cycles; ret, insns, cycles may be NULL. */
 M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_t arg,
                           uint32_t *ret, uint64_t *insns, uint64_t *cycles);
+
+/* ---- Driving a quaject from both CPUs ---------------------------------------- */
+
+/* m68k_qj_drive runs 68k producer and consumer loops (synthesised from
+ * m68k/qjdrive-templates.c into the arena, one copy per CPU) that call the
+ * quaject's two callentries: producers the first (put, push, add, insert),
+ * consumers the second (get, pop, read, delete). Producer j runs on CPU
+ * j % 2 and consumer j on CPU (j + 1) % 2, so that a producer and a
+ * consumer, two producers, two consumers each meet on different CPUs;
+ * each CPU runs its agents round-robin, one call per turn. The machine runs with the schedule set on it
+ * (m68k_machine_set_schedule). A machine runs one drive: the run stops it
+ * for good (machine.h).
+ *
+ * Items: producer k's i-th item is (k + 1) << 24 | i for a stack or a queue
+ * (distinct, so that each is traced to its producer and position), the
+ * node (k * items / producers + i) of the pool for a list, and 1 for a
+ * counter (an add of 1). A producer retries an item refused (FULL) on its
+ * next turn. A consumer logs what it receives (into RAM above the arena,
+ * items + 64 words each) and stops when it finds the quaject empty after
+ * every producer finished (a counter's consumers read until then).
+ *
+ * Checks: lost = items no consumer received; dup = receptions beyond the
+ * first of an item; reordered = receptions of an item of producer k by a
+ * consumer after it received a later item of k (queues only: a stack or a
+ * list owes no order). For a counter, lost and dup compare its final value
+ * with items. */
+#define M68K_QJ_DRIVE_AGENTS 8 /* per CPU */
+
+typedef struct m68k_qj_drive_options {
+  unsigned producers, consumers; /* each >= 1; together at most 2 * M68K_QJ_DRIVE_AGENTS */
+  uint32_t items;                /* >= 1, total over the producers (>= producers),
+                                    at most the capacity for a list, < 2^24 per producer */
+  bool measure;  /* count instructions and cycles per call (the CPUs then run
+                    one instruction at a time: slower) */
+  uint64_t limit; /* instructions of both CPUs before giving up; 0: 2e9 */
+} m68k_qj_drive_options_t;
+
+typedef struct m68k_qj_drive_result {
+  uint32_t items, received, lost, dup, reordered;
+  uint32_t count;           /* a counter's final value */
+  uint64_t calls[2];        /* calls of the first and of the second entry */
+  uint64_t cas2[2];         /* CAS2 instructions each CPU executed */
+  const char *code[2];      /* the template variants the entries ran
+                               (m68k_qj_entry_code's variant_name) */
+  /* measure: medians over the calls that succeeded (status OK), of the
+   * instructions from the entry's first through its RTS and of their
+   * estimated cycles; [0] the first entry, [1] the second. */
+  double insns[2], cycles[2];
+  m68k_machine_result_t machine; /* how the run ended (DEADLOCK: both loops done) */
+} m68k_qj_drive_result_t;
+
+/* Attaches the producers and consumers (m68k_qj_attach), synthesises the
+ * loops, runs the machine and checks what arrived; detaches again. Returns
+ * 0 with *res filled (whatever the checks found), or a negative code with
+ * a sentence in err: M68K_EINVAL (options out of range; the sentence names
+ * the option), M68K_EARENA, M68K_ENORETURN (the loops did not finish within
+ * the limit, or the machine faulted: res->machine says how, the machine's
+ * message why; *res holds what had arrived). */
+M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
+                           m68k_qj_drive_result_t *res, char *err, size_t errlen);
 
 #endif /* QUA_M68K_QUAJECT68K_H */

@@ -70,6 +70,10 @@ static const char usage_text[] =
     "      --trace             trace every instruction to stderr\n"
     "      -v, --verbose       say how the machine stopped\n"
     "\n"
+    "  quaject TYPE [OPTION]...\n"
+    "      Synthesise a queue, stack, counter or list as 68030 code, drive it\n"
+    "      from producer and consumer loops on both CPUs and check what\n"
+    "      arrived ('quamachine quaject --help').\n"
     "  explore ALGO [OPTION]...\n"
     "      Run a synthesised CAS/CAS2 quaject (counter-cas, stack-cas2,\n"
     "      queue-cas2, list-cas2) on both CPUs under every schedule with at most\n"
@@ -485,6 +489,10 @@ static int cmd_sst(int argc, char **argv) {
   return status != 0 || passed != total ? 1 : 0;
 }
 
+#ifdef QUAMACHINE_QUAJECT
+int quamachine_quaject(int argc, char **argv); /* quamachine-quaject.c */
+#endif
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage_error("no command given");
@@ -499,14 +507,18 @@ int main(int argc, char **argv) {
     return cmd_smp(argc - 1, argv + 1);
   if (strcmp(cmd, "sst") == 0)
     return cmd_sst(argc - 1, argv + 1);
-  if (strcmp(cmd, "explore") == 0) {
-#ifdef QUA_M68K_BACKEND
+#ifdef QUAMACHINE_QUAJECT
+  if (strcmp(cmd, "quaject") == 0)
+    return quamachine_quaject(argc - 1, argv + 1);
+  if (strcmp(cmd, "explore") == 0)
     return m68k_explore_main(argc - 1, argv + 1);
 #else
-    fprintf(stderr, "quamachine: explore needs the m68k quaject backend, not built here (no "
-                    "m68k-linux-gnu-gcc or libelf)\n");
+  if (strcmp(cmd, "quaject") == 0 || strcmp(cmd, "explore") == 0) {
+    fprintf(stderr, "quamachine: %s needs the m68k quaject backend, not built here (no "
+                    "m68k-linux-gnu-gcc or libelf)\n",
+            cmd);
     return EXIT_FAULT;
-#endif
   }
-  return usage_error("unknown command '%s' (run, sst, smp, explore or help)", cmd);
+#endif
+  return usage_error("unknown command '%s' (run, sst, smp, quaject, explore or help)", cmd);
 }

@@ -1,6 +1,7 @@
 /* test-m68k.c -- target=m68k quajects in quad: 68030 code on the daemon's quamachine behind the
  * usual put, get, call, watch, drain and show. */
 #include "itest.h"
+#include "quaject68k.h" /* the backend's limits (macros only) */
 
 static itest_daemon_t daemon_;
 
@@ -214,9 +215,12 @@ static void bad_targets_are_refused_by_name(void) {
   CU_ASSERT(HAS(o.err, "ENOTYPE"));
   CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b", "target=mars"), 1);
   CU_ASSERT(HAS(o.err, "target=mars"));
-  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b", "target=m68k", "capacity=16385"), 1);
+  char at[32], past[32];
+  snprintf(at, sizeof at, "capacity=%u", M68K_QJ_CAPACITY_MAX);
+  snprintf(past, sizeof past, "capacity=%u", M68K_QJ_CAPACITY_MAX + 1);
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b", "target=m68k", past), 1);
   CU_ASSERT(HAS(o.err, "ERANGE"));
-  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b", "target=m68k", "capacity=16384"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b", "target=m68k", at), 0);
   CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b0", "target=m68k", "capacity=0"), 1);
   CU_ASSERT_EQUAL(QUA(&o, "create", "queue", "b1", "target=m68k", "notify=1"), 1);
   CU_ASSERT(HAS(o.err, "ENOPARAM"));
