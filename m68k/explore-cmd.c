@@ -127,11 +127,13 @@ static m68k_machine_t *world_build(void *ctx, char *err, size_t errlen) {
     goto fail;
   /* Each CPU calls both entries: two callers of each (a queue's "auto"
    * runs its MP-MC code). */
+  const char *entry = NULL;
   for (unsigned c = 0; c < 2 && rc == M68K_OK; c++)
-    if ((rc = m68k_qj_attach(w->q, a->ins)) == M68K_OK)
-      rc = m68k_qj_attach(w->q, a->rem);
+    if ((rc = m68k_qj_attach(w->q, entry = a->ins)) == M68K_OK)
+      rc = m68k_qj_attach(w->q, entry = a->rem);
   if (rc != M68K_OK) {
-    snprintf(err, errlen, "cannot attach the CPUs to %s: %s", a->type, m68k_strerror(rc));
+    snprintf(err, errlen, "%s %s: cannot attach both CPUs as callers of %s: %s", a->type,
+             m68k_qj_variant(w->q), entry, m68k_strerror(rc));
     goto fail;
   }
   if (a->spec == M68K_LIN_LIST) {

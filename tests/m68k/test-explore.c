@@ -702,6 +702,10 @@ static void explore_bad_usage_names_the_problem(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "not a complete run"));
   explore(&r, "stack-cas2", "--pct", "1", "--schedule", "slices:0x1", NULL);
   CU_ASSERT_EQUAL(r.status, 2);
+  /* The SP-SC queue takes one producer: two CPUs cannot both put. */
+  explore(&r, "queue-cas2", "--variant", "spsc", NULL);
+  CU_ASSERT_EQUAL(r.status, 125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cannot attach both CPUs"));
   explore(&r, "stack-cas2", "--variant", "wobbly", NULL);
   CU_ASSERT_EQUAL(r.status, 125);
   CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "wobbly"));
