@@ -655,6 +655,20 @@ static void explore_broken_variants_are_caught_and_replay(void) {
     CU_ASSERT_EQUAL(s, 1);
     CU_ASSERT_EQUAL(v, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(again.out, first_hist));
+    /* And from a schedule file (replay:FILE), as smp takes it. */
+    m68k_schedule_t parsed;
+    CU_ASSERT_EQUAL_FATAL(m68k_schedule_parse(spec, &parsed), M68K_OK);
+    char file[] = "/tmp/qua-explore-XXXXXX", arg[64];
+    int fd = mkstemp(file);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL(m68k_schedule_save(file, parsed.slices, parsed.nslices), M68K_OK);
+    m68k_schedule_free(&parsed);
+    snprintf(arg, sizeof arg, "replay:%s", file);
+    explore(&again, algos[i], "--variant", "broken", "--ops", ops, "--schedule", arg, NULL);
+    CU_ASSERT_EQUAL(again.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(again.out, first_hist));
+    unlink(file);
     /* The same schedule is no violation for the real algorithm, or not
      * even a complete run of it (its instruction counts differ). */
     explore(&again, algos[i], "--ops", ops, "--schedule", spec, NULL);
