@@ -376,7 +376,13 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     res->insns[k] = median(&d.insns[k]);
     res->cycles[k] = median(&d.cycles[k]);
   }
-  if (res->machine.status != M68K_MACHINE_DEADLOCK) {
+  /* Done when both loops reached their STOP: the machine then reports a
+   * deadlock, or, replaying a recorded schedule, the schedule's end. */
+  bool done = res->machine.status == M68K_MACHINE_DEADLOCK ||
+              res->machine.status == M68K_MACHINE_SCHEDULE_END;
+  for (unsigned cpu = 0; cpu < 2; cpu++)
+    done = done && m68k_stopped(m68k_machine_cpu(m, cpu));
+  if (!done) {
     m68k__qj_seterr(err, errlen, "the loops did not finish: %s", m68k_machine_message(m));
     rc = M68K_ENORETURN;
   }

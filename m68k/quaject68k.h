@@ -271,7 +271,8 @@ typedef struct m68k_qj_drive_result {
    * instructions from the entry's first through its RTS and of their
    * estimated cycles; [0] the first entry, [1] the second. */
   double insns[2], cycles[2];
-  m68k_machine_result_t machine; /* how the run ended (DEADLOCK: both loops done) */
+  m68k_machine_result_t machine; /* how the run ended: DEADLOCK when both loops
+                                    finished (SCHEDULE_END replaying a recorded run) */
 } m68k_qj_drive_result_t;
 
 /* Attaches the producers and consumers (m68k_qj_attach), synthesises the
