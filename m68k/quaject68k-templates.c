@@ -6,7 +6,7 @@
  * has the prototype uint64_t f(uint32_t arg): the status in d0, the value
  * in d1 (quaject68k.h, "Calling convention"). Holes are extern symbols
  * whose addresses are the instance's values: a state address, a ring's
- * last index, the code a callback goes to. Callbacks are tail calls
+ * last offset, the code a callback goes to. Callbacks are tail calls
  * (bra.l to the hole), so the callback's d0:d1 is the entry's result.
  *
  * The host's templates (quaject/ *-templates.c) cannot serve here: they
@@ -35,7 +35,7 @@
  * S2. pop: x = *sp, CAS2(&sp, sp: sp, x -> sp + 4, x). The second
  *     compare checks the item read is still the slot's content when sp
  *     moves: with CAS on sp alone, a pop delayed between reading x and its
- *     CAS can succeed after other CPUs popped x and pushed y into the same
+ *     CAS can succeed after the other CPU popped x and pushed y into the same
  *     slot (sp is back to the same value: ABA) and return x twice, losing
  *     y. With CAS2, that history changes the slot to y and the CAS2 fails.
  *     The remaining ABA is a slot refilled with an equal item, which is
