@@ -92,7 +92,14 @@
  *     reloaded ht until it succeeds; tail moving cannot make n == tail.
  * Q6. Unwatched edges cost nothing: the untracked forms leave the test out
  *     (quaject68k.c picks the form by who listens).
- * Q7. The remaining ABA (the thesis's too): a put delayed across a whole
+ * Q7. A callback runs just after its operation's linearisation point, on
+ *     the CPU that made the transition. Two CPUs' callbacks can therefore
+ *     reach their handlers in another order than their transitions (CPU 0's
+ *     notempty after CPU 1's empty from a get that found the queue empty
+ *     before CPU 0's put): each transition is reported once, but a waiter
+ *     that sleeps on empty and wakes on notempty must check the queue again
+ *     before sleeping, as with the host's queue.
+ * Q8. The remaining ABA (the thesis's too): a put delayed across a whole
  *     wrap of the ring, finding ht and its slot's content both back at
  *     the values it read, would store into a slot that is live again. That
  *     needs size puts and gets by the other CPU within one put's few

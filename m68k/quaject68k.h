@@ -169,8 +169,9 @@ M68K_API const char *m68k_qj_entry_name(const m68k_qj_t *q, unsigned i);
 M68K_API const char *m68k_qj_callback_name(const m68k_qj_t *q, unsigned i);
 
 /* RAM address of the synthesised code of callentry `entry`, 0 when the
- * type has no such entry. The address changes when the code is
- * re-synthesised (attach, detach, callbacks): ask again after those. */
+ * type has no such entry. It is fixed for the quaject's life: re-synthesis
+ * (attach, detach, callbacks) rewrites the code in place, so a driver may
+ * keep the address (but must not be running the code then). */
 M68K_API uint32_t m68k_qj_entry(const m68k_qj_t *q, const char *entry);
 
 /* The code of `entry`: address, length in bytes, and the name of the
