@@ -162,7 +162,7 @@ static inline __attribute__((always_inline)) int cas2(volatile uint32_t *p1, vol
                                                       uint32_t u2) {
   uint32_t a = *c1, b = *c2, failed;
   __asm__ volatile("cas2.l %0:%1,%2:%4,(%5):(%6)\n\tsne %2"
-                   : "+d"(a), "+d"(b), "=d"(failed)
+                   : "+d"(a), "+d"(b), "=&d"(failed)
                    : "2"(u1), "d"(u2), "r"(p1), "r"(p2)
                    : "cc", "memory");
   *c1 = a;
