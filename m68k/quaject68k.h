@@ -233,9 +233,11 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
  * consumers the second (get, pop, read, delete). Producer j runs on CPU
  * j % 2 and consumer j on CPU (j + 1) % 2, so that a producer and a
  * consumer, two producers, two consumers each meet on different CPUs;
- * each CPU runs its agents round-robin, one call per turn. The machine runs with the schedule set on it
- * (m68k_machine_set_schedule). A machine runs one drive: the run stops it
- * for good (machine.h).
+ * each CPU runs its agents round-robin, one call per turn. The machine
+ * runs with the schedule set on it (m68k_machine_set_schedule). A machine
+ * runs one drive: the run stops it for good (machine.h). While it runs,
+ * the drive holds TRAP #13's host handler (its measuring thunks trap
+ * there).
  *
  * Items: producer k's i-th item is (k + 1) << 24 | i for a stack or a queue
  * (distinct, so that each is traced to its producer and position), the
