@@ -1,4 +1,5 @@
-/* test-qj-cli.c -- `quamachine quaject`: the QUAJECT line, exit statuses, replayed schedules, help and bad usage. */
+/* test-qj-cli.c -- `quamachine quaject`: the QUAJECT line, exit statuses, replayed schedules, help
+ * and bad usage. */
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,8 @@ static void every_type_prints_a_clean_quaject_line(void) {
              types[i]);
     CU_ASSERT_EQUAL(quaject(out, sizeof out, args), 0);
     const char *line = last_line(out);
-    snprintf(want, sizeof want, "QUAJECT %s items=300 lost=0 dup=0 reordered=0 put_insns=", types[i]);
+    snprintf(want, sizeof want,
+             "QUAJECT %s items=300 lost=0 dup=0 reordered=0 put_insns=", types[i]);
     CU_ASSERT_EQUAL(strncmp(line, want, strlen(want)), 0);
     unsigned pi, gi, pc, gc;
     CU_ASSERT_EQUAL(sscanf(strstr(line, "put_insns="),
@@ -52,9 +54,10 @@ static void every_type_prints_a_clean_quaject_line(void) {
 /* A seeded bug shows: exit 1 and the damage counted. */
 static void a_broken_variant_exits_one(void) {
   char out[8192];
-  CU_ASSERT_EQUAL(quaject(out, sizeof out,
-                          "counter --variant broken --producers 2 --items 2000 --schedule random:1:4"),
-                  1);
+  CU_ASSERT_EQUAL(
+      quaject(out, sizeof out,
+              "counter --variant broken --producers 2 --items 2000 --schedule random:1:4"),
+      1);
   CU_ASSERT_PTR_NOT_NULL(strstr(last_line(out), "lost="));
   CU_ASSERT_PTR_NULL(strstr(last_line(out), "lost=0 "));
 }
@@ -65,8 +68,8 @@ static void a_recorded_schedule_replays(void) {
   int fd = mkstemp(path);
   CU_ASSERT_FATAL(fd >= 0);
   close(fd);
-  snprintf(args, sizeof args, "queue --producers 2 --items 200 --schedule random:3:5 --record %s -v",
-           path);
+  snprintf(args, sizeof args,
+           "queue --producers 2 --items 200 --schedule random:3:5 --record %s -v", path);
   CU_ASSERT_EQUAL(quaject(out1, sizeof out1, args), 0);
   snprintf(args, sizeof args, "queue --producers 2 --items 200 --schedule replay:%s -v", path);
   CU_ASSERT_EQUAL(quaject(out2, sizeof out2, args), 0);
