@@ -107,9 +107,9 @@
  *
  * Threading: as the machine (machine.h): one host thread at a time.
  * Quajects are destroyed with their machine at the latest. Control
- * operations (m68k_qj_attach, _detach, _on_callback, _set_callback_code,
- * _destroy) re-synthesise code and refuse with M68K_EBUSY while a CPU's PC
- * is inside the quaject's code; call them between runs.
+ * operations (m68k_qj_attach, _detach, _on_callback, _set_callback_code)
+ * re-synthesise code and refuse with M68K_EBUSY while a CPU's PC is inside
+ * the quaject's code; call them, and m68k_qj_destroy, between runs.
  */
 #ifndef QUA_M68K_QUAJECT68K_H
 #define QUA_M68K_QUAJECT68K_H
