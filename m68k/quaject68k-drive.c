@@ -170,7 +170,7 @@ static int check(m68k_qj_t *q, const m68k_qj_drive_options_t *o, const uint32_t 
     free(last);
     return M68K_ENOMEM;
   }
-  /* Item index of producer k's i-th item: its position in the total. */
+  /* Producer k's i-th item is item k * per + i of the total. */
   for (unsigned c = 0; c < o->consumers; c++) {
     uint32_t log = rd32(m, agent[c] + AG_LOG), n = rd32(m, agent[c] + AG_NLOG);
     memset(last, 0, o->producers * sizeof *last);
@@ -184,8 +184,9 @@ static int check(m68k_qj_t *q, const m68k_qj_drive_options_t *o, const uint32_t 
         continue;
       }
       uint32_t idx = k * per + i;
-      if (seen[idx]++ != 0)
+      if (seen[idx] != 0)
         res->dup++;
+      seen[idx] = 1;
       if (q->type->kind == K_QUEUE) {
         if (i + 1 < last[k])
           res->reordered++;

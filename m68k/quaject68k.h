@@ -248,7 +248,7 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
  * every producer finished (a counter's consumers read until then).
  *
  * Checks: lost = items no consumer received; dup = receptions beyond the
- * first of an item; reordered = receptions of an item of producer k by a
+ * first of an item (and of values no producer put); reordered = receptions of an item of producer k by a
  * consumer after it received a later item of k (queues only: a stack or a
  * list owes no order). For a counter, lost and dup compare its final value
  * with items. */
