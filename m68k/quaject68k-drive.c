@@ -1,4 +1,5 @@
-/* quaject68k-drive.c -- m68k_qj_drive: producer and consumer loops on both CPUs, and the checks of what arrived.
+/* quaject68k-drive.c -- m68k_qj_drive: producer and consumer loops on both CPUs, and the checks of
+ * what arrived.
  *
  * Design notes
  *
@@ -74,7 +75,8 @@ static double median(samples_t *s) {
   if (s->n == 0)
     return 0;
   qsort(s->v, s->n, sizeof *s->v, cmp_u64);
-  return s->n % 2 ? (double)s->v[s->n / 2] : ((double)s->v[s->n / 2 - 1] + (double)s->v[s->n / 2]) / 2;
+  return s->n % 2 ? (double)s->v[s->n / 2]
+                  : ((double)s->v[s->n / 2 - 1] + (double)s->v[s->n / 2]) / 2;
 }
 
 /* TRAP #13 of a thunk (note 2): the first of a pair notes the counts, the
@@ -168,7 +170,7 @@ static int check(m68k_qj_t *q, const m68k_qj_drive_options_t *o, const uint32_t 
     free(last);
     return M68K_ENOMEM;
   }
-  /* Item index of producer k's i-th item: its position in the total. */
+  /* Producer k's i-th item is item k * per + i of the total. */
   for (unsigned c = 0; c < o->consumers; c++) {
     uint32_t log = rd32(m, agent[c] + AG_LOG), n = rd32(m, agent[c] + AG_NLOG);
     memset(last, 0, o->producers * sizeof *last);
@@ -182,8 +184,9 @@ static int check(m68k_qj_t *q, const m68k_qj_drive_options_t *o, const uint32_t 
         continue;
       }
       uint32_t idx = k * per + i;
-      if (seen[idx]++ != 0)
+      if (seen[idx] != 0)
         res->dup++;
+      seen[idx] = 1;
       if (q->type->kind == K_QUEUE) {
         if (i + 1 < last[k])
           res->reordered++;
@@ -253,23 +256,26 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     return M68K_EINVAL;
   }
   if (o.producers < 1 || o.consumers < 1 || o.producers + o.consumers > 2 * M68K_QJ_DRIVE_AGENTS) {
-    m68k__qj_seterr(err, errlen, "producers (%u) and consumers (%u) must be at least 1 each and %u together",
-           o.producers, o.consumers, 2 * M68K_QJ_DRIVE_AGENTS);
+    m68k__qj_seterr(err, errlen,
+                    "producers (%u) and consumers (%u) must be at least 1 each and %u together",
+                    o.producers, o.consumers, 2 * M68K_QJ_DRIVE_AGENTS);
     return M68K_EINVAL;
   }
   if (o.items < o.producers || o.items / o.producers >= 1u << 24 ||
       (q->type->kind == K_LIST && o.items > q->cap)) {
-    m68k__qj_seterr(err, errlen,
-           "items (%" PRIu32 ") must be at least the producers (%u), below 2^24 per producer%s",
-           o.items, o.producers, q->type->kind == K_LIST ? " and at most the list's capacity" : "");
+    m68k__qj_seterr(
+        err, errlen,
+        "items (%" PRIu32 ") must be at least the producers (%u), below 2^24 per producer%s",
+        o.items, o.producers, q->type->kind == K_LIST ? " and at most the list's capacity" : "");
     return M68K_EINVAL;
   }
   uint32_t logcap = o.items + 64;
   uint32_t logs = m->ram_base + M68K_QJ_ARENA_OFFSET + M68K_QJ_ARENA_SIZE;
   uint64_t logbytes = (uint64_t)logcap * 4 * o.consumers;
   if (logbytes > m->ram_size - (M68K_QJ_ARENA_OFFSET + M68K_QJ_ARENA_SIZE) - 2 * 65536u) {
-    m68k__qj_seterr(err, errlen, "the consumers' logs (%" PRIu64 " bytes) do not fit in the machine's RAM",
-           logbytes);
+    m68k__qj_seterr(err, errlen,
+                    "the consumers' logs (%" PRIu64 " bytes) do not fit in the machine's RAM",
+                    logbytes);
     return M68K_EINVAL;
   }
   const jit_stencil_t *loop = &qd_stencil_qd_loop, *thunk = &qd_stencil_qd_thunk;
@@ -277,7 +283,8 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
   uint32_t blen = 2 * CTL_SIZE + 2 * lsz + 3 * tsz;
   uint32_t blk = m68k__qj_alloc(a, blen);
   if (blk == 0) {
-    m68k__qj_seterr(err, errlen, "the quaject arena is full (%" PRIu32 " bytes wanted for the loops)", blen);
+    m68k__qj_seterr(err, errlen,
+                    "the quaject arena is full (%" PRIu32 " bytes wanted for the loops)", blen);
     return M68K_EARENA;
   }
   drive_t d = {.a = a, .thunk_len = thunk->code_size};
@@ -298,7 +305,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
       attached[k]++;
   if (rc != M68K_OK) {
     m68k__qj_seterr(err, errlen, "cannot attach %u producers and %u consumers to this %s %s: %s",
-           o.producers, o.consumers, m68k_qj_variant(q), q->type->name, m68k_strerror(rc));
+                    o.producers, o.consumers, m68k_qj_variant(q), q->type->name, m68k_strerror(rc));
     goto out;
   }
 
@@ -376,7 +383,13 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     res->insns[k] = median(&d.insns[k]);
     res->cycles[k] = median(&d.cycles[k]);
   }
-  if (res->machine.status != M68K_MACHINE_DEADLOCK) {
+  /* Done when both loops reached their STOP: the machine then reports a
+   * deadlock, or, replaying a recorded schedule, the schedule's end. */
+  bool done = res->machine.status == M68K_MACHINE_DEADLOCK ||
+              res->machine.status == M68K_MACHINE_SCHEDULE_END;
+  for (unsigned cpu = 0; cpu < 2; cpu++)
+    done = done && m68k_stopped(m68k_machine_cpu(m, cpu));
+  if (!done) {
     m68k__qj_seterr(err, errlen, "the loops did not finish: %s", m68k_machine_message(m));
     rc = M68K_ENORETURN;
   }

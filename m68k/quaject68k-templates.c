@@ -6,7 +6,7 @@
  * has the prototype uint64_t f(uint32_t arg): the status in d0, the value
  * in d1 (quaject68k.h, "Calling convention"). Holes are extern symbols
  * whose addresses are the instance's values: a state address, a ring's
- * last index, the code a callback goes to. Callbacks are tail calls
+ * last offset, the code a callback goes to. Callbacks are tail calls
  * (bra.l to the hole), so the callback's d0:d1 is the entry's result.
  *
  * The host's templates (quaject/ *-templates.c) cannot serve here: they
@@ -35,7 +35,7 @@
  * S2. pop: x = *sp, CAS2(&sp, sp: sp, x -> sp + 4, x). The second
  *     compare checks the item read is still the slot's content when sp
  *     moves: with CAS on sp alone, a pop delayed between reading x and its
- *     CAS can succeed after other CPUs popped x and pushed y into the same
+ *     CAS can succeed after the other CPU popped x and pushed y into the same
  *     slot (sp is back to the same value: ABA) and return x twice, losing
  *     y. With CAS2, that history changes the slot to y and the CAS2 fails.
  *     The remaining ABA is a slot refilled with an equal item, which is
@@ -92,7 +92,14 @@
  *     reloaded ht until it succeeds; tail moving cannot make n == tail.
  * Q6. Unwatched edges cost nothing: the untracked forms leave the test out
  *     (quaject68k.c picks the form by who listens).
- * Q7. The remaining ABA (the thesis's too): a put delayed across a whole
+ * Q7. A callback runs just after its operation's linearisation point, on
+ *     the CPU that made the transition. Two CPUs' callbacks can therefore
+ *     reach their handlers in another order than their transitions (CPU 0's
+ *     notempty after CPU 1's empty from a get that found the queue empty
+ *     before CPU 0's put): each transition is reported once, but a waiter
+ *     that sleeps on empty and wakes on notempty must check the queue again
+ *     before sleeping, as with the host's queue.
+ * Q8. The remaining ABA (the thesis's too): a put delayed across a whole
  *     wrap of the ring, finding ht and its slot's content both back at
  *     the values it read, would store into a slot that is live again. That
  *     needs size puts and gets by the other CPU within one put's few
@@ -155,7 +162,7 @@ static inline __attribute__((always_inline)) int cas2(volatile uint32_t *p1, vol
                                                       uint32_t u2) {
   uint32_t a = *c1, b = *c2, failed;
   __asm__ volatile("cas2.l %0:%1,%2:%4,(%5):(%6)\n\tsne %2"
-                   : "+d"(a), "+d"(b), "=d"(failed)
+                   : "+d"(a), "+d"(b), "=&d"(failed)
                    : "2"(u1), "d"(u2), "r"(p1), "r"(p2)
                    : "cc", "memory");
   *c1 = a;

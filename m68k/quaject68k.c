@@ -1,4 +1,5 @@
-/* quaject68k.c -- the m68k backend's runtime: an arena in the machine's RAM, per-instance synthesis, host calls and callbacks.
+/* quaject68k.c -- the m68k backend's runtime: an arena in the machine's RAM, per-instance
+ * synthesis, host calls and callbacks.
  *
  * Design notes
  *
@@ -23,9 +24,10 @@
  * 3. Which template an entry runs is a function of the type's table
  *    (`types` below), the variant, the callers attached to the entry and
  *    who listens to the callback that entry can raise as an edge
- *    (notempty for put, notfull for get): see pick(). Every control
- *    operation recomputes it for every entry and rewrites those whose
- *    choice or hole values changed.
+ *    (notempty for put, notfull for get): see pick(). A control
+ *    operation recomputes it and rewrites the entries it can affect:
+ *    attach and detach their entry, a callback's routing every entry
+ *    (a callback is a hole of the code).
  *
  * 4. TRAP #14 reaches arena_trap through the machine's exception
  *    handlers. A trap whose PC is just past the return stub ends a host
@@ -83,8 +85,8 @@ static const type_spec_t types[] = {
 /* ---- State ------------------------------------------------------------------ */
 
 void m68k__qj_seterr(char *err, size_t errlen, const char *fmt, ...) {
-  if (err == NULL || errlen == 0)
-    return;
+                     if (err == NULL || errlen == 0)
+                     return;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
@@ -118,8 +120,9 @@ int m68k__qj_arena_get(m68k_machine_t *m, m68k__qj_arena_t **out, char *err, siz
     return M68K_EINVAL;
   }
   if (m->ram_size < M68K_QJ_RAM_MIN) {
-    m68k__qj_seterr(err, errlen, "quajects need at least %u KiB of RAM (the machine has %" PRIu32 ")",
-           M68K_QJ_RAM_MIN >> 10, m->ram_size >> 10);
+    m68k__qj_seterr(err, errlen,
+                    "quajects need at least %u KiB of RAM (the machine has %" PRIu32 ")",
+                    M68K_QJ_RAM_MIN >> 10, m->ram_size >> 10);
     return M68K_EINVAL;
   }
   m68k__qj_arena_t *a = calloc(1, sizeof *a);
@@ -131,7 +134,8 @@ int m68k__qj_arena_get(m68k_machine_t *m, m68k__qj_arena_t **out, char *err, siz
   a->base = m->ram_base + M68K_QJ_ARENA_OFFSET;
   int rc = m68k_machine_on_exception(m, 32 + M68K_QJ_TRAP, arena_trap, a);
   if (rc != M68K_OK) {
-    m68k__qj_seterr(err, errlen, "TRAP #%d already has a host handler on this machine", M68K_QJ_TRAP);
+    m68k__qj_seterr(err, errlen, "TRAP #%d already has a host handler on this machine",
+                    M68K_QJ_TRAP);
     free(a);
     return M68K_EBUSY;
   }
@@ -310,7 +314,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
       t = &types[i];
   if (t == NULL) {
     m68k__qj_seterr(err, errlen, "unknown quaject type '%s' (counter, stack, queue or list)",
-           type != NULL ? type : "(null)");
+                    type != NULL ? type : "(null)");
     return M68K_ENOTYPE;
   }
   unsigned vi = 0;
@@ -333,7 +337,7 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
       m68k__qj_seterr(err, errlen, "a counter has no capacity (give 0, not %" PRIu32 ")", capacity);
     else
       m68k__qj_seterr(err, errlen, "capacity %" PRIu32 " of a %s is out of range (1..%u)", capacity,
-             t->name, M68K_QJ_CAPACITY_MAX);
+                      t->name, M68K_QJ_CAPACITY_MAX);
     return M68K_EINVAL;
   }
   m68k__qj_arena_t *a;

@@ -107,9 +107,9 @@
  *
  * Threading: as the machine (machine.h): one host thread at a time.
  * Quajects are destroyed with their machine at the latest. Control
- * operations (m68k_qj_attach, _detach, _on_callback, _set_callback_code,
- * _destroy) re-synthesise code and refuse with M68K_EBUSY while a CPU's PC
- * is inside the quaject's code; call them between runs.
+ * operations (m68k_qj_attach, _detach, _on_callback, _set_callback_code)
+ * re-synthesise code and refuse with M68K_EBUSY while a CPU's PC is inside
+ * the quaject's code; call them, and m68k_qj_destroy, between runs.
  */
 #ifndef QUA_M68K_QUAJECT68K_H
 #define QUA_M68K_QUAJECT68K_H
@@ -169,8 +169,9 @@ M68K_API const char *m68k_qj_entry_name(const m68k_qj_t *q, unsigned i);
 M68K_API const char *m68k_qj_callback_name(const m68k_qj_t *q, unsigned i);
 
 /* RAM address of the synthesised code of callentry `entry`, 0 when the
- * type has no such entry. The address changes when the code is
- * re-synthesised (attach, detach, callbacks): ask again after those. */
+ * type has no such entry. It is fixed for the quaject's life: re-synthesis
+ * (attach, detach, callbacks) rewrites the code in place, so a driver may
+ * keep the address (but must not be running the code then). */
 M68K_API uint32_t m68k_qj_entry(const m68k_qj_t *q, const char *entry);
 
 /* The code of `entry`: address, length in bytes, and the name of the
@@ -232,9 +233,11 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
  * consumers the second (get, pop, read, delete). Producer j runs on CPU
  * j % 2 and consumer j on CPU (j + 1) % 2, so that a producer and a
  * consumer, two producers, two consumers each meet on different CPUs;
- * each CPU runs its agents round-robin, one call per turn. The machine runs with the schedule set on it
- * (m68k_machine_set_schedule). A machine runs one drive: the run stops it
- * for good (machine.h).
+ * each CPU runs its agents round-robin, one call per turn. The machine
+ * runs with the schedule set on it (m68k_machine_set_schedule). A machine
+ * runs one drive: the run stops it for good (machine.h). While it runs,
+ * the drive holds TRAP #13's host handler (its measuring thunks trap
+ * there).
  *
  * Items: producer k's i-th item is (k + 1) << 24 | i for a stack or a queue
  * (distinct, so that each is traced to its producer and position), the
@@ -245,7 +248,7 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
  * every producer finished (a counter's consumers read until then).
  *
  * Checks: lost = items no consumer received; dup = receptions beyond the
- * first of an item; reordered = receptions of an item of producer k by a
+ * first of an item (and of values no producer put); reordered = receptions of an item of producer k by a
  * consumer after it received a later item of k (queues only: a stack or a
  * list owes no order). For a counter, lost and dup compare its final value
  * with items. */
@@ -271,7 +274,8 @@ typedef struct m68k_qj_drive_result {
    * instructions from the entry's first through its RTS and of their
    * estimated cycles; [0] the first entry, [1] the second. */
   double insns[2], cycles[2];
-  m68k_machine_result_t machine; /* how the run ended (DEADLOCK: both loops done) */
+  m68k_machine_result_t machine; /* how the run ended: DEADLOCK when both loops
+                                    finished (SCHEDULE_END replaying a recorded run) */
 } m68k_qj_drive_result_t;
 
 /* Attaches the producers and consumers (m68k_qj_attach), synthesises the

@@ -1,4 +1,5 @@
-/* quamachine-quaject.c -- `quamachine quaject`: a quaject synthesised as 68030 code, driven from both CPUs and checked. */
+/* quamachine-quaject.c -- `quamachine quaject`: a quaject synthesised as 68030 code, driven from
+ * both CPUs and checked. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

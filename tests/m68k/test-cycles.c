@@ -1,4 +1,5 @@
-/* test-cycles.c -- the core's MC68030 cycle estimates: on only when asked, per class, mode, branch and MOVEM. */
+/* test-cycles.c -- the core's MC68030 cycle estimates: on only when asked, per class, mode, branch
+ * and MOVEM. */
 #include "m68k-testutil.h"
 
 static tm_t tm;

@@ -1,4 +1,5 @@
-/* test-qj-host.c -- the same operations on a host queue (libqua) and an m68k queue give the same results and callbacks. */
+/* test-qj-host.c -- the same operations on a host queue (libqua) and an m68k queue give the same
+ * results and callbacks. */
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,8 @@ static void same_results_and_callbacks(unsigned callers, uint64_t seed) {
   const char *params[] = {"capacity=4"};
   CU_ASSERT_EQUAL_FATAL(qua_create("queue", params, 1, &hq, NULL), QUA_OK);
   qua_bind_t ph[] = {{"full", host_full, jh}, {"notfull", host_notfull, jh}, {NULL, NULL, NULL}};
-  qua_bind_t ch[] = {{"empty", host_empty, jh}, {"notempty", host_notempty, jh}, {NULL, NULL, NULL}};
+  qua_bind_t ch[] = {
+      {"empty", host_empty, jh}, {"notempty", host_notempty, jh}, {NULL, NULL, NULL}};
   /* A second site on a side has its own full (empty) handler; the edges
    * are broadcast to every listener on the host, so only the first site
    * listens to them, as the m68k queue has one handler per callback. */
@@ -86,8 +88,11 @@ static void same_results_and_callbacks(unsigned callers, uint64_t seed) {
     int mr = m68k_qj_call(mq, who, is_put ? "put" : "get", item, &mv, NULL, NULL);
     jprintf(jh, is_put ? (hr == QUA_OK ? "put" : "refused") : (hr == QUA_OK ? "got" : "none"),
             is_put ? item : hv);
-    jprintf(jm, is_put ? (mr == M68K_QJ_OK ? "put" : "refused") : (mr == M68K_QJ_OK ? "got" : "none"),
-            is_put ? item : mr == M68K_QJ_OK ? mv : 0);
+    jprintf(jm,
+            is_put ? (mr == M68K_QJ_OK ? "put" : "refused") : (mr == M68K_QJ_OK ? "got" : "none"),
+            is_put             ? item
+            : mr == M68K_QJ_OK ? mv
+                               : 0);
     CU_ASSERT(hr == QUA_OK || hr == QUA_DIVERTED);
     CU_ASSERT(mr == (hr == QUA_OK ? M68K_QJ_OK : is_put ? M68K_QJ_FULL : M68K_QJ_EMPTY));
     if (jh->len != jm->len || memcmp(jh->text, jm->text, jh->len) != 0) {

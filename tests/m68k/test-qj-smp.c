@@ -1,4 +1,5 @@
-/* test-qj-smp.c -- m68k quajects driven from both CPUs under 1,000 seeded random schedules each, invariants checked. */
+/* test-qj-smp.c -- m68k quajects driven from both CPUs under 1,000 seeded random schedules each,
+ * invariants checked. */
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,7 +109,8 @@ static void drive_measures_calls(void) {
   algo_t a = {"queue", "mpmc", 1, 1, 8, true};
   double first = 0;
   for (int run = 0; run < 2; run++) {
-    m68k_machine_config_t cfg = {.model = M68K_MODEL_68030, .ncpus = 2, .ram_size = M68K_QJ_RAM_MIN};
+    m68k_machine_config_t cfg = {
+        .model = M68K_MODEL_68030, .ncpus = 2, .ram_size = M68K_QJ_RAM_MIN};
     m68k_machine_t *m = m68k_machine_create(&cfg);
     m68k_qj_t *q = NULL;
     CU_ASSERT_EQUAL_FATAL(m68k_qj_create(m, a.type, a.variant, a.capacity, &q, NULL, 0), M68K_OK);

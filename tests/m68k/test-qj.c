@@ -138,6 +138,59 @@ static void queue_edges_fire_once_per_transition(void) {
   }
 }
 
+/* The seeded bugs need another CPU: run alone, each is correct. */
+static void broken_variants_are_correct_alone(void) {
+  m68k_machine_t *m = new_machine();
+  m68k_qj_t *st = new_qj(m, "stack", "broken", 3), *ls = new_qj(m, "list", "broken", 3),
+            *ct = new_qj(m, "counter", "broken", 0);
+  for (uint32_t i = 1; i <= 3; i++) {
+    call(st, 0, "push", i, M68K_QJ_OK);
+    call(ls, 1, "insert", m68k_qj_node(ls, i - 1), M68K_QJ_OK);
+    CU_ASSERT_EQUAL(call(ct, i & 1, "add", i, M68K_QJ_OK), i * (i + 1) / 2);
+  }
+  call(st, 0, "push", 4, M68K_QJ_FULL);
+  for (uint32_t i = 3; i >= 1; i--) {
+    CU_ASSERT_EQUAL(call(st, 1, "pop", 0, M68K_QJ_OK), i);
+    CU_ASSERT_EQUAL(call(ls, 0, "delete", 0, M68K_QJ_OK), m68k_qj_node(ls, i - 1));
+  }
+  call(st, 1, "pop", 0, M68K_QJ_EMPTY);
+  call(ls, 0, "delete", 0, M68K_QJ_EMPTY);
+  const char *name;
+  m68k_qj_entry_code(st, "pop", NULL, NULL, &name);
+  CU_ASSERT_STRING_EQUAL(name, "pop_broken");
+  m68k_machine_destroy(m);
+}
+
+/* A callback routed to 68k code: its d0:d1 is the entry's result. */
+static void callbacks_can_go_to_68k_code(void) {
+  m68k_machine_t *m = new_machine();
+  m68k_qj_t *q = new_qj(m, "stack", NULL, 1);
+  /* moveq #7,d0; move.l 4(sp),d1; addq.l #1,d1; rts */
+  static const uint8_t code[] = {0x70, 0x07, 0x22, 0x2F, 0x00, 0x04, 0x52, 0x81, 0x4E, 0x75};
+  CU_ASSERT_EQUAL_FATAL(m68k_machine_load(m, 0x2000, code, sizeof code), M68K_OK);
+  CU_ASSERT_EQUAL(m68k_qj_set_callback_code(q, "full", 0x2000), 0);
+  call(q, 0, "push", 5, M68K_QJ_OK);
+  CU_ASSERT_EQUAL(call(q, 0, "push", 6, 7), 7);
+  CU_ASSERT_EQUAL(m68k_qj_set_callback_code(q, "full", 0), 0);
+  CU_ASSERT_EQUAL(call(q, 0, "push", 6, M68K_QJ_FULL), 6);
+  CU_ASSERT_EQUAL(m68k_qj_set_callback_code(q, "notempty", 0x2000), M68K_ENOTYPE);
+  m68k_machine_destroy(m);
+}
+
+/* Control operations refuse while a CPU is inside the quaject's code. */
+static void control_refuses_while_a_cpu_runs_the_code(void) {
+  m68k_machine_t *m = new_machine();
+  m68k_qj_t *q = new_qj(m, "queue", NULL, 4);
+  m68k_cpu_t *cpu = m68k_machine_cpu(m, 1);
+  m68k_set_reg(cpu, M68K_REG_PC, m68k_qj_entry(q, "put") + 2);
+  CU_ASSERT_EQUAL(m68k_qj_attach(q, "put"), M68K_EBUSY);
+  CU_ASSERT_EQUAL(m68k_qj_on_callback(q, "full", note, NULL), M68K_EBUSY);
+  CU_ASSERT_EQUAL(m68k_qj_attached(q, "put"), 0);
+  m68k_set_reg(cpu, M68K_REG_PC, 0x1000);
+  CU_ASSERT_EQUAL(m68k_qj_attach(q, "put"), 0);
+  m68k_machine_destroy(m);
+}
+
 /* auto: SP-SC code for one caller per side, CAS2 code from the second. */
 static void queue_switches_code_with_callers(void) {
   m68k_machine_t *m = new_machine();
@@ -266,6 +319,10 @@ int main(void) {
   CU_add_test(s, "list_inserts_and_deletes_nodes", list_inserts_and_deletes_nodes);
   CU_add_test(s, "queue_edges_fire_once_per_transition", queue_edges_fire_once_per_transition);
   CU_add_test(s, "queue_switches_code_with_callers", queue_switches_code_with_callers);
+  CU_add_test(s, "broken_variants_are_correct_alone", broken_variants_are_correct_alone);
+  CU_add_test(s, "callbacks_can_go_to_68k_code", callbacks_can_go_to_68k_code);
+  CU_add_test(s, "control_refuses_while_a_cpu_runs_the_code",
+              control_refuses_while_a_cpu_runs_the_code);
   CU_add_test(s, "entries_execute_real_cas_and_cas2", entries_execute_real_cas_and_cas2);
   CU_add_test(s, "call_counts_instructions_and_cycles", call_counts_instructions_and_cycles);
   CU_add_test(s, "bad_input_is_refused_with_a_reason", bad_input_is_refused_with_a_reason);
