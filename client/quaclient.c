@@ -965,6 +965,7 @@ static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi,
     im[i].entry = qi->impls[i]->entry;
     im[i].impl = qi->impls[i]->impl;
     im[i].synth_ns = qi->impls[i]->synth_ns;
+    im[i].code = qi->impls[i]->code;
   }
   uint64_t *p = (uint64_t *)(void *)(im + qi->n_impls);
   for (size_t i = 0; i < qi->n_params; i++)

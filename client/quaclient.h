@@ -303,6 +303,8 @@ typedef struct quac_impl_info {
   const char *entry;     /* a callentry, or "(step)" for a pump's step */
   const char *impl;      /* "generic spsc", "stencil spsc", "chain stencil tee+pass 1w+spsc" */
   uint64_t synth_ns;     /* how long its latest synthesis took; 0 for generic code */
+  const char *code;      /* target=m68k, quac_describe: the 68k code disassembled, one
+                            "ADDRESS  INSTRUCTION" a line; "" otherwise */
 } quac_impl_info_t;
 
 typedef struct quac_quaject_info {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "quad-internal.h"
+#include "quad-m68k.h"
 
 typedef struct quad_call {
   quad_conn_t *c;
@@ -418,9 +419,31 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   }
   if (in->n_params > QUA_MAX_PARAMS * 4)
     FAIL(QUA_EINVAL, "%zu parameters", in->n_params);
+  /* target=host (the default) or target=m68k: where the callentries run. */
+  const char *params[QUA_MAX_PARAMS * 4];
+  size_t nparams = 0;
+  const qua_type_t *m68k = NULL;
+  for (size_t i = 0; i < in->n_params; i++) {
+    if (strncmp(in->params[i], "target=", 7) != 0) {
+      params[nparams++] = in->params[i];
+      continue;
+    }
+    const char *target = in->params[i] + 7;
+    if (strcmp(target, "m68k") == 0) {
+      m68k = quad_m68k_type(in->type);
+      if (m68k == NULL)
+        FAIL(QUA_ENOTYPE, "no quaject type '%.64s' for target=m68k (queue, stack, counter)%s",
+             in->type, quad_m68k_type("queue") == NULL ? ": this quad has no m68k backend" : "");
+    } else if (strcmp(target, "host") == 0) {
+      m68k = NULL;
+    } else {
+      FAIL(QUA_EINVAL, "%.64s: expected target=host or target=m68k", in->params[i]);
+    }
+  }
   qua_error_t err = {0};
   qua_quaject_t *q = NULL;
-  int r = qua_create(in->type, (const char *const *)in->params, (int)in->n_params, &q, &err);
+  int r = m68k != NULL ? qua_create_with(m68k, params, (int)nparams, &q, &err)
+                       : qua_create(in->type, params, (int)nparams, &q, &err);
   if (r < 0)
     FAIL_ERR(r, &err);
   char *name = NULL;
@@ -731,7 +754,8 @@ static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *
 
 /* --- Listings ---------------------------------------------------------------------- */
 
-/* Appends which code q's entry (or body) runs, and its synthesis time. */
+/* Appends which code q's entry (or body) runs, and its synthesis time;
+ * for a target=m68k entry, its code disassembled too. */
 static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int entry,
                     const char *name) {
   Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
@@ -739,8 +763,17 @@ static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int 
     return QUA_ENOMEM;
   qua__v1__entry_impl__init(im);
   im->entry = (char *)name;
-  char impl[sizeof((qua_site_t *)0)->impl_buf];
-  qua_quaject_entry_info(q, entry, impl, sizeof impl, &im->synth_ns);
+  char impl[sizeof((qua_site_t *)0)->impl_buf + 64];
+  char *code = NULL;
+  if (entry >= 0 && quad_m68k_is(q)) {
+    if (quad_m68k_entry_info(q, entry, impl, sizeof impl, &code) < 0)
+      return QUA_ENOMEM;
+    if (code != NULL)
+      im->code = arena_strdup(a, code);
+    free(code);
+  } else {
+    qua_quaject_entry_info(q, entry, impl, sizeof impl, &im->synth_ns);
+  }
   im->impl = arena_strdup(a, impl);
   qi->impls[qi->n_impls++] = im;
   return 0;

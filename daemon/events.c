@@ -195,6 +195,14 @@ int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad
   return 0;
 }
 
+/* A queue, host or target=m68k: its own get (no argument, a word back)
+ * and a notempty to wake the drain. */
+static bool drains_itself(const qua_type_t *t) {
+  int e = qua_type_entry(t, "get");
+  return e >= 0 && t->entries[e].arity == 0 && t->entries[e].returns &&
+         qua_type_callback(t, "notempty") >= 0;
+}
+
 int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
                     quad_binding_t **out, qua_error_t *err) {
   qua_quaject_t *q = r->obj->q;
@@ -204,7 +212,7 @@ int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t
   qua_quaject_t *target = q;
   qua_quaject_t *proxy = NULL;
   int rc;
-  if (t == queue && strcmp(callout, "get") == 0) {
+  if (strcmp(callout, "get") == 0 && drains_itself(t)) {
     name = "get";
   } else {
     int k = qua_type_callout(t, callout);
@@ -238,8 +246,11 @@ int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t
     rc = err->code = QUA_ENOMEM;
     goto fail;
   }
-  const qua_bind_t handlers[] = {
+  /* A queue that cannot be closed (target=m68k) has no "closed". */
+  qua_bind_t handlers[] = {
       {"notempty", on_notempty, b}, {"closed", on_closed, b}, {NULL, NULL, NULL}};
+  if (qua_type_callback(qua_quaject_type(target), "closed") < 0)
+    handlers[1] = (qua_bind_t){NULL, NULL, NULL};
   rc = qua_site_open(target, "get", handlers, 0, &b->get_site, err);
   if (rc < 0) {
     if (rc == QUA_ENOCALLBACK)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "quad-internal.h"
+#include "quad-m68k.h"
 
 quad_server_t *quad_srv;
 int quad_log_level = QUAD_LOG_INFO;
@@ -562,6 +563,7 @@ int main(int argc, char **argv) {
   rc = 0;
 
 out_loop:
+  quad_m68k_shutdown();
   uv_loop_close(srv.loop);
 out_cfg:
   free(srv.cfg.socket_path);

@@ -1437,6 +1437,7 @@ T(bf)
 /* CAS (design note 2). */
 T(cas)
 {
+  c->ncas++;
   uint32_t ext = fetch16(c);
   int dc = ext & 7, du = (ext >> 6) & 7;
   uint32_t a = ea_addr(c, ea, RY, sz);
@@ -1451,6 +1452,7 @@ T(cas)
 /* CAS2 (design note 3). */
 T(cas2)
 {
+  c->ncas2++;
   uint32_t e1 = fetch16(c), e2 = fetch16(c);
   uint32_t a1 = c->r[(e1 >> 12) & 15], a2 = c->r[(e2 >> 12) & 15];
   int dc1 = e1 & 7, dc2 = e2 & 7, du1 = (e1 >> 6) & 7, du2 = (e2 >> 6) & 7;

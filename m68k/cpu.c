@@ -61,6 +61,7 @@ static void load_sp(m68k_cpu_t *c)
 void m68k__update_pending(m68k_cpu_t *c)
 {
   c->pending = c->stop_req || c->stopped || c->t1 || c->trace_pending || c->trace != NULL ||
+               c->count_cycles ||
                c->nmi_edge ||
                c->irq_level > (int)c->imask;
 }
@@ -445,6 +446,28 @@ static void trace_insn(m68k_cpu_t *c)
   fprintf(c->trace, "%08x  %s\n", c->pc, buf);
 }
 
+/* Runs one instruction and adds its cycle estimate (m68k-cycles.tab).
+ * An instruction that raises an exception leaves by longjmp and adds
+ * nothing. */
+static void exec_counted(m68k_cpu_t *c)
+{
+  uint32_t pc = c->pc;
+  uint32_t op = m68k__rd(c, pc, 2);
+  const m68k__cycles_t *k = &m68k__cycles[c->optab[op]];
+  unsigned cost = k->base;
+  m68k__exec(c, c->icount + 1);
+  if (k->kind == 1) {
+    /* Bcc: an 8-bit displacement in the opcode, 0 for a word, 0xFF for a
+     * long one; DBcc (0x5xC8) always has a word. */
+    uint32_t len = (op & 0xF0F8) == 0x50C8 ? 4 : (op & 0xFF) == 0 ? 4 : (op & 0xFF) == 0xFF ? 6 : 2;
+    if (c->pc == pc + len)
+      cost = k->alt;
+  } else if (k->kind == 2) {
+    cost += k->per * (unsigned)__builtin_popcount(m68k__rd(c, pc + 2, 2));
+  }
+  c->cycles += cost;
+}
+
 /* The instruction loop (note 1): services what `pending` flags, then lets
  * m68k__exec() run; when something is pending it runs one instruction. */
 static m68k_stop_t run_loop(m68k_cpu_t *c)
@@ -466,6 +489,10 @@ static m68k_stop_t run_loop(m68k_cpu_t *c)
         trace_insn(c);
       c->trace_pending = c->t1;
       c->pending = c->pending || c->trace_pending;
+      if (c->count_cycles) {
+        exec_counted(c);
+        continue;
+      }
     } else if (c->icount >= c->run_end) {
       return M68K_STOP_NONE;
     }
@@ -526,4 +553,36 @@ void m68k_set_trace(m68k_cpu_t *cpu, void *file)
 uint64_t m68k_instructions(const m68k_cpu_t *cpu)
 {
   return cpu->icount;
+}
+
+void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on)
+{
+  cpu->count_cycles = on;
+  m68k__update_pending(cpu);
+}
+
+bool m68k_cycle_counting(const m68k_cpu_t *cpu)
+{
+  return cpu->count_cycles;
+}
+
+bool m68k_stopped(const m68k_cpu_t *cpu)
+{
+  return cpu->stopped;
+}
+
+void m68k_set_stopped(m68k_cpu_t *cpu, bool stopped)
+{
+  cpu->stopped = stopped;
+  m68k__update_pending(cpu);
+}
+
+uint64_t m68k_cycles(const m68k_cpu_t *cpu)
+{
+  return cpu->cycles;
+}
+
+uint64_t m68k_cas_executed(const m68k_cpu_t *cpu, unsigned operands)
+{
+  return operands == 2 ? cpu->ncas2 : operands == 1 ? cpu->ncas : 0;
 }

@@ -1347,7 +1347,7 @@ M68K_API int m68k_linux_setup(m68k_machine_t *m, const m68k_elf_t *elf, const ch
     m68k_set_reg(cpu, (m68k_reg_t)r, 0);
   m68k_set_reg(cpu, M68K_REG_A0 + 7, sp);
   m68k_set_reg(cpu, M68K_REG_PC, elf->entry);
-  m68k_set_trap_hook(cpu, linux_hook, &m->cpus[0]);
+  m->cpus[0].personality = linux_hook;
   m->freestanding = false;
   m68k__linux_free(m->linux_state);
   m->linux_state = lx;

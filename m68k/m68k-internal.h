@@ -119,6 +119,9 @@ struct m68k_cpu {
   FILE *trace;
 
   uint64_t icount;    /* instructions executed */
+  uint64_t cycles;    /* estimated MC68030 cycles, while count_cycles */
+  uint64_t ncas, ncas2; /* CAS and CAS2 instructions executed */
+  bool count_cycles;  /* m68k_set_cycle_count() */
   uint64_t run_end;   /* m68k_run stops when icount reaches it */
   jmp_buf jb;         /* design note 3 */
 };
@@ -158,6 +161,17 @@ void m68k__slow_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v);
 void m68k__exec(m68k_cpu_t *c, uint64_t end);
 extern const uint16_t m68k__optab_68000[65536];
 extern const uint16_t m68k__optab_68030[65536];
+
+/* Each handler's MC68030 cycle estimate (m68k-cycles.tab, generated):
+ * `base` cycles; for kind 1 (Bcc, DBcc) `alt` instead when the branch
+ * falls through; for kind 2 (MOVEM) `per` more per register moved. */
+typedef struct m68k__cycles {
+  uint16_t base;
+  uint8_t alt;
+  uint8_t per;
+  uint8_t kind;
+} m68k__cycles_t;
+extern const m68k__cycles_t m68k__cycles[];
 
 /* cpu-fpu.c */
 void m68k__fpu_general(m68k_cpu_t *c, uint32_t op);

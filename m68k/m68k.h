@@ -105,6 +105,12 @@ M68K_API void m68k_set_irq(m68k_cpu_t *cpu, int level);
 typedef bool (*m68k_trap_hook_fn)(void *ctx, m68k_cpu_t *cpu, int vector);
 M68K_API void m68k_set_trap_hook(m68k_cpu_t *cpu, m68k_trap_hook_fn fn, void *ctx);
 
+/* The STOP state: whether the CPU executed STOP and waits for an
+ * interrupt; setting it false resumes at the PC (for an embedder that runs
+ * the CPU on its own behalf and then puts it back to sleep). */
+M68K_API bool m68k_stopped(const m68k_cpu_t *cpu);
+M68K_API void m68k_set_stopped(m68k_cpu_t *cpu, bool stopped);
+
 /* Makes m68k_run() return M68K_STOP_HOOK after the current instruction. */
 M68K_API void m68k_request_stop(m68k_cpu_t *cpu);
 
@@ -117,6 +123,25 @@ M68K_API int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, s
 
 /* Executed-instruction count since creation. */
 M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
+
+/* Cycle estimates. While on, the CPU adds to a counter, for every
+ * instruction it completes, the MC68030 cycles that m68k-cycles.tab
+ * estimates for its class and addressing modes: the MC68030 User's
+ * Manual's section 11 cache-case figures (instructions and data in the
+ * caches, no wait states), Bcc and DBcc by whether they branch, MOVEM by
+ * the registers it moves. Pipeline overlap, cache misses, bus contention,
+ * exception processing and the 68881 are ignored. The estimate is the
+ * 68030's whatever the model. Counting runs the CPU one instruction at a
+ * time (as tracing does); off (the default) it costs nothing. */
+M68K_API void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on);
+/* Whether counting is on. */
+M68K_API bool m68k_cycle_counting(const m68k_cpu_t *cpu);
+/* Cycles counted since creation. */
+M68K_API uint64_t m68k_cycles(const m68k_cpu_t *cpu);
+
+/* CAS (operands 1) or CAS2 (operands 2) instructions executed since
+ * creation, counted by the instructions themselves (0 for other values). */
+M68K_API uint64_t m68k_cas_executed(const m68k_cpu_t *cpu, unsigned operands);
 
 /* 68881 registers (68030 model): FP0-FP7 in extended format as a sign and
  * exponent word and a 64-bit mantissa (explicit integer bit). */

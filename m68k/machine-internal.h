@@ -16,7 +16,12 @@ typedef struct m68k__mcpu {
   bool idle;          /* the core reported STOP and no request woke it */
   bool timer_pending; /* level-triggered requests, cleared by the ACKs */
   bool ipi_pending;
+  /* How the image's own exceptions are served (the Linux personality or
+   * a freestanding image's vector check), after the host handlers. */
+  m68k_trap_hook_fn personality;
 } m68k__mcpu_t;
+
+typedef struct m68k__qj_arena m68k__qj_arena_t;
 
 typedef struct m68k__linux m68k__linux_t;
 
@@ -74,6 +79,17 @@ struct m68k_machine {
 
   /* The Linux personality, when m68k_linux_setup() was called. */
   m68k__linux_t *linux_state;
+
+  /* Host exception handlers (m68k_machine_on_exception). */
+  struct {
+    m68k_machine_exception_fn fn;
+    void *ctx;
+  } exc[256];
+
+  /* The quaject runtime's arena (quaject68k.c), freed with the machine
+   * through qj_free so that the machine does not link the runtime. */
+  m68k__qj_arena_t *qj;
+  void (*qj_free)(m68k__qj_arena_t *a);
 };
 
 /* Stops the machine (first caller wins) with a status, a code and a
@@ -115,6 +131,15 @@ struct m68k_elf {
   m68k__seg_t *segs;
   unsigned nsegs;
 };
+
+/* The seeded PRNG of random schedules and PCT (Steele, Lea and Flood's
+ * SplitMix64). */
+static inline uint64_t m68k__splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
 
 static inline uint16_t m68k__be16(const uint8_t *p) {
   return (uint16_t)((unsigned)p[0] << 8 | p[1]);

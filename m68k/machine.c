@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Slice length for a one-CPU machine (no interleaving to decide). */
 #define SOLO_SLICE (1u << 22)
@@ -344,6 +345,31 @@ static bool bus_write32(void *ctx, uint32_t addr, unsigned fc, uint32_t v) {
   return bus_write(ctx, addr, 4, v);
 }
 
+/* ---- Exceptions ------------------------------------------------------------- */
+
+/* Every CPU's trap hook: the host handler of the vector, then the
+ * personality (m68k_machine_on_exception). */
+static bool machine_hook(void *ctx, m68k_cpu_t *cpu, int vector) {
+  m68k__mcpu_t *c = ctx;
+  struct m68k_machine *m = c->m;
+  if (vector >= 0 && vector < 256 && m->exc[vector].fn != NULL &&
+      m->exc[vector].fn(m->exc[vector].ctx, m, c->id, vector))
+    return true;
+  return c->personality != NULL && c->personality(ctx, cpu, vector);
+}
+
+M68K_API int m68k_machine_on_exception(m68k_machine_t *m, int vector, m68k_machine_exception_fn fn,
+                                       void *ctx) {
+  if (vector < 0 || vector > 255)
+    return M68K_EINVAL;
+  if (fn != NULL && m->exc[vector].fn != NULL &&
+      (m->exc[vector].fn != fn || m->exc[vector].ctx != ctx))
+    return M68K_EBUSY;
+  m->exc[vector].fn = fn;
+  m->exc[vector].ctx = fn != NULL ? ctx : NULL;
+  return M68K_OK;
+}
+
 /* ---- Life cycle ------------------------------------------------------------- */
 
 M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
@@ -367,9 +393,13 @@ M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
   m->addr_mask = mask;
   m->ram_base = cfg->ram_base;
   m->ram_size = size;
-  m->ram = calloc(1, size);
-  if (m->ram == NULL)
+  /* RAM straight from the kernel: zero pages on first touch, so a machine
+   * whose program touches a few pages costs a few pages, not a memset of
+   * the whole RAM (explorers build one per schedule). */
+  void *ram = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (ram == MAP_FAILED)
     goto fail;
+  m->ram = ram;
   m->console = stdout;
   m->timer_level = 6;
   m->timer_target = 1;
@@ -398,6 +428,7 @@ M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
     c->cpu = m68k_create(m->model, &c->bus);
     if (c->cpu == NULL)
       goto fail;
+    m68k_set_trap_hook(c->cpu, machine_hook, c);
   }
   return m;
 
@@ -412,10 +443,13 @@ M68K_API void m68k_machine_destroy(m68k_machine_t *m) {
   for (unsigned i = 0; i < m->ncpus; i++)
     if (m->cpus[i].cpu != NULL)
       m68k_destroy(m->cpus[i].cpu);
+  if (m->qj_free != NULL)
+    m->qj_free(m->qj);
   m68k__linux_free(m->linux_state);
   free(m->replay);
   free(m->rec);
-  free(m->ram);
+  if (m->ram != NULL)
+    munmap(m->ram, m->ram_size);
   free(m);
 }
 
@@ -469,18 +503,11 @@ M68K_API void m68k_machine_start(m68k_machine_t *m, uint32_t entry) {
     }
     m68k_set_reg(cpu, M68K_REG_A0 + 7, sp);
     m68k_set_reg(cpu, M68K_REG_PC, entry);
-    m68k_set_trap_hook(cpu, freestanding_hook, &m->cpus[i]);
+    m->cpus[i].personality = freestanding_hook;
   }
 }
 
 /* ---- Scheduling --------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 M68K_API int m68k_machine_set_schedule(m68k_machine_t *m, const m68k_schedule_t *s) {
   m68k_slice_t *copy = NULL;
@@ -516,6 +543,55 @@ M68K_API int m68k_machine_set_schedule(m68k_machine_t *m, const m68k_schedule_t 
   return M68K_OK;
 }
 
+/* One "CPU x COUNT" (or "idle x COUNT") of an inline schedule; advances *p. */
+static bool parse_one_slice(const char **p, m68k_slice_t *out) {
+  const char *q = *p;
+  char *end;
+  unsigned long long cpu, count;
+  if (strncmp(q, "idle", 4) == 0) {
+    cpu = M68K_SLICE_IDLE;
+    q += 4;
+  } else {
+    if (*q < '0' || *q > '9')
+      return false;
+    errno = 0;
+    cpu = strtoull(q, &end, 10);
+    if (errno != 0 || cpu >= M68K_MACHINE_MAX_CPUS)
+      return false;
+    q = end;
+  }
+  if (*q++ != 'x' || *q < '0' || *q > '9')
+    return false;
+  errno = 0;
+  count = strtoull(q, &end, 10);
+  if (errno != 0 || count == 0 || count >= UINT32_MAX)
+    return false;
+  *out = (m68k_slice_t){(uint32_t)cpu, (uint32_t)count};
+  *p = end;
+  return true;
+}
+
+/* "0x3,1x5,idlex40": the slices of a REPLAY schedule, inline. */
+static int parse_slices(const char *p, m68k_schedule_t *s) {
+  size_t n = 1;
+  for (const char *q = p; *q != '\0'; q++)
+    n += *q == ',';
+  m68k_slice_t *sl = malloc(n * sizeof *sl);
+  if (sl == NULL)
+    return M68K_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    if (!parse_one_slice(&p, &sl[i]) || *p != (i + 1 < n ? ',' : '\0')) {
+      free(sl);
+      return M68K_EINVAL;
+    }
+    p++;
+  }
+  s->kind = M68K_SCHED_REPLAY;
+  s->slices = sl;
+  s->nslices = n;
+  return M68K_OK;
+}
+
 M68K_API int m68k_schedule_parse(const char *spec, m68k_schedule_t *s) {
   char *end;
   memset(s, 0, sizeof *s);
@@ -545,7 +621,36 @@ M68K_API int m68k_schedule_parse(const char *spec, m68k_schedule_t *s) {
     }
     return *end == '\0' ? M68K_OK : M68K_EINVAL;
   }
+  if (strncmp(spec, "slices:", 7) == 0)
+    return parse_slices(spec + 7, s);
   return M68K_EINVAL;
+}
+
+M68K_API void m68k_schedule_free(m68k_schedule_t *s) {
+  if (s->kind == M68K_SCHED_REPLAY)
+    free((void *)s->slices);
+  s->slices = NULL;
+  s->nslices = 0;
+}
+
+M68K_API int m68k_schedule_format(const m68k_slice_t *s, size_t n, char *buf, size_t len) {
+  size_t used = 0;
+  int w = snprintf(buf, len, "slices:");
+  if (w < 0)
+    return M68K_EINVAL;
+  used = (size_t)w;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].cpu == M68K_SLICE_IDLE)
+      w = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                   "%sidlex%" PRIu32, i != 0 ? "," : "", s[i].count);
+    else
+      w = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                   "%s%" PRIu32 "x%" PRIu32, i != 0 ? "," : "", s[i].cpu, s[i].count);
+    if (w < 0)
+      return M68K_EINVAL;
+    used += (size_t)w;
+  }
+  return used < len ? M68K_OK : M68K_ETOOBIG;
 }
 
 M68K_API void m68k_machine_record(m68k_machine_t *m, bool on) {
@@ -730,6 +835,16 @@ static uint64_t run_slice(struct m68k_machine *m, m68k__mcpu_t *c, uint64_t len,
         break; /* the core did not take it: don't spin here */
     }
   }
+  /* A STOP as the slice's last instruction leaves the core stopped without
+   * saying so (it says so at its next run): look, so that the CPU is seen
+   * idle now, which an explorer choosing every step needs. */
+  if (!*went_idle && !m->stopped && m68k_stopped(c->cpu)) {
+    unsigned level = irq_level(m, c);
+    if (level == 0 || !wakeable(m, c, level)) {
+      c->idle = true;
+      *went_idle = true;
+    }
+  }
   return executed;
 }
 
@@ -774,7 +889,7 @@ static void run_generated(struct m68k_machine *m) {
       cpu = 0;
       len = SOLO_SLICE;
     } else if (m->sched_kind == M68K_SCHED_RANDOM) {
-      uint64_t r = splitmix64(&m->rng);
+      uint64_t r = m68k__splitmix64(&m->rng);
       cpu = (unsigned)(r % m->ncpus);
       len = 1 + (r >> 32) % m->max_slice;
     } else {
@@ -788,6 +903,28 @@ static void run_generated(struct m68k_machine *m) {
     bool went_idle;
     record(m, cpu, run_slice(m, c, len, &went_idle));
   }
+}
+
+M68K_API uint64_t m68k_machine_step(m68k_machine_t *m, unsigned cpu, uint64_t count) {
+  if (m->stopped || cpu >= m->ncpus || m->cpus[cpu].idle)
+    return 0;
+  m68k__mcpu_t *c = &m->cpus[cpu];
+  bool went_idle;
+  uint64_t done = run_slice(m, c, count, &went_idle);
+  record(m, cpu, done);
+  return done;
+}
+
+M68K_API bool m68k_machine_stopped(const m68k_machine_t *m, m68k_machine_result_t *res) {
+  if (m->stopped && res != NULL) {
+    *res = m->result;
+    res->clock = m->clock;
+  }
+  return m->stopped;
+}
+
+M68K_API bool m68k_machine_cpu_idle(const m68k_machine_t *m, unsigned cpu) {
+  return cpu < m->ncpus && m->cpus[cpu].idle;
 }
 
 M68K_API int m68k_machine_run(m68k_machine_t *m, m68k_machine_result_t *res) {

@@ -88,7 +88,11 @@
   XX(ELFBAD, "malformed ELF file")                                           \
   XX(NOFIT, "program does not fit in the machine's memory")                  \
   XX(TOOBIG, "arguments and environment too large for the stack")            \
-  XX(SCHEDULE, "malformed schedule")
+  XX(SCHEDULE, "malformed schedule")                                         \
+  XX(NOTYPE, "no such quaject type, variant, callentry or callback")         \
+  XX(BUSY, "in use: a CPU is running that code, or a handler is registered") \
+  XX(NORETURN, "the callentry did not return")                               \
+  XX(ARENA, "the quaject arena in the machine's RAM is full")
 
 typedef enum m68k_err {
   M68K_OK = 0,
@@ -168,6 +172,22 @@ M68K_API void m68k_machine_set_console(m68k_machine_t *m, FILE *out);
  * holds 0 stop the machine with M68K_MACHINE_FAULT naming the vector. */
 M68K_API void m68k_machine_start(m68k_machine_t *m, uint32_t entry);
 
+/* Host handlers for exceptions. Before a CPU takes exception `vector`
+ * (0-255: 32 + n for TRAP #n, 4 illegal instruction, ...), the machine
+ * calls the handler registered for it, if any: fn(ctx, m, cpu, vector),
+ * with the CPU's registers as the exception found them (for TRAP, the PC
+ * is past the TRAP instruction). fn returns true when it served the
+ * event (the CPU then goes on after the instruction, as after a system
+ * call; fn may change registers, or call m68k_request_stop on the CPU),
+ * false to let it go on as if no handler were registered: to the Linux
+ * personality's or the freestanding image's handling, else through the
+ * CPU's vector table. One handler per vector: registering another
+ * returns M68K_EBUSY, fn NULL removes it; M68K_EINVAL for a vector out
+ * of range. The quaject runtime (quaject68k.h) takes TRAP #14. */
+typedef bool (*m68k_machine_exception_fn)(void *ctx, m68k_machine_t *m, unsigned cpu, int vector);
+M68K_API int m68k_machine_on_exception(m68k_machine_t *m, int vector, m68k_machine_exception_fn fn,
+                                       void *ctx);
+
 /* Instruction tracing of every CPU to `out` (NULL: off). */
 M68K_API void m68k_machine_set_trace(m68k_machine_t *m, FILE *out);
 
@@ -220,9 +240,34 @@ typedef struct m68k_schedule {
  * the machine does not have; M68K_ENOMEM. */
 M68K_API int m68k_machine_set_schedule(m68k_machine_t *m, const m68k_schedule_t *s);
 
-/* Parses "quantum:N", "random:SEED" or "random:SEED:MAX" into *s
- * (REPLAY is read from a file with m68k_schedule_load). */
+/* Parses "quantum:N", "random:SEED", "random:SEED:MAX" or an inline
+ * REPLAY schedule "slices:S,S,...", each slice S being "CPUxCOUNT" (CPU
+ * runs COUNT instructions, e.g. "slices:0x3,1x5,0x7") or "idlexCOUNT",
+ * all in decimal, as a schedule file has them one a line. Returns 0,
+ * M68K_EINVAL naming nothing more, or M68K_ENOMEM. A parsed "slices:"
+ * owns a malloc'ed array: release it with m68k_schedule_free(). */
 M68K_API int m68k_schedule_parse(const char *spec, m68k_schedule_t *s);
+/* Frees the slices of a REPLAY schedule from m68k_schedule_parse() (and
+ * nothing for other kinds); *s is left without slices. */
+M68K_API void m68k_schedule_free(m68k_schedule_t *s);
+/* Writes slices as the "slices:..." string m68k_schedule_parse() reads
+ * back. Returns 0, or M68K_ETOOBIG when it does not fit in len bytes
+ * (buf then holds a truncated, NUL-terminated prefix). */
+M68K_API int m68k_schedule_format(const m68k_slice_t *s, size_t n, char *buf, size_t len);
+
+/* Runs CPU `cpu` alone for up to `count` instructions now, whatever the
+ * schedule says: for explorers that choose the CPU of every step
+ * themselves. The clock, the timer and recording behave as in a run.
+ * Returns the instructions executed: fewer than count when the CPU
+ * stopped to wait for an interrupt (m68k_machine_cpu_idle() is then true)
+ * or the machine stopped (m68k_machine_run() gives the result); 0 for an
+ * idle CPU, a CPU the machine does not have or a stopped machine. */
+M68K_API uint64_t m68k_machine_step(m68k_machine_t *m, unsigned cpu, uint64_t count);
+/* True when the machine has stopped (m68k_machine_run() would return at
+ * once), and then fills *res when res is not NULL. */
+M68K_API bool m68k_machine_stopped(const m68k_machine_t *m, m68k_machine_result_t *res);
+/* True when the CPU executed STOP and no interrupt request can wake it. */
+M68K_API bool m68k_machine_cpu_idle(const m68k_machine_t *m, unsigned cpu);
 
 /* Starts (on) or stops recording the slices actually run. Starting
  * clears what was recorded. */

@@ -1,5 +1,6 @@
 /* quamachine.c -- the quamachine tool: run Linux/m68k programs, single-step tests and two-CPU
  * images. */
+#include "explore.h"
 #include "machine.h"
 
 #include <dirent.h>
@@ -61,10 +62,24 @@ static const char usage_text[] =
     "                          random:SEED[:MAX]  a seeded PRNG picks the CPU and a\n"
     "                                          slice of 1..MAX instructions (16)\n"
     "                          replay:FILE     the slices recorded in FILE\n"
+    "                          slices:0x3,1x5,...  the same inline: CPU 0 runs 3\n"
+    "                                          instructions, then CPU 1 runs 5, ...\n"
+    "                                          (as `explore` prints them)\n"
     "      --record FILE       write the slices executed to FILE (replayable)\n"
     "      --limit N           stop after N instructions of both CPUs\n"
     "      --trace             trace every instruction to stderr\n"
     "      -v, --verbose       say how the machine stopped\n"
+    "\n"
+    "  quaject TYPE [OPTION]...\n"
+    "      Synthesise a queue, stack, counter or list as 68030 code, drive it\n"
+    "      from producer and consumer loops on both CPUs and check what\n"
+    "      arrived ('quamachine quaject --help').\n"
+    "  explore ALGO [OPTION]...\n"
+    "      Run a synthesised CAS/CAS2 quaject (counter-cas, stack-cas2,\n"
+    "      queue-cas2, list-cas2) on both CPUs under every schedule with at most\n"
+    "      K preemptions (--preemptions K, default 2) or under PCT (--pct SEED),\n"
+    "      checking each history for linearizability; prints\n"
+    "      \"EXPLORE ALGO schedules=S violations=V\" last. See explore --help.\n"
     "\n"
     "  help\n"
     "      Show this text.\n"
@@ -240,7 +255,7 @@ static int cmd_smp(int argc, char **argv) {
   };
   m68k_machine_config_t cfg = {.model = M68K_MODEL_68030, .ncpus = 2, .ram_size = 16u << 20};
   m68k_schedule_t sched = {.kind = M68K_SCHED_QUANTUM, .quantum = 1000};
-  const char *replay = NULL, *record = NULL;
+  const char *replay = NULL, *record = NULL, *inline_slices = NULL;
   bool trace = false, verbose = false;
   uint64_t limit = 0;
   int ch;
@@ -262,11 +277,17 @@ static int cmd_smp(int argc, char **argv) {
         return usage_error("smp: bad memory size '%s' (e.g. 16M, at least 64K)", optarg);
       break;
     case 's':
+      replay = inline_slices = NULL;
       if (strncmp(optarg, "replay:", 7) == 0 && optarg[7] != '\0') {
         replay = optarg + 7;
       } else if (m68k_schedule_parse(optarg, &sched) != M68K_OK) {
-        return usage_error("smp: bad schedule '%s' (quantum:N, random:SEED[:MAX] or replay:FILE)",
+        return usage_error("smp: bad schedule '%s' (quantum:N, random:SEED[:MAX], replay:FILE "
+                           "or slices:CPUxCOUNT,...)",
                            optarg);
+      }
+      if (sched.kind == M68K_SCHED_REPLAY) { /* parsed again below, after the options */
+        inline_slices = optarg;
+        m68k_schedule_free(&sched);
       }
       break;
     case 'r': record = optarg; break;
@@ -292,6 +313,11 @@ static int cmd_smp(int argc, char **argv) {
   m68k_slice_t *slices = NULL;
   size_t nslices = 0;
 
+  if (inline_slices != NULL && replay == NULL &&
+      m68k_schedule_parse(inline_slices, &sched) != M68K_OK) {
+    fprintf(stderr, "quamachine: out of memory for the schedule\n");
+    goto out;
+  }
   if (replay != NULL) {
     int rc = m68k_schedule_load(replay, &slices, &nslices);
     if (rc != M68K_OK) {
@@ -335,6 +361,8 @@ static int cmd_smp(int argc, char **argv) {
   }
   status = report(&res, m68k_machine_message(m), verbose);
 out:
+  if (inline_slices != NULL && replay == NULL)
+    m68k_schedule_free(&sched);
   free(slices);
   m68k_machine_destroy(m);
   m68k_elf_close(elf);
@@ -461,6 +489,10 @@ static int cmd_sst(int argc, char **argv) {
   return status != 0 || passed != total ? 1 : 0;
 }
 
+#ifdef QUAMACHINE_QUAJECT
+int quamachine_quaject(int argc, char **argv); /* quamachine-quaject.c */
+#endif
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage_error("no command given");
@@ -475,5 +507,18 @@ int main(int argc, char **argv) {
     return cmd_smp(argc - 1, argv + 1);
   if (strcmp(cmd, "sst") == 0)
     return cmd_sst(argc - 1, argv + 1);
-  return usage_error("unknown command '%s' (run, sst, smp or help)", cmd);
+#ifdef QUAMACHINE_QUAJECT
+  if (strcmp(cmd, "quaject") == 0)
+    return quamachine_quaject(argc - 1, argv + 1);
+  if (strcmp(cmd, "explore") == 0)
+    return m68k_explore_main(argc - 1, argv + 1);
+#else
+  if (strcmp(cmd, "quaject") == 0 || strcmp(cmd, "explore") == 0) {
+    fprintf(stderr, "quamachine: %s needs the m68k quaject backend, not built here (no "
+                    "m68k-linux-gnu-gcc or libelf)\n",
+            cmd);
+    return EXIT_FAULT;
+  }
+#endif
+  return usage_error("unknown command '%s' (run, sst, smp, quaject, explore or help)", cmd);
 }

@@ -252,9 +252,8 @@ QUA_API int qua_type_param(const qua_type_t *t, const char *name);    /* index o
  * the table breaks the model's limits, or QUA_MAX_EXTRA_TYPES were added. */
 QUA_API int qua_type_register(const qua_type_t *t, struct qua_error *err);
 
-/* For a type's callentry (inside its read-side section): calls back the
- * invoker-kind callback cb on the site's handler, then the watchers. */
-QUA_API void qua_fire(qua_site_t *s, int cb, uint64_t arg);
+/* qua_fire(), for a type's callentries, is declared with qua_create_with()'s
+ * helpers below. */
 /* From any thread, inside a read-side section or not: calls back the
  * broadcast-kind callback cb on every site that supplied a handler, then
  * the watchers. */
@@ -278,6 +277,14 @@ typedef struct qua_error {
  * err (when not NULL) names the problem. Active quajects are started. */
 QUA_API int qua_create(const char *type, const char *const *params, int nparams,
                        qua_quaject_t **out, qua_error_t *err);
+
+/* The same for a type whose table lives outside libqua: an embedder's
+ * quajects whose callentries run elsewhere (quad's target=m68k ones run as
+ * 68k code on its quamachine). The table must keep the model's limits
+ * (QUA_EINVAL otherwise, naming the problem) and outlive its quajects; it
+ * is not added to qua_types(). */
+QUA_API int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
+                            qua_quaject_t **out, qua_error_t *err);
 
 /* Destroys a quaject. Refused with QUA_EBUSY while other quajects' callouts
  * are wired to it or sites are open on it, unless `force`: then every
@@ -358,6 +365,15 @@ QUA_API int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 static inline int qua_call_online(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   return __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE)(s, a0, a1, ret);
 }
+
+/* For the callentries of types outside libqua (qua_type_register,
+ * qua_create_with): delivers
+ * callback cb of s's quaject, with arg, as the built-in types do. An
+ * invoker-kind callback goes to s's handler (the caller's) and then the
+ * watchers; a broadcast one to every open site that supplied a handler and
+ * then the watchers. An index out of range does nothing. The caller is
+ * inside a read-side section, as a callentry is. */
+QUA_API void qua_fire(qua_site_t *s, int cb, uint64_t arg);
 
 /* --- Wires ---------------------------------------------------------------- */
 

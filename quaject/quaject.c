@@ -184,8 +184,6 @@ out:
   return r;
 }
 
-void qua_fire(qua_site_t *s, int cb, uint64_t arg) { qua__fire(s, cb, arg); }
-
 void qua_broadcast(qua_quaject_t *q, int cb, uint64_t arg) { qua__broadcast_reader(q, cb, arg); }
 
 /* Looks a name up in a table of structs whose first member is `name`. */
@@ -284,6 +282,26 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
   const qua_type_t *t = qua_type_find(type);
   if (t == NULL)
     return qua__error(err, QUA_ENOTYPE, "no quaject type '%s'", type ? type : "(null)");
+  return qua_create_with(t, params, nparams, out, err);
+}
+
+/* The model's limits, which the built-in tables keep by construction. */
+static bool type_within_limits(const qua_type_t *t) {
+  return t->name != NULL && t->ops.init != NULL && t->nentries >= 0 &&
+         t->nentries <= QUA_MAX_ENTRIES && t->ncallouts >= 0 && t->ncallouts <= QUA_MAX_CALLOUTS &&
+         t->ncallbacks >= 0 && t->ncallbacks <= QUA_MAX_CALLBACKS && t->nparams >= 0 &&
+         t->nparams <= QUA_MAX_PARAMS && strlen(t->name) <= QUA_NAME_MAX;
+}
+
+int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
+                    qua_quaject_t **out, qua_error_t *err) {
+  if (t == NULL || !type_within_limits(t))
+    return qua__error(err, QUA_EINVAL, "a type table outside the model's limits");
+  for (int e = 0; e < t->nentries; e++)
+    if (t->entries[e].arity < 0 || t->entries[e].arity > QUA_MAX_ARITY ||
+        t->entries[e].generic == NULL)
+      return qua__error(err, QUA_EINVAL, "%s.%s: arity out of range or no code", t->name,
+                        t->entries[e].name);
   if (out == NULL)
     return qua__error(err, QUA_EINVAL, "no place to store the quaject");
   /* synth=off|stencil applies to every type; the rest is the type's. */
@@ -637,6 +655,15 @@ void qua__fire_watchers(qua_quaject_t *q, int cb, uint64_t arg) {
   for (qua_watch_t *w = atomic_load_explicit(&q->watchers[cb], memory_order_acquire); w != NULL;
        w = atomic_load_explicit(&w->next, memory_order_acquire))
     w->fn(w->ctx, q, cb, arg);
+}
+
+void qua_fire(qua_site_t *s, int cb, uint64_t arg) {
+  if (cb < 0 || cb >= s->target->type->ncallbacks)
+    return;
+  if (s->target->type->callbacks[cb].kind == QUA_CB_INVOKER)
+    qua__fire(s, cb, arg);
+  else
+    qua__broadcast(s->target, cb, arg);
 }
 
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg) {

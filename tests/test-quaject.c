@@ -227,6 +227,132 @@ static void types_table_is_consistent(void) {
   CU_ASSERT_EQUAL(n, 6);
 }
 
+/* ---- A type from outside libqua (qua_create_with, qua_fire) ------------------- */
+
+typedef struct ext_state {
+  uint64_t value;
+} ext_state_t;
+
+static int ext_init(qua_quaject_t *q, const uint64_t *params) {
+  ((ext_state_t *)qua_quaject_state(q))->value = params[0];
+  return QUA_OK;
+}
+
+/* poke(x): fires "overflow" (invoker) when x > value, else "changed" (broadcast). */
+static int ext_poke(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  (void)a1;
+  (void)ret;
+  ext_state_t *st = s->state;
+  if (a0 > st->value) {
+    qua_fire(s, 0, a0);
+    return QUA_DIVERTED;
+  }
+  qua_fire(s, 1, a0);
+  qua_fire(s, 7, a0); /* out of range: nothing */
+  return QUA_OK;
+}
+
+static const qua_param_def_t ext_params[] = {{"limit", 10, 0, 100, 0, "the largest poke"}};
+static const qua_entry_def_t ext_entries[] = {{"poke", 1, false, true, ext_poke, "poke"}};
+static const qua_callback_def_t ext_callbacks[] = {
+    {"overflow", QUA_CB_INVOKER, "too large"},
+    {"changed", QUA_CB_BROADCAST, "accepted"},
+};
+static const qua_type_t ext_type = {
+    .name = "ext",
+    .summary = "a type defined by the test",
+    .state_size = sizeof(ext_state_t),
+    .params = ext_params,
+    .nparams = 1,
+    .entries = ext_entries,
+    .nentries = 1,
+    .callbacks = ext_callbacks,
+    .ncallbacks = 2,
+    .ops = {.init = ext_init},
+};
+
+typedef struct ext_heard {
+  int cb[8];
+  uint64_t arg[8];
+  int n;
+} ext_heard_t;
+
+static void ext_heard(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  ext_heard_t *h = ctx;
+  (void)from;
+  if (h->n < 8) {
+    h->cb[h->n] = cb;
+    h->arg[h->n++] = arg;
+  }
+}
+
+static void create_with_outside_type_and_fire(void) {
+  qua_quaject_t *q = NULL;
+  qua_error_t err = {0};
+  const char *params[] = {"limit=5"};
+  CU_ASSERT_EQUAL_FATAL(qua_create_with(&ext_type, params, 1, &q, &err), QUA_OK);
+  CU_ASSERT_PTR_NULL(qua_type_find("ext")); /* not registered by name */
+  const char *too_big[] = {"limit=101"};
+  qua_quaject_t *none = NULL;
+  CU_ASSERT_EQUAL(qua_create_with(&ext_type, too_big, 1, &none, &err), QUA_ERANGE);
+  CU_ASSERT_PTR_NULL(none);
+  /* Two callers with handlers for both callbacks, and a watcher. */
+  ext_heard_t a = {0}, b = {0}, w = {0};
+  qua_bind_t ha[] = {{"overflow", ext_heard, &a}, {"changed", ext_heard, &a}, {NULL, NULL, NULL}};
+  qua_bind_t hb[] = {{"overflow", ext_heard, &b}, {"changed", ext_heard, &b}, {NULL, NULL, NULL}};
+  qua_site_t *sa, *sb;
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(q, "poke", ha, 0, &sa, &err), QUA_OK);
+  CU_ASSERT_EQUAL_FATAL(qua_site_open(q, "poke", hb, 0, &sb, &err), QUA_OK);
+  qua_watch_t *wa;
+  CU_ASSERT_EQUAL_FATAL(qua_watch(q, "overflow", ext_heard, &w, &wa, &err), QUA_OK);
+  /* Invoker kind: only the calling site's handler, and the watcher. */
+  CU_ASSERT_EQUAL(qua_call(sa, 9, 0, NULL), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(a.n, 1);
+  CU_ASSERT_EQUAL(a.cb[0], 0);
+  CU_ASSERT_EQUAL(a.arg[0], 9);
+  CU_ASSERT_EQUAL(b.n, 0);
+  CU_ASSERT_EQUAL(w.n, 1);
+  /* Broadcast kind: every site's handler. */
+  CU_ASSERT_EQUAL(qua_call(sa, 3, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(a.n, 2);
+  CU_ASSERT_EQUAL(a.cb[1], 1);
+  CU_ASSERT_EQUAL(b.n, 1);
+  CU_ASSERT_EQUAL(b.arg[0], 3);
+  CU_ASSERT_EQUAL(w.n, 1);
+  qua_unwatch(wa);
+  qua_site_close(sa);
+  qua_site_close(sb);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, &err), QUA_OK);
+}
+
+static void create_with_refuses_tables_past_the_limits(void) {
+  qua_error_t err = {0};
+  qua_quaject_t *q = NULL;
+  qua_type_t t = ext_type;
+  t.nentries = QUA_MAX_ENTRIES + 1;
+  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "limits"));
+  t = ext_type;
+  t.ncallbacks = QUA_MAX_CALLBACKS + 1;
+  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
+  t = ext_type;
+  t.ops.init = NULL;
+  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
+  qua_entry_def_t bad_arity[] = {{"poke", QUA_MAX_ARITY + 1, false, true, ext_poke, "poke"}};
+  t = ext_type;
+  t.entries = bad_arity;
+  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ext.poke"));
+  CU_ASSERT_EQUAL(qua_create_with(NULL, NULL, 0, &q, &err), QUA_EINVAL);
+  CU_ASSERT_PTR_NULL(q);
+  /* At the limits: accepted. */
+  qua_entry_def_t two[] = {{"poke", QUA_MAX_ARITY, false, true, ext_poke, "poke"}};
+  t = ext_type;
+  t.entries = two;
+  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, &err), QUA_OK);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"create_unknown_type_refused", create_unknown_type_refused},
@@ -242,6 +368,8 @@ int main(void) {
       {"site_unknown_callback_refused", site_unknown_callback_refused},
       {"errors_have_names_and_messages", errors_have_names_and_messages},
       {"types_table_is_consistent", types_table_is_consistent},
+      {"create_with_outside_type_and_fire", create_with_outside_type_and_fire},
+      {"create_with_refuses_tables_past_the_limits", create_with_refuses_tables_past_the_limits},
       {NULL, NULL}};
   return qtest_run("quaject", cases);
 }

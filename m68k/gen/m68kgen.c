@@ -1,6 +1,6 @@
 /* m68kgen.c -- build-time generator: opcode pattern table to 64K dispatch tables.
  *
- * Usage: m68kgen m68k-ops.tab out.inc
+ * Usage: m68kgen m68k-ops.tab m68k-cycles.tab out.inc
  *
  * Reads the opcode patterns of m68k-ops.tab (its header comment gives the
  * format) and writes, for cpu-ops.c to include:
@@ -11,6 +11,8 @@
  *     illegal handler), hot ones as M68K_HOT_ENTRY(h);
  *   - m68k__optab_68000[65536] and m68k__optab_68030[65536], a handler
  *     index for every opcode word;
+ *   - m68k__cycles[], each handler's MC68030 cycle estimate, from the rows
+ *     of m68k-cycles.tab (its header comment gives the format);
  *   - under M68K_GEN_EXEC, the body of the threaded interpreter: a table of
  *     label addresses and one label per hot handler that runs it and
  *     dispatches the next instruction (M68K_DISPATCH and M68K_NEXT, from
@@ -70,6 +72,25 @@ static char inline_names[MAX_INLINE][64];
 static int ninline;
 /* D, A, (A), (A)+, -(A), d16(A), d8(A,X), #imm: what compiled code uses. */
 #define HOT_EA_MASK 0x87fu
+
+/* Cycle estimates (m68k-cycles.tab). */
+#define MAX_EATABLES 8
+#define MAX_CYCROWS 128
+typedef struct eatable {
+  char name[16];
+  int v[EA_COUNT];
+} eatable_t;
+typedef struct cycrow {
+  char tmpl[64];
+  int reg, mem;
+  int ea, ea2; /* eatable indexes, -1: none */
+  int imm, alt, per;
+} cycrow_t;
+static eatable_t eatables[MAX_EATABLES];
+static int neatables;
+static cycrow_t cycrows[MAX_CYCROWS];
+static int ncycrows;
+static int cyc_default = 4;
 
 static entry_t entries[MAX_ENTRIES];
 static int nentries;
@@ -165,6 +186,99 @@ static void parse(FILE *f)
       e->e_mask = class_mask(ec, line);
     if (e->has_E)
       e->E_mask = class_mask(ec2, line);
+  }
+}
+
+static int eatable_find(const char *name, int line)
+{
+  for (int i = 0; i < neatables; i++)
+    if (strcmp(eatables[i].name, name) == 0)
+      return i;
+  fprintf(stderr, "m68kgen: cycles line %d: unknown EA table %s\n", line, name);
+  exit(1);
+}
+
+static void parse_cycles(FILE *f)
+{
+  char buf[512];
+  int line = 0;
+  while (fgets(buf, sizeof(buf), f)) {
+    line++;
+    char *tok[16];
+    int n = 0;
+    for (char *t = strtok(buf, " \t\r\n"); t && n < 16; t = strtok(NULL, " \t\r\n"))
+      tok[n++] = t;
+    if (n == 0 || tok[0][0] == '#')
+      continue;
+    if (strcmp(tok[0], "default") == 0 && n == 2) {
+      cyc_default = atoi(tok[1]);
+    } else if (strcmp(tok[0], "ea") == 0) {
+      if (n != 2 + EA_COUNT || neatables == MAX_EATABLES) {
+        fprintf(stderr, "m68kgen: cycles line %d: an EA table has %d values\n", line, EA_COUNT);
+        exit(1);
+      }
+      eatable_t *t = &eatables[neatables++];
+      snprintf(t->name, sizeof(t->name), "%s", tok[1]);
+      for (int i = 0; i < EA_COUNT; i++)
+        t->v[i] = atoi(tok[2 + i]);
+    } else {
+      if (ncycrows == MAX_CYCROWS || n < 2) {
+        fprintf(stderr, "m68kgen: cycles line %d: bad row\n", line);
+        exit(1);
+      }
+      cycrow_t *r = &cycrows[ncycrows++];
+      memset(r, 0, sizeof(*r));
+      snprintf(r->tmpl, sizeof(r->tmpl), "%s", tok[0]);
+      r->reg = atoi(tok[1]);
+      r->mem = n > 2 ? atoi(tok[2]) : r->reg;
+      r->ea = n > 3 ? eatable_find(tok[3], line) : -1;
+      r->ea2 = n > 4 ? eatable_find(tok[4], line) : -1;
+      for (int i = 5; i < n; i++) {
+        if (strcmp(tok[i], "imm") == 0)
+          r->imm = 1;
+        else if (strncmp(tok[i], "alt=", 4) == 0)
+          r->alt = atoi(tok[i] + 4);
+        else if (strncmp(tok[i], "per=", 4) == 0)
+          r->per = atoi(tok[i] + 4);
+        else {
+          fprintf(stderr, "m68kgen: cycles line %d: unknown flag %s\n", line, tok[i]);
+          exit(1);
+        }
+      }
+    }
+  }
+}
+
+/* A handler's estimate: base cycles, and the kind of adjustment the core
+ * makes at run time (1: branch, alt when it falls through; 2: MOVEM, per
+ * register). */
+static void handler_cycles(const handler_t *h, int *base, int *alt, int *per, int *kind)
+{
+  const entry_t *e = &entries[h->entry];
+  *base = cyc_default;
+  *alt = *per = *kind = 0;
+  for (int i = 0; i < ncycrows; i++) {
+    const cycrow_t *r = &cycrows[i];
+    if (strcmp(r->tmpl, e->tmpl) != 0)
+      continue;
+    int reg = !e->has_e || h->ea <= 1;
+    int c = reg ? r->reg : r->mem + (r->ea >= 0 ? eatables[r->ea].v[h->ea] : 0);
+    if (e->has_e && r->ea >= 0 && h->ea == 11 && e->size == 4 &&
+        strcmp(eatables[r->ea].name, "fea") == 0)
+      c += 2; /* a long immediate */
+    if (e->has_E && r->ea2 >= 0)
+      c += eatables[r->ea2].v[h->ea2];
+    if (r->imm)
+      c += e->size == 4 ? 4 : 2;
+    *base = c;
+    if (r->alt) {
+      *alt = r->alt;
+      *kind = 1;
+    } else if (r->per) {
+      *per = r->per;
+      *kind = 2;
+    }
+    return;
   }
 }
 
@@ -295,6 +409,15 @@ static void emit(FILE *o)
       fprintf(o, "  h%d,\n", i);
   }
   fprintf(o, "};\n");
+  fprintf(o, "\n/* MC68030 cycle estimates per handler (m68k-cycles.tab). */\n"
+             "const m68k__cycles_t m68k__cycles[%d] = {\n  {%d, 0, 0, 0},\n",
+          nhandlers, cyc_default);
+  for (int i = 1; i < nhandlers; i++) {
+    int base, alt, per, kind;
+    handler_cycles(&handlers[i], &base, &alt, &per, &kind);
+    fprintf(o, "  {%d, %d, %d, %d},\n", base, alt, per, kind);
+  }
+  fprintf(o, "};\n");
   static const char *const names[2] = {"m68k__optab_68000", "m68k__optab_68030"};
   for (int m = 0; m < 2; m++) {
     fprintf(o, "\nconst uint16_t %s[65536] = {", names[m]);
@@ -315,8 +438,8 @@ static void emit(FILE *o)
 
 int main(int argc, char **argv)
 {
-  if (argc != 3) {
-    fprintf(stderr, "usage: m68kgen TABLE OUT\n");
+  if (argc != 4) {
+    fprintf(stderr, "usage: m68kgen TABLE CYCLES OUT\n");
     return 2;
   }
   FILE *f = fopen(argv[1], "r");
@@ -326,15 +449,22 @@ int main(int argc, char **argv)
   }
   parse(f);
   fclose(f);
-  build();
-  FILE *o = fopen(argv[2], "w");
-  if (!o) {
+  f = fopen(argv[2], "r");
+  if (!f) {
     perror(argv[2]);
+    return 1;
+  }
+  parse_cycles(f);
+  fclose(f);
+  build();
+  FILE *o = fopen(argv[3], "w");
+  if (!o) {
+    perror(argv[3]);
     return 1;
   }
   emit(o);
   if (fclose(o) != 0) {
-    perror(argv[2]);
+    perror(argv[3]);
     return 1;
   }
   return 0;

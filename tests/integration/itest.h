@@ -354,6 +354,15 @@ static inline quac_conn_t *itest_connect(const itest_daemon_t *d) {
   return c;
 }
 
+/* Polls connection c (its events go to its event function) until cond
+ * holds or 5 s passed. */
+#define ITEST_POLL_UNTIL(c, cond)                             \
+  do {                                                        \
+    double end_ = itest_now() + 5.0;                          \
+    while (!(cond) && itest_now() < end_)                     \
+      CU_ASSERT(quac_poll((c), 100) >= 0);                    \
+  } while (0)
+
 /* Takes the programs' paths from argv and arranges the cleanup at exit. */
 static inline int itest_init(int argc, char **argv) {
   if (argc < 3) {

@@ -40,14 +40,6 @@ static void on_event(void *ctx, quac_conn_t *c, const quac_event_t *ev) {
   }
 }
 
-/* Polls c until cond holds or 5 s passed. */
-#define POLL_UNTIL(c, cond)                                   \
-  do {                                                        \
-    double end_ = itest_now() + 5.0;                          \
-    while (!(cond) && itest_now() < end_)                     \
-      CU_ASSERT(quac_poll((c), 100) >= 0);                    \
-  } while (0)
-
 static int put(quac_conn_t *c, uint64_t h, uint64_t v) {
   quac_result_t r;
   int s = quac_invoke(c, h, "put", &v, 1, &r);
@@ -70,7 +62,7 @@ static void remote_drainer_gets_items_then_closed(void) {
   CU_ASSERT_EQUAL(put(p, qp, 2), 0);
   CU_ASSERT_EQUAL(put(p, qp, 3), 0);
   CU_ASSERT_EQUAL_FATAL(quac_bind_callout(d, qd.handle, "get", 2, &s.binding), 0);
-  POLL_UNTIL(d, s.nitems == 2);
+  ITEST_POLL_UNTIL(d, s.nitems == 2);
   CU_ASSERT_EQUAL(s.nitems, 2);
   /* The producer puts two more and closes the queue from its own
    * connection; later puts are refused. */
@@ -79,13 +71,13 @@ static void remote_drainer_gets_items_then_closed(void) {
   CU_ASSERT_EQUAL(quac_close_queue(p, qp), 0);
   CU_ASSERT_EQUAL(put(p, qp, 6), QUA_ECLOSED);
   /* Nothing more before credits: the items wait, and so does "closed". */
-  POLL_UNTIL(d, s.watched_closed == 1);
+  ITEST_POLL_UNTIL(d, s.watched_closed == 1);
   CU_ASSERT_EQUAL(s.watched_closed, 1);
   CU_ASSERT_EQUAL(s.nitems, 2);
   CU_ASSERT_EQUAL(s.closed, 0);
   /* Credits: the three items left, in order, then "closed", then nothing. */
   CU_ASSERT_EQUAL(quac_credit(d, s.binding, 100), 0);
-  POLL_UNTIL(d, s.closed == 1);
+  ITEST_POLL_UNTIL(d, s.closed == 1);
   CU_ASSERT_EQUAL(s.closed, 1);
   CU_ASSERT_EQUAL_FATAL(s.nitems, 5);
   for (size_t i = 0; i < 5; i++)
@@ -122,10 +114,10 @@ static void closed_comes_without_credits(void) {
   CU_ASSERT_EQUAL_FATAL(quac_bind_callout(d, qd.handle, "get", 3, &s.binding), 0);
   for (uint64_t v = 10; v < 13; v++)
     CU_ASSERT_EQUAL(put(p, qp, v), 0);
-  POLL_UNTIL(d, s.nitems == 3);
+  ITEST_POLL_UNTIL(d, s.nitems == 3);
   CU_ASSERT_EQUAL(s.nitems, 3);
   CU_ASSERT_EQUAL(quac_close_queue(p, qp), 0);
-  POLL_UNTIL(d, s.closed == 1);
+  ITEST_POLL_UNTIL(d, s.closed == 1);
   CU_ASSERT_EQUAL(s.closed, 1);
   CU_ASSERT_EQUAL(s.nitems, 3);
   CU_ASSERT_EQUAL(s.items[2], 12);
@@ -143,7 +135,7 @@ static void closed_comes_without_credits(void) {
   CU_ASSERT_EQUAL(quac_poll(d, 200), 0);
   CU_ASSERT_EQUAL(s2.closed, 0);
   CU_ASSERT_EQUAL(quac_credit(d, s2.binding, 1), 0);
-  POLL_UNTIL(d, s2.closed == 1);
+  ITEST_POLL_UNTIL(d, s2.closed == 1);
   CU_ASSERT_EQUAL(s2.nitems, 1);
   CU_ASSERT_EQUAL(s2.items[0], 7);
   CU_ASSERT_EQUAL(s2.closed, 1);

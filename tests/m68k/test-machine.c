@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "m68k-tool.h"
 #include "qtest.h"
 
 static const char *tool; /* build/m68k/quamachine, from the command line */
@@ -637,19 +638,6 @@ static void replay_that_runs_out_stops_the_machine(void) {
 
 /* ---- The quamachine tool -------------------------------------------------- */
 
-typedef struct tool_run {
-  char out[4096];
-  char err[4096];
-  int status; /* exit code, or 128 + signal */
-} tool_run_t;
-
-static void slurp(FILE *f, char *buf, size_t len) {
-  rewind(f);
-  size_t n = fread(buf, 1, len - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-}
-
 /* Runs quamachine with the arguments (NULL-terminated list). */
 static void run_tool(tool_run_t *r, const char *a1, ...) {
   char *argv[16];
@@ -661,22 +649,7 @@ static void run_tool(tool_run_t *r, const char *a1, ...) {
     argv[argc++] = (char *)a;
   va_end(ap);
   argv[argc] = NULL;
-  FILE *out = tmpfile(), *err = tmpfile();
-  CU_ASSERT_FATAL(out != NULL && err != NULL);
-  fflush(stdout);
-  pid_t pid = fork();
-  CU_ASSERT_FATAL(pid >= 0);
-  if (pid == 0) {
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    execv(tool, argv);
-    _exit(99);
-  }
-  int ws;
-  CU_ASSERT_EQUAL_FATAL(waitpid(pid, &ws, 0), pid);
-  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-  slurp(out, r->out, sizeof r->out);
-  slurp(err, r->err, sizeof r->err);
+  tool_runv(r, argv);
 }
 
 /* Writes bytes to a new temporary file; the caller unlinks `path`. */
@@ -776,13 +749,18 @@ static void cli_unsupported_syscall_exits_127_naming_it(void) {
   CU_ASSERT_STRING_EQUAL(r.err, want);
 }
 
-static void cli_smp_records_a_schedule_that_replays(void) {
-  /* Both CPUs race to the halt port; who wins depends on the schedule. */
+/* Writes the image where both CPUs race to the halt port (who wins
+ * depends on the schedule) to `path` and an empty file to `rec`. */
+static void write_race(char *path, char *rec) {
   uint8_t img[256];
   size_t n = make_elf(img, sizeof img, halt_with_id, 10);
-  char path[] = "/tmp/qua-image-XXXXXX", rec[] = "/tmp/qua-rec-XXXXXX";
   write_temp(path, img, n);
   write_temp(rec, "", 0);
+}
+
+static void cli_smp_records_a_schedule_that_replays(void) {
+  char path[] = "/tmp/qua-image-XXXXXX", rec[] = "/tmp/qua-rec-XXXXXX";
+  write_race(path, rec);
   char spec[64];
   snprintf(spec, sizeof spec, "replay:%s", rec);
   tool_run_t r, again;
@@ -801,6 +779,35 @@ static void cli_smp_records_a_schedule_that_replays(void) {
   unlink(rec);
 }
 
+static void cli_smp_replays_inline_slices(void) {
+  /* The recorded file, written inline as "slices:...", replays the same run. */
+  char path[] = "/tmp/qua-image-XXXXXX", rec[] = "/tmp/qua-rec-XXXXXX";
+  write_race(path, rec);
+  tool_run_t r, again;
+  for (int seed = 1; seed <= 20; seed++) {
+    char sched[32], spec[512];
+    snprintf(sched, sizeof sched, "random:%d:2", seed);
+    run_tool(&r, "smp", "--mem", "1M", "--schedule", sched, "--record", rec, path, NULL);
+    m68k_slice_t *s = NULL;
+    size_t ns = 0;
+    CU_ASSERT_EQUAL_FATAL(m68k_schedule_load(rec, &s, &ns), M68K_OK);
+    CU_ASSERT_EQUAL_FATAL(m68k_schedule_format(s, ns, spec, sizeof spec), M68K_OK);
+    free(s);
+    run_tool(&again, "smp", "--mem", "1M", "--schedule", spec, path, NULL);
+    CU_ASSERT_EQUAL(again.status, r.status);
+    /* A later --schedule wins over an inline one. */
+    run_tool(&again, "smp", "--mem", "1M", "--schedule", spec, "--schedule", sched, path, NULL);
+    CU_ASSERT_EQUAL(again.status, r.status);
+  }
+  run_tool(&r, "smp", "--schedule", "slices:0x3,9x1", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bad schedule 'slices:0x3,9x1'"));
+  run_tool(&r, "smp", "--mem", "1M", "--schedule", "slices:1x1", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 125); /* the schedule ran out */
+  unlink(path);
+  unlink(rec);
+}
+
 static void errors_come_from_one_table(void) {
   CU_ASSERT_STRING_EQUAL(m68k_strerror(M68K_ENOTELF), "not an ELF file");
   CU_ASSERT_STRING_EQUAL(m68k_err_name(M68K_ETRUNCATED), "M68K_ETRUNCATED");
@@ -812,6 +819,7 @@ int main(int argc, char **argv) {
   tool = argc > 1 ? argv[1] : NULL;
   static const qtest_case_t cli_cases[] = {
       {"cli_help_describes_every_command", cli_help_describes_every_command},
+      {"cli_smp_replays_inline_slices", cli_smp_replays_inline_slices},
       {"cli_bad_usage_exits_2_with_a_message", cli_bad_usage_exits_2_with_a_message},
       {"cli_bad_elf_exits_126_naming_the_problem", cli_bad_elf_exits_126_naming_the_problem},
       {"cli_run_passes_stdout_and_exit_status", cli_run_passes_stdout_and_exit_status},

@@ -1,0 +1,28 @@
+/* quad-m68k.h -- quad's target=m68k quajects (m68k.c): their types, what `show` says of them. */
+#ifndef QUAD_M68K_H
+#define QUAD_M68K_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "qua.h"
+
+/* The m68k type named like a host one ("queue", "stack", "counter"), or
+ * NULL; create its quajects with qua_create_with(). */
+const qua_type_t *quad_m68k_type(const char *name);
+
+/* True when q is a target=m68k quaject. */
+bool quad_m68k_is(const qua_quaject_t *q);
+
+/* What entry `entry` of m68k quaject q runs ("m68k stencil put_sp_t at
+ * 0x..., 60 bytes, 23 insns/call, ~70 cycles/call (mean of 9 calls)") into
+ * impl, and when code is not NULL its code disassembled (malloc'ed, one
+ * "ADDRESS  INSTRUCTION" a line). 0, QUA_ENOENTRY or QUA_ENOMEM. */
+int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
+                         char **code);
+
+/* Destroys the daemon's quamachine and the quajects' code and state in it
+ * (at exit, after every quaject was destroyed). */
+void quad_m68k_shutdown(void);
+
+#endif /* QUAD_M68K_H */

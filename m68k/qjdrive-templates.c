@@ -1,0 +1,96 @@
+/* qjdrive-templates.c -- 68k producer and consumer loops that drive quajects on both CPUs.
+ *
+ * Compiled for the 68030 like quaject68k-templates.c (stencil prefix qd)
+ * and synthesised by quaject68k.c's m68k_qj_drive, once per CPU. A CPU's
+ * loop runs its agents (producers and consumers) round-robin, one call
+ * each per turn, until every agent is done, then executes STOP: when both
+ * CPUs have stopped the machine reports a deadlock, which is the normal
+ * end of a drive.
+ *
+ * A producer calls `put` (or push, add, insert) with its items in order,
+ * retrying an item the quaject refused (FULL) on its next turn, and is
+ * done after its last item. A consumer calls `get` (pop, read, delete)
+ * and logs every value it receives; it is done when its log is full, or
+ * when a call found the quaject empty although every producer of both
+ * CPUs had finished before the call began: nothing can arrive any more.
+ * That test reads the producer counts before the call, so an item put
+ * between the call and the test is never taken for the end.
+ */
+#include <stdint.h>
+
+/* One agent: 28 bytes. */
+typedef struct qd_agent {
+  uint32_t kind;   /* QD_PRODUCER, QD_CONSUMER or QD_DONE */
+  uint32_t next;   /* producer: its next item (its argument unless `arg`) */
+  uint32_t step;   /* producer: from one item to the next */
+  uint32_t end;    /* producer: one past its last item */
+  uint32_t arg;    /* producer: a fixed argument (a counter's delta), or 0 */
+  uint32_t log;    /* consumer: address of its log */
+  uint32_t nlog;   /* consumer: values logged so far; its log holds `end` */
+} qd_agent_t;
+
+/* A CPU's control block. */
+typedef struct qd_ctl {
+  uint32_t nagents;
+  uint32_t left; /* producers of this CPU not yet done */
+  qd_agent_t a[8];
+} qd_ctl_t;
+
+enum { QD_PRODUCER = 0, QD_CONSUMER = 1, QD_DONE = 2 };
+
+extern char qd_ctl[], qd_other[];   /* this CPU's and the other CPU's blocks */
+extern uint64_t qd_put(uint32_t x); /* the producers' callentry (or its thunk) */
+extern uint64_t qd_get(uint32_t x); /* the consumers' */
+extern uint64_t qd_entry(uint32_t x);
+
+#define CTL ((volatile qd_ctl_t *)(uintptr_t)qd_ctl)
+#define OTHER ((volatile qd_ctl_t *)(uintptr_t)qd_other)
+
+void qd_loop(void) {
+  volatile qd_ctl_t *c = CTL;
+  for (;;) {
+    int active = 0;
+    for (uint32_t i = 0; i < c->nagents; i++) {
+      volatile qd_agent_t *a = &c->a[i];
+      if (a->kind == QD_DONE)
+        continue;
+      active = 1;
+      if (a->kind == QD_PRODUCER) {
+        if (qd_put(a->arg != 0 ? a->arg : a->next) >> 32 != 0)
+          continue; /* full: again next turn */
+        if ((a->next += a->step) == a->end) {
+          a->kind = QD_DONE;
+          c->left--;
+        }
+      } else {
+        int finished = c->left == 0 && OTHER->left == 0;
+        uint64_t r = qd_get(0);
+        if (r >> 32 == 0 && a->end != 0) {
+          ((volatile uint32_t *)(uintptr_t)a->log)[a->nlog] = (uint32_t)r;
+          if (++a->nlog == a->end)
+            a->kind = QD_DONE;
+        } else if (finished) {
+          a->kind = QD_DONE;
+        }
+      }
+    }
+    if (!active)
+      break;
+  }
+  for (;;)
+    __asm__ volatile("stop #0x2700");
+}
+
+/* A measuring thunk: TRAP #13 just before and just after the call, so
+ * that the host can read the CPU's instruction and cycle counts around it
+ * (m68k_qj_drive subtracts the thunk's own cost, measured on an empty
+ * entry). */
+uint64_t qd_thunk(uint32_t x) {
+  __asm__ volatile("trap #13" ::: "memory");
+  uint64_t r = qd_entry(x);
+  __asm__ volatile("trap #13" ::: "memory");
+  return r;
+}
+
+/* The empty entry the thunk's cost is measured on. */
+uint64_t qd_null(uint32_t x) { return 0; }

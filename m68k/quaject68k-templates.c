@@ -1,0 +1,390 @@
+/* quaject68k-templates.c -- the thesis's chapter 5 structures as 68030 templates with holes.
+ *
+ * Compiled by m68k-linux-gnu-gcc -m68030 -O2 (no PIC) with the jit recipe
+ * and turned into stencils by stencilgen (prefix qk); quaject68k.c copies
+ * and patches them into a quamachine's RAM per instance. Every callentry
+ * has the prototype uint64_t f(uint32_t arg): the status in d0, the value
+ * in d1 (quaject68k.h, "Calling convention"). Holes are extern symbols
+ * whose addresses are the instance's values: a state address, a ring's
+ * last offset, the code a callback goes to. Callbacks are tail calls
+ * (bra.l to the hole), so the callback's d0:d1 is the entry's result.
+ *
+ * The host's templates (quaject/ *-templates.c) cannot serve here: they
+ * hold 64-bit words with C11 atomics (which gcc turns into libatomic calls
+ * on m68k, not CAS2), take a qua_site_t and return through the host's
+ * rare-path functions. The algorithms below are the thesis's, on 32-bit
+ * words, with CAS and CAS2 written as the 68030 instructions.
+ *
+ * Design notes
+ *
+ * Counter (thesis 5.2, CAS). State: one word, the count.
+ *
+ * C1. add reads the count, adds, and CAS-es the sum in; a failed CAS
+ *     loads the current count into the compare register, so the retry
+ *     needs no second read. The successful CAS is the linearisation
+ *     point: no update is lost because a CAS succeeds only on the value
+ *     the sum was computed from. read is one load.
+ *
+ * Stack (thesis 5.2, CAS2). State: sp, the address of the top item;
+ * slots [base, top) below it; sp == top is empty, sp == base full.
+ *
+ * S1. push: nsp = sp - 4, old = *nsp, CAS2(&sp, nsp: sp, old -> nsp, x).
+ *     Claiming the slot and filling it are one indivisible step, so no
+ *     other push can fill the slot between (the CAS-only version writes
+ *     the slot first and a concurrent push overwrites it).
+ * S2. pop: x = *sp, CAS2(&sp, sp: sp, x -> sp + 4, x). The second
+ *     compare checks the item read is still the slot's content when sp
+ *     moves: with CAS on sp alone, a pop delayed between reading x and its
+ *     CAS can succeed after the other CPU popped x and pushed y into the same
+ *     slot (sp is back to the same value: ABA) and return x twice, losing
+ *     y. With CAS2, that history changes the slot to y and the CAS2 fails.
+ *     The remaining ABA is a slot refilled with an equal item, which is
+ *     harmless: the pop returns that equal item.
+ * S3. The linearisation point of each is its successful CAS2; full and
+ *     empty are decided on the sp value the CAS2 compares (a retry reads
+ *     sp again), so a full or empty answer was true when sp was read.
+ *
+ * Queue (thesis 5.2, CAS2; the Synthesis queue family, Table 4.2). State:
+ * one word ht = head << 16 | tail, then size = capacity + 1 slots. head is
+ * the byte offset of the last item put in the ring, tail of the last item
+ * taken (so the ring has at most 16384 slots); the queue is empty when
+ * head == tail, full when next(head) == tail, and holds the slots
+ * next(tail) .. head.
+ *
+ * Q1. Head and tail share one word so that a single compare sees both:
+ *     a put's CAS2 on (ht, slot) succeeds only if neither index moved
+ *     since it read them, so "the queue was empty just before this put"
+ *     (head == tail in the compared ht) is decided at the linearisation
+ *     point itself. That makes notempty exact for any number of producers
+ *     and consumers: it fires exactly for the puts whose CAS2 found
+ *     head == tail, once per empty -> not-empty transition of the
+ *     linearisation order. notfull likewise: the get whose CAS2 found
+ *     next(head) == tail.
+ * Q2. MP put: n = next(head); full if n == tail; else CAS2(&ht, &slot[n]:
+ *     ht, old -> ht with head = n, x). Claiming the slot (moving head) and
+ *     storing the item are one step: two producers cannot both store into
+ *     slot n, and a consumer never sees head past an unwritten slot. A
+ *     failed CAS2 reloads ht, and the retry recomputes n and the full test
+ *     from it (the broken variant keeps the slot of the first read: a put
+ *     that does not re-read its slot, overwriting a slot another producer
+ *     just filled).
+ * Q3. MC get: empty if head == tail; n = next(tail), x = slot[n];
+ *     CAS2(&ht, &slot[n]: ht, x -> ht with tail = n, x). The slot compare
+ *     guards against the ring wrapping between the read of x and the CAS2
+ *     with ht back at the same value but the slot refilled.
+ * Q4. The SP-SC code runs without any read-modify-write: the producer owns
+ *     the head half of ht and the consumer the tail half, and each writes
+ *     its half with a 16-bit store (indivisible on the 68030 and here) after
+ *     storing (put) or loading (get) the slot. A store of one half never
+ *     undoes the other side's store, and because the CAS2 forms compare the
+ *     whole word, SP code on one side and MP code on the other mix
+ *     correctly: a half store between an MP side's read and its CAS2 makes
+ *     that CAS2 fail and retry. So switching put (or get) between SP and MP
+ *     code needs no conversion of the state, and items in flight are
+ *     neither lost nor duplicated.
+ * Q5. The SP-SC edges: a plain store cannot tell whether the other side
+ *     moved just before it, so when somebody listens to notempty (notfull)
+ *     the single-producer put (single-consumer get) publishes its index
+ *     with CAS on ht instead of the store (put_sp_t, get_sc_t): the CAS's
+ *     compared value decides the edge at the linearisation point, as in Q1.
+ *     The only producer stores the item first (slot n is free: n != tail,
+ *     and tail only advances toward head), then retries the CAS with the
+ *     reloaded ht until it succeeds; tail moving cannot make n == tail.
+ * Q6. Unwatched edges cost nothing: the untracked forms leave the test out
+ *     (quaject68k.c picks the form by who listens).
+ * Q7. A callback runs just after its operation's linearisation point, on
+ *     the CPU that made the transition. Two CPUs' callbacks can therefore
+ *     reach their handlers in another order than their transitions (CPU 0's
+ *     notempty after CPU 1's empty from a get that found the queue empty
+ *     before CPU 0's put): each transition is reported once, but a waiter
+ *     that sleeps on empty and wakes on notempty must check the queue again
+ *     before sleeping, as with the host's queue.
+ * Q8. The remaining ABA (the thesis's too): a put delayed across a whole
+ *     wrap of the ring, finding ht and its slot's content both back at
+ *     the values it read, would store into a slot that is live again. That
+ *     needs size puts and gets by the other CPU within one put's few
+ *     instructions and an equal item in that slot; items that are distinct
+ *     (sequence numbers, node addresses) exclude it.
+ *
+ * List (thesis 5.2). State: head, the first node's address (0: empty).
+ * Node: next at +0, the caller's value at +4.
+ *
+ * L1. insert: node->next = head; CAS(&head, node->next -> node). A failed
+ *     CAS reloads head; the node is not yet reachable, so storing its next
+ *     again is safe.
+ * L2. delete: first = head, second = first->next; CAS2(&head,
+ *     &first->next: first, second -> second, 0). Clearing first->next in
+ *     the same step is what makes the CAS2 safe against ABA: if first was
+ *     deleted and inserted again meanwhile with another successor, its next
+ *     no longer equals second and the CAS2 fails; with a single CAS on head
+ *     (the broken variant) head becomes a stale successor: a deleted node
+ *     is on the list again and nodes inserted meanwhile are lost.
+ */
+#include <stdint.h>
+
+/* Results: status in d0 (high word of the uint64_t), value in d1. */
+#define RET(status, value) (((uint64_t)(status) << 32) | (uint32_t)(value))
+#define OK 0u
+
+/* Holes. Addresses are 32-bit absolute fields (R_68K_32); callbacks are
+ * tail calls (R_68K_PC32). */
+extern char qk_state[]; /* the state word: count, sp, ht or head */
+extern char qk_slots[]; /* stack: base (lowest slot); queue: slot 0 */
+extern char qk_top[];   /* stack: address past the highest slot */
+extern char qk_last[];  /* queue: the last slot's offset, 4 * capacity */
+extern uint64_t qk_full(uint32_t x);
+extern uint64_t qk_empty(uint32_t x);
+extern uint64_t qk_notfull(uint32_t x);
+extern uint64_t qk_notempty(uint32_t x);
+
+#define U(hole) ((uint32_t)(uintptr_t)(hole))
+#define STATE ((volatile uint32_t *)(uintptr_t)qk_state)
+#define HEAD16 ((volatile uint16_t *)(uintptr_t)qk_state)
+#define TAIL16 ((volatile uint16_t *)(uintptr_t)qk_state + 1)
+#define SLOTS ((volatile uint32_t *)(uintptr_t)qk_slots)
+
+/* CAS.L: if *p == *cmp, *p = upd and true; else *cmp = *p and false. The
+ * compare register keeps its value exactly when the CAS succeeded. */
+static inline __attribute__((always_inline)) int cas(volatile uint32_t *p, uint32_t *cmp,
+                                                     uint32_t upd) {
+  uint32_t c = *cmp, was = c;
+  __asm__ volatile("cas.l %0,%2,%1" : "+d"(c), "+m"(*p) : "d"(upd) : "cc", "memory");
+  *cmp = c;
+  return c == was;
+}
+
+/* CAS2.L: if *p1 == *c1 and *p2 == *c2, store u1 and u2 and true; else
+ * *c1 = *p1, *c2 = *p2 (as read together) and false. The addresses may sit
+ * in data or address registers (CAS2 takes either), and the flag shares
+ * u1's register, which CAS2 has consumed: fewer registers to save. */
+static inline __attribute__((always_inline)) int cas2(volatile uint32_t *p1, volatile uint32_t *p2,
+                                                      uint32_t *c1, uint32_t *c2, uint32_t u1,
+                                                      uint32_t u2) {
+  uint32_t a = *c1, b = *c2, failed;
+  __asm__ volatile("cas2.l %0:%1,%2:%4,(%5):(%6)\n\tsne %2"
+                   : "+d"(a), "+d"(b), "=&d"(failed)
+                   : "2"(u1), "d"(u2), "r"(p1), "r"(p2)
+                   : "cc", "memory");
+  *c1 = a;
+  *c2 = b;
+  return !(uint8_t)failed;
+}
+
+/* ---- Counter ------------------------------------------------------------- */
+
+uint64_t qk_counter_add(uint32_t delta) {
+  uint32_t old = *STATE;
+  while (!cas(STATE, &old, old + delta))
+    ;
+  return RET(OK, old + delta);
+}
+
+uint64_t qk_counter_read(uint32_t unused) { return RET(OK, *STATE); }
+
+/* Seeded bug: a load and a store, so an add between them is lost. */
+uint64_t qk_counter_add_broken(uint32_t delta) {
+  uint32_t v = *STATE + delta;
+  __asm__ volatile("" ::: "memory"); /* keep the load and the store apart */
+  *STATE = v;
+  return RET(OK, v);
+}
+
+/* ---- Stack ---------------------------------------------------------------- */
+
+/* A retry reads sp again rather than keep the value the failed CAS2
+ * loaded: one register fewer to save on the path that does not retry. */
+uint64_t qk_push_cas2(uint32_t x) {
+  for (;;) {
+    uint32_t sp = *STATE;
+    if (sp == U(qk_slots))
+      return qk_full(x);
+    volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp - 1;
+    uint32_t old = *slot;
+    if (cas2(STATE, slot, &sp, &old, (uint32_t)(uintptr_t)slot, x))
+      return RET(OK, x);
+  }
+}
+
+uint64_t qk_pop_cas2(uint32_t unused) {
+  for (;;) {
+    uint32_t sp = *STATE;
+    if (sp == U(qk_top))
+      return qk_empty(0);
+    volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp;
+    uint32_t x = *slot;
+    if (cas2(STATE, slot, &sp, &x, sp + 4, x))
+      return RET(OK, x);
+  }
+}
+
+/* Seeded bug (S1, S2): CAS on sp alone. push stores the item before
+ * claiming the slot; pop may return an item another CPU popped (ABA). */
+uint64_t qk_push_broken(uint32_t x) {
+  uint32_t sp = *STATE;
+  for (;;) {
+    if (sp == U(qk_slots))
+      return qk_full(x);
+    uint32_t nsp = sp - 4;
+    *(volatile uint32_t *)(uintptr_t)nsp = x;
+    if (cas(STATE, &sp, nsp))
+      return RET(OK, x);
+  }
+}
+
+uint64_t qk_pop_broken(uint32_t unused) {
+  uint32_t sp = *STATE;
+  for (;;) {
+    if (sp == U(qk_top))
+      return qk_empty(0);
+    uint32_t x = *(volatile uint32_t *)(uintptr_t)sp;
+    if (cas(STATE, &sp, sp + 4))
+      return RET(OK, x);
+  }
+}
+
+/* ---- Queue ---------------------------------------------------------------- */
+
+/* Indices are byte offsets into the ring (design note Q1), so a slot's
+ * address is one add: SLOT(off). */
+#define SLOT(off) ((volatile uint32_t *)(uintptr_t)(U(qk_slots) + (off)))
+
+static inline __attribute__((always_inline)) uint32_t next(uint32_t off) {
+  return off == U(qk_last) ? 0 : off + 4;
+}
+
+/* MP put (Q1, Q2); `tracked` keeps the notempty test (Q6). The 16-bit
+ * compares read the tail half of ht without masking it. */
+#define QK_PUT_MP(name, tracked)                                                 \
+  uint64_t qk_##name(uint32_t x) {                                               \
+    uint32_t ht = *STATE;                                                        \
+    for (;;) {                                                                   \
+      uint32_t n = next(ht >> 16);                                               \
+      if ((uint16_t)n == (uint16_t)ht)                                           \
+        return qk_full(x);                                                       \
+      uint32_t old = *SLOT(n), was = ht;                                         \
+      if (cas2(STATE, SLOT(n), &ht, &old, n << 16 | (uint16_t)ht, x)) {          \
+        if (tracked && was >> 16 == (uint16_t)was)                               \
+          return qk_notempty(x);                                                 \
+        return RET(OK, x);                                                       \
+      }                                                                          \
+    }                                                                            \
+  }
+
+/* MC get (Q1, Q3); `tracked` keeps the notfull test. */
+#define QK_GET_MC(name, tracked)                                                 \
+  uint64_t qk_##name(uint32_t unused) {                                          \
+    uint32_t ht = *STATE;                                                        \
+    for (;;) {                                                                   \
+      if (ht >> 16 == (uint16_t)ht)                                              \
+        return qk_empty(0);                                                      \
+      uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
+      if (cas2(STATE, SLOT(n), &ht, &x, (ht & 0xffff0000u) | n, x)) {            \
+        if (tracked && (uint16_t)next(was >> 16) == (uint16_t)was)               \
+          return qk_notfull(x);                                                  \
+        return RET(OK, x);                                                       \
+      }                                                                          \
+    }                                                                            \
+  }
+
+QK_PUT_MP(put_mp, 0)
+QK_PUT_MP(put_mp_t, 1)
+QK_GET_MC(get_mc, 0)
+QK_GET_MC(get_mc_t, 1)
+
+/* SP-SC (Q4): the producer owns the head half, the consumer the tail half. */
+uint64_t qk_put_sp(uint32_t x) {
+  uint32_t n = next(*HEAD16);
+  if (n == *TAIL16)
+    return qk_full(x);
+  *SLOT(n) = x;
+  *HEAD16 = (uint16_t)n;
+  return RET(OK, x);
+}
+
+uint64_t qk_get_sc(uint32_t unused) {
+  uint32_t t = *TAIL16;
+  if (*HEAD16 == t)
+    return qk_empty(0);
+  uint32_t n = next(t), x = *SLOT(n);
+  *TAIL16 = (uint16_t)n;
+  return RET(OK, x);
+}
+
+/* SP-SC with the edge decided by a CAS on ht (Q5). */
+uint64_t qk_put_sp_t(uint32_t x) {
+  uint32_t ht = *STATE, h = ht >> 16, n = next(h);
+  if ((uint16_t)n == (uint16_t)ht)
+    return qk_full(x);
+  *SLOT(n) = x;
+  while (!cas(STATE, &ht, n << 16 | (uint16_t)ht))
+    ;
+  if ((uint16_t)ht == h)
+    return qk_notempty(x);
+  return RET(OK, x);
+}
+
+uint64_t qk_get_sc_t(uint32_t unused) {
+  uint32_t ht = *STATE, t = (uint16_t)ht;
+  if (ht >> 16 == t)
+    return qk_empty(0);
+  uint32_t n = next(t), x = *SLOT(n);
+  while (!cas(STATE, &ht, (ht & 0xffff0000u) | n))
+    ;
+  if (next(ht >> 16) == t)
+    return qk_notfull(x);
+  return RET(OK, x);
+}
+
+/* Seeded bug (Q2): the slot is chosen from the first read of ht only; a
+ * failed CAS2 reloads ht and that slot's content, and the retry stores
+ * into the same slot with the new head's successor as head. */
+#define QK_PUT_BROKEN(name, tracked)                                             \
+  uint64_t qk_##name(uint32_t x) {                                               \
+    uint32_t ht = *STATE, n = next(ht >> 16), was;                               \
+    if ((uint16_t)n == (uint16_t)ht)                                             \
+      return qk_full(x);                                                         \
+    volatile uint32_t *slot = SLOT(n);                                           \
+    uint32_t old = *slot;                                                        \
+    do                                                                           \
+      was = ht;                                                                  \
+    while (!cas2(STATE, slot, &ht, &old, next(ht >> 16) << 16 | (uint16_t)ht, x)); \
+    if (tracked && was >> 16 == (uint16_t)was)                                   \
+      return qk_notempty(x);                                                     \
+    return RET(OK, x);                                                           \
+  }
+QK_PUT_BROKEN(put_broken, 0)
+QK_PUT_BROKEN(put_broken_t, 1)
+
+/* ---- List ----------------------------------------------------------------- */
+
+#define NEXT(node) ((volatile uint32_t *)(uintptr_t)(node))
+
+uint64_t qk_list_insert(uint32_t node) {
+  uint32_t h = *STATE;
+  do
+    *NEXT(node) = h;
+  while (!cas(STATE, &h, node));
+  return RET(OK, node);
+}
+
+uint64_t qk_list_delete(uint32_t unused) {
+  uint32_t first = *STATE;
+  for (;;) {
+    if (first == 0)
+      return qk_empty(0);
+    uint32_t second = *NEXT(first);
+    if (cas2(STATE, NEXT(first), &first, &second, second, 0))
+      return RET(OK, first);
+  }
+}
+
+/* Seeded bug (L2): a single CAS on head. */
+uint64_t qk_list_delete_broken(uint32_t unused) {
+  uint32_t first = *STATE;
+  for (;;) {
+    if (first == 0)
+      return qk_empty(0);
+    if (cas(STATE, &first, *NEXT(first)))
+      return RET(OK, first);
+  }
+}
