@@ -156,8 +156,10 @@ int quamachine_quaject(int argc, char **argv) {
   }
   if (strncmp(spec, "replay:", 7) == 0 && spec[7] != '\0')
     replay = spec + 7;
-  else if (m68k_schedule_parse(spec, &sched) != M68K_OK)
+  else if (m68k_schedule_parse(spec, &sched) != M68K_OK) {
+    m68k_schedule_free(&sched);
     return usage("bad schedule '%s' (random:SEED[:MAX], rr:K, quantum:K or replay:FILE)", spec);
+  }
 
   int status = EXIT_USAGE;
   m68k_slice_t *slices = NULL;
@@ -222,7 +224,10 @@ int quamachine_quaject(int argc, char **argv) {
          r.cycles[1]);
   status = rc != M68K_OK ? EXIT_STUCK : r.lost || r.dup || r.reordered ? EXIT_LOSS : 0;
 out:
-  m68k_machine_destroy(m);
-  free(slices);
+  m68k_machine_destroy(m); /* and q with it */
+  if (replay != NULL)
+    free(slices);
+  else
+    m68k_schedule_free(&sched); /* an inline slices: schedule */
   return status;
 }
