@@ -205,6 +205,8 @@ static void ref_release(quad_ref_t *r) {
 
 /* Releases every handle on o, destroys its quaject, forgets it. */
 static void obj_destroy(quad_obj_t *o) {
+  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+    quad_bindings_end(r);
   while (o->refs != NULL)
     ref_release(o->refs);
   qua_error_t err = {0};
@@ -744,7 +746,7 @@ static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int 
   return 0;
 }
 
-/* Fills qi for o as connection c sees it; `full` adds wires and impls. */
+/* Fills qi for o as connection c sees it, wires included; `full` adds impls. */
 static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
                         Qua__V1__QuajectInfo *qi) {
   const qua_type_t *t = qua_quaject_type(o->q);
@@ -756,17 +758,18 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
   qi->name = o->name != NULL ? o->name : (char *)"";
   char line[256];
   qua_quaject_describe(o->q, line, sizeof line);
+  /* synth is every type's parameter, and not in the type's own line. */
+  size_t n = strlen(line);
+  snprintf(line + n, sizeof line - n, "%ssynth=%s", n > 0 ? " " : "",
+           qua_quaject_synth(o->q) == QUA_SYNTH_OFF ? "off" : "stencil");
   qi->state = arena_strdup(a, line);
   qi->params = arena_alloc(a, (size_t)t->nparams * sizeof *qi->params);
   if (qi->params == NULL)
     return QUA_ENOMEM;
   for (int k = 0; k < t->nparams; k++)
     qi->params[qi->n_params++] = qua_quaject_param(o->q, k);
-  if (!full)
-    return 0;
   qi->wires = arena_alloc(a, (size_t)t->ncallouts * sizeof *qi->wires);
-  qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */
-  if (qi->wires == NULL || qi->impls == NULL)
+  if (qi->wires == NULL)
     return QUA_ENOMEM;
   for (int k = 0; k < t->ncallouts; k++) {
     int e = 0;
@@ -784,6 +787,11 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
     w->entry = (char *)qua_quaject_type(dst)->entries[e].name;
     qi->wires[qi->n_wires++] = w;
   }
+  if (!full)
+    return 0;
+  qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */
+  if (qi->impls == NULL)
+    return QUA_ENOMEM;
   for (int e = 0; e < t->nentries; e++)
     if (add_impl(a, qi, o->q, e, t->entries[e].name) < 0)
       return QUA_ENOMEM;
