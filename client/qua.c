@@ -1135,6 +1135,8 @@ static int event_loop(ctx_t *x, sink_t *s, bool drain) {
   while (!stop_requested && !s->closed && !s->destroyed &&
          !(x->has_count && s->printed >= x->count)) {
     int r = quac_poll(x->c, 250);
+    if (s->closed || s->destroyed)
+      break; /* its last event came before the connection's end */
     if (r == QUA_ECONN)
       return report(EXIT_NOCONN, "ECONN", r, x->verb->name,
                     "quad closed the connection (it stopped, or was restarted)");
