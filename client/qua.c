@@ -31,8 +31,6 @@ enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NOCONN = 3, EXIT_GONE
 #define QUA_CLI_BATCH 256
 /* Credits a drain keeps outstanding unless --window says otherwise. */
 #define QUA_CLI_WINDOW 64
-/* Operands one command line may have. */
-#define QUA_CLI_MAX_OPERANDS 4096
 
 typedef struct opts {
   const char *socket;
@@ -1435,7 +1433,8 @@ static const char help_json[] =
     "  wire, unwire\n"
     "          {\"op\":VERB,\"src\",\"src_id\",\"callout\"[,\"dst\",\"dst_id\",\"entry\"]}\n"
     "  call    {\"name\",\"entry\",\"status\":\"OK\"|\"DIVERTED\",\"result\":N|null,\n"
-    "           \"fired\":[{\"callback\",\"arg\"}]}\n"
+    "           \"fired\":[{\"callback\",\"arg\"}]}; DIVERTED with fired [] when the\n"
+    "           callback went to a quaject wired behind NAME ('qua help call')\n"
     "  put     {\"name\",\"item\",\"stored\":BOOL[,\"callback\":\"full\"]}\n"
     "  get, drain\n"
     "          {\"name\",\"item\",\"seq\"} per item (seq from 1), then\n"
@@ -1494,7 +1493,7 @@ static void print_overview(FILE *f) {
     fprintf(f, "  %-42s %s\n", verbs[i].synopsis, verbs[i].summary);
   fprintf(f, "\nOptions:\n");
   print_options(f, false);
-  fprintf(f, "Verb options:\n");
+  fprintf(f, "\nVerb options:\n");
   print_options(f, true);
   fprintf(f,
           "\n"
@@ -1821,8 +1820,6 @@ static int parse_command_line(int argc, char **argv, opts_t *o, ctx_t *x) {
 int main(int argc, char **argv) {
   opts_t o = {.timeout_ms = 30000};
   ctx_t x = {.o = &o, .window = QUA_CLI_WINDOW};
-  if (argc > QUA_CLI_MAX_OPERANDS)
-    return usage_error(NULL, "more than %d words on the command line", QUA_CLI_MAX_OPERANDS);
   int rc = parse_command_line(argc, argv, &o, &x);
   if (rc >= 0)
     return rc;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # quickstart.sh -- runs README.md's quick start and libquaclient example, as written, against a private quad.
 #
-# Usage: tests/integration/quickstart.sh README.md BUILD_DIR
+# Usage: tests/integration/quickstart.sh README.md BUILD_DIR [SANITIZE]
 #
 # The lines are taken from README.md at every run (the indented block under
 # "## Quick start: quad and qua", then the C block and the indented block
@@ -10,10 +10,14 @@
 # folder and TMPDIR is that folder, so QUA_SOCKET=${TMPDIR:-/tmp}/... is
 # private. A line ending in '&' is waited for as a person would: until it
 # says it is ready ("ready" from quad, "watching" from qua watch).
+# SANITIZE is meson's b_sanitize: in a sanitizer build the example is not
+# built (a program compiled as the README says, without the sanitizer,
+# cannot load the instrumented libquaclient.so), and the test says so.
 set -u
 
 readme=${1:?usage: quickstart.sh README.md BUILD_DIR}
 build=$(cd "${2:?usage: quickstart.sh README.md BUILD_DIR}" && pwd)
+sanitize=${3:-none}
 dir=$(mktemp -d /tmp/qua-quickstart-XXXXXX)
 pids=()
 cleanup() {
@@ -24,6 +28,18 @@ trap cleanup EXIT
 
 failures=0
 fail() { echo "quickstart: FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# Exits: 1 with the transcript and output after a failure, else 0 saying $1.
+finish() {
+  if [ $failures -ne 0 ]; then
+    echo "--- transcript"; cat "$dir/transcript"
+    echo "--- stdout"; cat "$dir/out"
+    echo "--- stderr"; cat "$dir/err"
+    exit 1
+  fi
+  echo "$1"
+  exit 0
+}
 
 # The indented lines (without their 4 spaces) of the first indented block
 # after the heading $1 (outside ``` fences); with $2 = c, the first ```c
@@ -120,6 +136,8 @@ grep -q '^qua: watch: mid was destroyed$' "$dir/err" || fail "the watch did not 
 [ "$(stat -c %a "$dir/qua")" = 750 ] || fail "the socket's folder is not mode 0750"
 
 # The libquaclient example, built and run as the README says, against a new quad.
+[ "$sanitize" = none ] || finish "quickstart: README.md's quick start ran as written; its \
+example is not built with b_sanitize=$sanitize"
 extract "## Programs: libquaclient" c >example.c
 mapfile -t build_lines < <(extract "## Programs: libquaclient")
 [ -s example.c ] && [ ${#build_lines[@]} -ge 2 ] || { echo "quickstart: no example in $readme" >&2; exit 1; }
@@ -133,10 +151,4 @@ kill "${pids[0]}"
 wait "${pids[0]}" || fail "the second quad did not exit 0"
 pids=()
 
-if [ $failures -ne 0 ]; then
-  echo "--- transcript"; cat "$dir/transcript"
-  echo "--- stdout"; cat "$dir/out"
-  echo "--- stderr"; cat "$dir/err"
-  exit 1
-fi
-echo "quickstart: README.md's quick start and example ran as written"
+finish "quickstart: README.md's quick start and example ran as written"

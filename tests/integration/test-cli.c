@@ -410,6 +410,13 @@ static void cli_json_errors_are_objects_on_stderr(void) {
   CU_ASSERT_EQUAL(QUA(&o, "--json", "get", "jq2", "2"), 0);
   CU_ASSERT_STRING_EQUAL(o.out, "{\"name\":\"jq2\",\"item\":5,\"seq\":1}\n"
                                 "{\"name\":\"jq2\",\"callback\":\"empty\"}\n");
+  /* A full callback that went to the counter's callout, not to this client. */
+  CU_ASSERT_EQUAL(QUA(&o, "call", "jc", "pass", "6"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "ok\n");
+  CU_ASSERT_EQUAL(QUA(&o, "call", "jc", "pass", "6"), 0);
+  CU_ASSERT_STRING_EQUAL(o.out, "diverted (downstream)\n");
+  CU_ASSERT_EQUAL(QUA(&o, "--json", "call", "jc", "pass", "6"), 0);
+  CU_ASSERT(HAS(o.out, "\"status\":\"DIVERTED\",\"result\":null,\"fired\":[]}"));
   CU_ASSERT_EQUAL(QUA(&o, "--json", "rm", "--force", "jq2", "jc"), 0);
   CU_ASSERT(HAS(o.out, "{\"op\":\"rm\",\"name\":\"jq2\""));
   CU_ASSERT_EQUAL(QUA(&o, "help", "json"), 0);
