@@ -2,14 +2,17 @@
  *
  * One verb per run: connect (unix socket or TCP with a token), say Hello,
  * do the verb through libquaclient, print one line per result or event
- * (one JSON object per line with --json), exit with
+ * (one JSON object per line with --json, errors too, on stderr), exit with
  *   0 ok, 1 refused by the daemon (its message on stderr, naming the
- *   status), 2 usage, 3 no connection.
- * Every verb is one row of the `verbs` table: its synopsis, summary and
- * manual text live there and nowhere else.
+ *   status), 2 usage, 3 no connection (or lost), 4 the quaject a watch or
+ *   drain followed was destroyed.
+ * Options go anywhere on the line, as with getopt_long: every option is
+ * one row of `options`, every verb one row of `verbs` (its synopsis,
+ * summary, manual and the verb options it takes), and every help topic
+ * one row of `topics`; nothing else lists them.
  */
+#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,7 +25,7 @@
 
 #include "quaclient.h"
 
-enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NOCONN = 3 };
+enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NOCONN = 3, EXIT_GONE = 4 };
 
 /* Items asked for or sent per InvokeBatch request by put and get. */
 #define QUA_CLI_BATCH 256
@@ -39,7 +42,7 @@ typedef struct opts {
 
 typedef struct verb verb_t;
 
-/* What a verb runs with: its own arguments (options removed) and its options. */
+/* What a verb runs with: its operands (options removed) and its options. */
 typedef struct ctx {
   const opts_t *o;
   const verb_t *verb;
@@ -56,7 +59,7 @@ typedef struct ctx {
 struct verb {
   const char *name;
   int min_args, max_args; /* max -1: any number */
-  const char *options;    /* the verb's options, as "count,force" */
+  const char *options;    /* the verb options it takes, as "count,force" */
   int (*run)(ctx_t *x);
   const char *synopsis;
   const char *summary;
@@ -64,45 +67,168 @@ struct verb {
 };
 
 static const char *prog = "qua";
+static bool json_errors; /* --json: errors as JSON objects on stderr */
 static volatile sig_atomic_t stop_requested;
 
 /* --- Small helpers ---------------------------------------------------------- */
 
-static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void errorf(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "%s: ", prog);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
+/* Prints a JSON string literal. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)(s != NULL ? s : ""); *p; p++) {
+    switch (*p) {
+    case '"': fputs("\\\"", f); break;
+    case '\\': fputs("\\\\", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\t': fputs("\\t", f); break;
+    case '\r': fputs("\\r", f); break;
+    default:
+      if (*p < 0x20)
+        fprintf(f, "\\u%04x", *p);
+      else
+        fputc(*p, f);
+    }
+  }
+  fputc('"', f);
 }
 
-/* Reports a failed call: the daemon's message and the status's name. Returns
- * the exit status it calls for: 3 when the daemon cannot be reached, else 1. */
-static int fail(quac_conn_t *c, const char *what, int err) {
-  const char *msg = quac_last_error(c);
-  if (msg == NULL || msg[0] == '\0' || strcmp(msg, quac_strerror(err)) == 0)
-    errorf("%s: %s (%s)", what, quac_strerror(err), quac_err_name(err));
-  else
-    errorf("%s: %s (%s: %s)", what, msg, quac_err_name(err), quac_strerror(err));
+/* Reports an error on stderr and returns `exit`. `status` is the status's
+ * name ("ENOTFOUND"; the CLI's own "EUSAGE" and "EGONE" have no code),
+ * `subject` what it is about (a name, a verb; NULL for none). Text:
+ * "qua: SUBJECT: MESSAGE (STATUS)"; --json: one object, see 'qua help json'. */
+static int report(int exit, const char *status, int code, const char *subject, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
+static int report(int exit, const char *status, int code, const char *subject, const char *fmt,
+                  ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (json_errors) {
+    fprintf(stderr, "{\"error\":");
+    json_str(stderr, msg);
+    fprintf(stderr, ",\"status\":");
+    json_str(stderr, status);
+    if (code != 0)
+      fprintf(stderr, ",\"code\":%d", code);
+    else
+      fprintf(stderr, ",\"code\":null");
+    if (subject != NULL) {
+      fprintf(stderr, ",\"subject\":");
+      json_str(stderr, subject);
+    }
+    fprintf(stderr, ",\"exit\":%d}\n", exit);
+  } else if (strcmp(status, "EUSAGE") == 0 || strcmp(status, "EGONE") == 0) {
+    fprintf(stderr, "%s: %s%s%s\n", prog, subject ? subject : "", subject ? ": " : "", msg);
+  } else {
+    fprintf(stderr, "%s: %s%s%s (%s)\n", prog, subject ? subject : "", subject ? ": " : "", msg,
+            status);
+  }
+  return exit;
+}
+
+/* Reports a refusal of status `err` (a QUA_E* code) that the CLI found. */
+#define REFUSE(err, subject, ...) \
+  report(EXIT_REFUSED, quac_err_name(err), (err), (subject), __VA_ARGS__)
+
+/* The exit status a failed call calls for: 3 when the daemon cannot be
+ * reached (or went away), else 1. */
+static int exit_of(int err) {
   return err == QUA_ECONN || err == QUA_ETIMEDOUT ? EXIT_NOCONN : EXIT_REFUSED;
 }
 
+/* Reports a failed call: the daemon's message (or the status's text),
+ * `hint` after it when not NULL. Returns the exit status. */
+static int fail_hint(quac_conn_t *c, const char *what, int err, const char *hint) {
+  const char *msg = quac_last_error(c);
+  if (msg == NULL || msg[0] == '\0')
+    msg = quac_strerror(err);
+  if (err == QUA_ECONN && strcmp(msg, quac_strerror(err)) != 0)
+    return report(EXIT_NOCONN, quac_err_name(err), err, what, "lost the connection to quad: %s%s%s",
+                  msg, hint ? "; " : "", hint ? hint : "");
+  return report(exit_of(err), quac_err_name(err), err, what, "%s%s%s", msg, hint ? "; " : "",
+                hint ? hint : "");
+}
+
+static int fail(quac_conn_t *c, const char *what, int err) { return fail_hint(c, what, err, NULL); }
+
 static int usage_error(const ctx_t *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage_error(const ctx_t *x, const char *fmt, ...) {
+  char msg[1024];
   va_list ap;
-  fprintf(stderr, "%s: ", prog);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
-  if (x != NULL && x->verb != NULL)
-    fprintf(stderr, "usage: %s %s\n(see '%s help %s')\n", prog, x->verb->synopsis, prog,
-            x->verb->name);
+  const verb_t *v = x != NULL ? x->verb : NULL;
+  report(EXIT_USAGE, "EUSAGE", 0, v != NULL ? v->name : NULL, "%s", msg);
+  if (json_errors)
+    return EXIT_USAGE;
+  if (v != NULL)
+    fprintf(stderr, "usage: %s %s\n(see '%s help %s')\n", prog, v->synopsis, prog, v->name);
   else
     fprintf(stderr, "(see '%s --help')\n", prog);
   return EXIT_USAGE;
+}
+
+/* Edit distance (insertions, deletions, substitutions, transpositions)
+ * of two short words, for "did you mean". */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63)
+    return SIZE_MAX;
+  size_t d[64][64];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      size_t v = d[i - 1][j - 1] + cost;
+      if (d[i - 1][j] + 1 < v)
+        v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v)
+        v = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  return d[la][lb];
+}
+
+/* Suggests the candidate closest to `word` (at most 2 edits, and fewer
+ * than the word's length) as "; did you mean 'PREFIX X'?" in buf, or "".
+ * The candidates are `n` strings `stride` bytes apart from `first` (an
+ * array of structs whose first member is the name). */
+static const char *did_you_mean(char *buf, size_t len, const char *prefix, const char *word,
+                                const void *first, size_t n, size_t stride) {
+  const char *best = NULL;
+  size_t bestd = 3;
+  for (size_t i = 0; i < n; i++) {
+    const char *cand = *(const char *const *)((const char *)first + i * stride);
+    size_t d = distance(word, cand);
+    if (d < bestd && d < strlen(word)) {
+      best = cand;
+      bestd = d;
+    }
+  }
+  buf[0] = '\0';
+  if (best != NULL)
+    snprintf(buf, len, "; did you mean '%s%s'?", prefix, best);
+  return buf;
+}
+
+/* Lists `n` names `stride` bytes apart, as "a, b or c", into buf. */
+static const char *name_list(char *buf, size_t len, const void *first, size_t n, size_t stride) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && used < len; i++) {
+    const char *name = *(const char *const *)((const char *)first + i * stride);
+    used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                             name);
+  }
+  return buf;
 }
 
 /* Parses a word: decimal, 0x hex, or a negative decimal (two's complement). */
@@ -127,24 +253,16 @@ static bool parse_word(const char *s, uint64_t *out) {
   return true;
 }
 
-/* Prints a JSON string literal. */
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s != NULL ? s : ""); *p; p++) {
-    switch (*p) {
-    case '"': fputs("\\\"", f); break;
-    case '\\': fputs("\\\\", f); break;
-    case '\n': fputs("\\n", f); break;
-    case '\t': fputs("\\t", f); break;
-    case '\r': fputs("\\r", f); break;
-    default:
-      if (*p < 0x20)
-        fprintf(f, "\\u%04x", *p);
-      else
-        fputc(*p, f);
-    }
-  }
-  fputc('"', f);
+/* A published name as the daemon accepts it: 1 to QUAC_NAME_MAX letters,
+ * digits, '_' or '-' (proto/README.md, "Handles, names, ownership"). */
+static bool name_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > QUAC_NAME_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+      return false;
+  return true;
 }
 
 static double now_s(void) {
@@ -156,7 +274,22 @@ static double now_s(void) {
 /* Opens a published name; prints the failure. Returns 0 or an exit status. */
 static int open_name(ctx_t *x, const char *name, quac_opened_t *q) {
   int r = quac_open(x->c, name, q);
+  if (r == QUA_ENOTFOUND)
+    return fail_hint(x->c, name, r, "'qua ls' lists the published names");
   return r < 0 ? fail(x->c, name, r) : EXIT_OK;
+}
+
+/* The daemon's type table, fetched once per run (NULL after a message). */
+static quac_type_list_t *types_of(ctx_t *x, int *rc) {
+  static quac_type_list_t *types;
+  if (types == NULL) {
+    int r = quac_list_types(x->c, &types);
+    if (r < 0) {
+      *rc = fail(x->c, "types", r);
+      return NULL;
+    }
+  }
+  return types;
 }
 
 /* Splits "NAME.MEMBER" at its last dot into name and member. */
@@ -168,6 +301,63 @@ static bool split_dot(const char *s, char *name, size_t nlen, const char **membe
   name[dot - s] = '\0';
   *member = dot + 1;
   return true;
+}
+
+/* Prints a state line ("count=3 capacity=4 variant=spsc tracked") as a JSON
+ * object: KEY=VALUE words give a number when VALUE is decimal, else a
+ * string; a bare word is a flag, true. */
+static void json_state(const char *line) {
+  printf("{");
+  bool first = true;
+  for (const char *p = line; *p;) {
+    while (*p == ' ')
+      p++;
+    size_t n = strcspn(p, " ");
+    if (n == 0)
+      break;
+    const char *eq = memchr(p, '=', n);
+    size_t klen = eq != NULL ? (size_t)(eq - p) : n;
+    char key[64], val[128];
+    snprintf(key, sizeof key, "%.*s", (int)klen, p);
+    printf("%s", first ? "" : ",");
+    first = false;
+    json_str(stdout, key);
+    printf(":");
+    if (eq == NULL) {
+      printf("true");
+    } else {
+      snprintf(val, sizeof val, "%.*s", (int)(n - klen - 1), eq + 1);
+      bool num = val[0] != '\0' && strspn(val, "0123456789") == strlen(val) && strlen(val) < 20;
+      if (num)
+        printf("%s", val);
+      else
+        json_str(stdout, val);
+    }
+    p += n;
+  }
+  printf("}");
+}
+
+/* Prints one wire as JSON: the same object for wires out and in. */
+static void json_wire(const char *src, uint64_t src_id, const char *callout, const char *dst,
+                      uint64_t dst_id, const char *entry) {
+  printf("{\"src\":");
+  json_str(stdout, src);
+  printf(",\"src_id\":%" PRIu64 ",\"callout\":", src_id);
+  json_str(stdout, callout);
+  printf(",\"dst\":");
+  json_str(stdout, dst);
+  printf(",\"dst_id\":%" PRIu64 ",\"entry\":", dst_id);
+  json_str(stdout, entry);
+  printf("}");
+}
+
+/* A quaject's name as listings print it: "#ID" when it has none. */
+static const char *shown_name(char *buf, size_t len, const char *name, uint64_t id) {
+  if (name != NULL && name[0] != '\0')
+    return name;
+  snprintf(buf, len, "#%" PRIu64, id);
+  return buf;
 }
 
 /* --- Verbs ---------------------------------------------------------------------- */
@@ -190,6 +380,12 @@ static int verb_ping(ctx_t *x) {
   return EXIT_OK;
 }
 
+/* synth=stencil|off is a parameter of every type, handled by libqua rather
+ * than by the type's table: listed here for every type. */
+static const char synth_help[] =
+    "which code the quaject runs: stencil (synthesised per site) or off (generic C); "
+    "default: quad's --synth";
+
 static void print_type_json(const quac_type_info_t *t) {
   printf("{\"type\":");
   json_str(stdout, t->name);
@@ -198,14 +394,16 @@ static void print_type_json(const quac_type_info_t *t) {
   printf(",\"params\":[");
   for (size_t i = 0; i < t->nparams; i++) {
     const quac_param_info_t *p = &t->params[i];
-    printf("%s{\"name\":", i ? "," : "");
+    printf("{\"name\":");
     json_str(stdout, p->name);
     printf(",\"default\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"pow2\":%s,\"help\":",
            p->def, p->min, p->max, p->pow2 ? "true" : "false");
     json_str(stdout, p->help);
-    printf("}");
+    printf("},");
   }
-  printf("],\"entries\":[");
+  printf("{\"name\":\"synth\",\"choices\":[\"stencil\",\"off\"],\"help\":");
+  json_str(stdout, synth_help);
+  printf("}],\"entries\":[");
   for (size_t i = 0; i < t->nentries; i++) {
     const quac_member_info_t *m = &t->entries[i];
     printf("%s{\"name\":", i ? "," : "");
@@ -248,6 +446,7 @@ static void print_type_text(const quac_type_info_t *t) {
       printf("  param    %s=%" PRIu64 " (%" PRIu64 "..%" PRIu64 "%s)  %s\n", p->name, p->def,
              p->min, p->max, p->pow2 ? ", power of two" : "", p->help);
   }
+  printf("  param    synth=stencil|off  %s\n", synth_help);
   for (size_t i = 0; i < t->nentries; i++) {
     const quac_member_info_t *m = &t->entries[i];
     printf("  entry    %s/%" PRIu32 "%s%s  %s\n", m->name, m->arity, m->returns ? " -> word" : "",
@@ -264,19 +463,22 @@ static void print_type_text(const quac_type_info_t *t) {
   }
 }
 
+/* Refuses an unknown type name, listing the known ones. */
+static int no_type(const quac_type_list_t *l, const char *what, const char *type) {
+  char dym[96], all[256];
+  return REFUSE(QUA_ENOTYPE, what, "no quaject type '%s'%s (types: %s)", type,
+                did_you_mean(dym, sizeof dym, "", type, l->types, l->ntypes, sizeof l->types[0]),
+                name_list(all, sizeof all, l->types, l->ntypes, sizeof l->types[0]));
+}
+
 static int verb_types(ctx_t *x) {
-  quac_type_list_t *l;
-  int r = quac_list_types(x->c, &l);
-  if (r < 0)
-    return fail(x->c, "types", r);
   int rc = EXIT_OK;
-  if (x->argc > 0) {
-    for (int i = 0; i < x->argc; i++)
-      if (quac_type_find(l, x->argv[i]) == NULL) {
-        errorf("types: %s: %s (ENOTYPE)", x->argv[i], quac_strerror(QUA_ENOTYPE));
-        rc = EXIT_REFUSED;
-      }
-  }
+  quac_type_list_t *l = types_of(x, &rc);
+  if (l == NULL)
+    return rc;
+  for (int i = 0; i < x->argc; i++)
+    if (quac_type_find(l, x->argv[i]) == NULL)
+      rc = no_type(l, "types", x->argv[i]);
   for (size_t i = 0; i < l->ntypes && rc == EXIT_OK; i++) {
     const quac_type_info_t *t = &l->types[i];
     bool wanted = x->argc == 0;
@@ -289,16 +491,33 @@ static int verb_types(ctx_t *x) {
     else
       print_type_text(t);
   }
-  quac_free(l);
   return rc;
 }
 
-static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_info_t *t) {
-  printf("{\"id\":%" PRIu64 ",\"name\":", q->id);
+/* The wires of every quaject, for the wires into one (show) and listings. */
+static int list_all(ctx_t *x, const char *what, quac_quaject_list_t **l) {
+  int r = quac_list(x->c, l);
+  return r < 0 ? fail(x->c, what, r) : EXIT_OK;
+}
+
+/* The name of quaject `id` in list l ("#ID" when unpublished). */
+static const char *name_in(const quac_quaject_list_t *l, uint64_t id, char *buf, size_t len) {
+  for (size_t i = 0; l != NULL && i < l->nquajects; i++)
+    if (l->quajects[i].id == id)
+      return shown_name(buf, len, l->quajects[i].name, id);
+  return shown_name(buf, len, NULL, id);
+}
+
+static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_info_t *t,
+                               const quac_quaject_list_t *all) {
+  char b1[32], b2[32];
+  printf("{\"name\":");
   json_str(stdout, q->name);
-  printf(",\"type\":");
+  printf(",\"id\":%" PRIu64 ",\"type\":", q->id);
   json_str(stdout, q->type);
-  printf(",\"handle\":%" PRIu64 ",\"state\":", q->handle);
+  printf(",\"state\":");
+  json_state(q->state);
+  printf(",\"state_line\":");
   json_str(stdout, q->state);
   printf(",\"params\":{");
   for (size_t i = 0; i < q->nparams; i++) {
@@ -309,52 +528,92 @@ static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_inf
       printf("\"%zu\"", i);
     printf(":%" PRIu64, q->params[i]);
   }
-  printf("},\"wires\":[");
+  printf("},\"wires_out\":[");
+  const char *self = shown_name(b1, sizeof b1, q->name, q->id);
   for (size_t i = 0; i < q->nwires; i++) {
-    printf("%s{\"callout\":", i ? "," : "");
-    json_str(stdout, q->wires[i].callout);
-    printf(",\"dst_id\":%" PRIu64 ",\"dst_name\":", q->wires[i].dst_id);
-    json_str(stdout, q->wires[i].dst_name);
-    printf(",\"entry\":");
-    json_str(stdout, q->wires[i].entry);
+    const quac_wire_info_t *w = &q->wires[i];
+    printf("%s", i ? "," : "");
+    json_wire(self, q->id, w->callout, shown_name(b2, sizeof b2, w->dst_name, w->dst_id), w->dst_id,
+              w->entry);
+  }
+  printf("]");
+  if (all != NULL) {
+    printf(",\"wires_in\":[");
+    bool first = true;
+    for (size_t i = 0; i < all->nquajects; i++)
+      for (size_t k = 0; k < all->quajects[i].nwires; k++) {
+        const quac_quaject_info_t *s = &all->quajects[i];
+        if (s->wires[k].dst_id != q->id)
+          continue;
+        printf("%s", first ? "" : ",");
+        first = false;
+        json_wire(shown_name(b2, sizeof b2, s->name, s->id), s->id, s->wires[k].callout, self,
+                  q->id, s->wires[k].entry);
+      }
+    printf("]");
+  }
+  if (q->nimpls > 0) {
+    printf(",\"impls\":{");
+    for (size_t i = 0; i < q->nimpls; i++) {
+      printf("%s", i ? "," : "");
+      json_str(stdout, q->impls[i].entry);
+      printf(":{\"code\":");
+      json_str(stdout, q->impls[i].impl);
+      printf(",\"synth_ns\":%" PRIu64 "}", q->impls[i].synth_ns);
+    }
     printf("}");
   }
-  printf("],\"impls\":{");
-  for (size_t i = 0; i < q->nimpls; i++) {
-    printf("%s", i ? "," : "");
-    json_str(stdout, q->impls[i].entry);
-    printf(":");
-    json_str(stdout, q->impls[i].impl);
-  }
-  printf("},\"synth_ns\":{");
-  for (size_t i = 0; i < q->nimpls; i++) {
-    printf("%s", i ? "," : "");
-    json_str(stdout, q->impls[i].entry);
-    printf(":%" PRIu64, q->impls[i].synth_ns);
-  }
-  printf("}}\n");
+  printf("}\n");
+}
+
+/* "out->q.put,tick->#7.put": a quaject's wires out, for ls. */
+static void wires_text(char *buf, size_t len, const quac_quaject_info_t *q) {
+  size_t used = 0;
+  char nb[32];
+  buf[0] = '\0';
+  for (size_t i = 0; i < q->nwires && used < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%s->%s.%s", i ? "," : "",
+                             q->wires[i].callout,
+                             shown_name(nb, sizeof nb, q->wires[i].dst_name, q->wires[i].dst_id),
+                             q->wires[i].entry);
+  if (q->nwires == 0)
+    snprintf(buf, len, "-");
 }
 
 static int verb_ls(ctx_t *x) {
   quac_quaject_list_t *l;
-  int r = quac_list(x->c, &l);
-  if (r < 0)
-    return fail(x->c, "ls", r);
+  int rc = list_all(x, "ls", &l);
+  if (rc != EXIT_OK)
+    return rc;
+  const quac_type_list_t *types = NULL;
+  if (x->o->json)
+    types = types_of(x, &rc);
+  /* Columns as wide as their widest cell, so long names do not shift them. */
+  int wid = 2, wname = 4, wtype = 4, wstate = 5;
+  char buf[64];
+  for (size_t i = 0; i < l->nquajects; i++) {
+    const quac_quaject_info_t *q = &l->quajects[i];
+    int n = snprintf(buf, sizeof buf, "%" PRIu64, q->id);
+    wid = n > wid ? n : wid;
+    n = (int)strlen(shown_name(buf, sizeof buf, q->name, q->id));
+    wname = n > wname ? n : wname;
+    n = (int)strlen(q->type);
+    wtype = n > wtype ? n : wtype;
+    n = (int)strlen(q->state);
+    wstate = n > wstate ? n : wstate;
+  }
   if (!x->o->json)
-    printf("%-6s %-20s %-8s %s\n", "ID", "NAME", "TYPE", "STATE");
+    printf("%-*s  %-*s  %-*s  %-*s  %s\n", wid, "ID", wname, "NAME", wtype, "TYPE", wstate, "STATE",
+           "WIRES");
   for (size_t i = 0; i < l->nquajects; i++) {
     const quac_quaject_info_t *q = &l->quajects[i];
     if (x->o->json) {
-      printf("{\"id\":%" PRIu64 ",\"name\":", q->id);
-      json_str(stdout, q->name);
-      printf(",\"type\":");
-      json_str(stdout, q->type);
-      printf(",\"state\":");
-      json_str(stdout, q->state);
-      printf("}\n");
+      print_quaject_json(q, types != NULL ? quac_type_find(types, q->type) : NULL, NULL);
     } else {
-      printf("%-6" PRIu64 " %-20s %-8s %s\n", q->id, q->name[0] ? q->name : "-", q->type,
-             q->state);
+      char wires[1024];
+      wires_text(wires, sizeof wires, q);
+      printf("%-*" PRIu64 "  %-*s  %-*s  %-*s  %s\n", wid, q->id, wname,
+             shown_name(buf, sizeof buf, q->name, q->id), wtype, q->type, wstate, q->state, wires);
     }
   }
   quac_free(l);
@@ -364,45 +623,59 @@ static int verb_ls(ctx_t *x) {
 static int verb_show(ctx_t *x) {
   quac_quaject_info_t *q;
   int r = quac_describe(x->c, 0, x->argv[0], &q);
+  if (r == QUA_ENOTFOUND)
+    return fail_hint(x->c, x->argv[0], r, "'qua ls' lists the published names");
   if (r < 0)
     return fail(x->c, x->argv[0], r);
-  quac_type_list_t *types = NULL;
-  const quac_type_info_t *t = NULL;
-  if (quac_list_types(x->c, &types) == 0)
-    t = quac_type_find(types, q->type);
+  int rc = EXIT_OK;
+  quac_quaject_list_t *all = NULL;
+  const quac_type_list_t *types = types_of(x, &rc);
+  const quac_type_info_t *t = types != NULL ? quac_type_find(types, q->type) : NULL;
+  if (rc == EXIT_OK)
+    rc = list_all(x, x->argv[0], &all);
+  if (rc != EXIT_OK)
+    goto out;
   if (x->o->json) {
-    print_quaject_json(q, t);
-  } else {
-    printf("name:    %s\nid:      %" PRIu64 "\ntype:    %s\nstate:   %s\n", q->name, q->id,
-           q->type, q->state);
-    for (size_t i = 0; i < q->nparams; i++) {
-      if (t != NULL && i < t->nparams && t->params[i].text)
-        continue; /* text parameters are in the state line */
-      if (t != NULL && i < t->nparams)
-        printf("param:   %s=%" PRIu64 "\n", t->params[i].name, q->params[i]);
-      else
-        printf("param:   #%zu=%" PRIu64 "\n", i, q->params[i]);
-    }
-    for (size_t i = 0; i < q->nwires; i++) {
-      const quac_wire_info_t *w = &q->wires[i];
-      if (w->dst_name[0])
-        printf("wire:    %s -> %s.%s\n", w->callout, w->dst_name, w->entry);
-      else
-        printf("wire:    %s -> #%" PRIu64 ".%s\n", w->callout, w->dst_id, w->entry);
-    }
-    for (size_t i = 0; i < q->nimpls; i++) {
-      if (q->impls[i].synth_ns != 0)
-        printf("impl:    %s: %s (synthesised in %" PRIu64 " ns)\n", q->impls[i].entry,
-               q->impls[i].impl, q->impls[i].synth_ns);
-      else
-        printf("impl:    %s: %s\n", q->impls[i].entry, q->impls[i].impl);
-      if (x->code && q->impls[i].code[0] != '\0')
-        printf("%s", q->impls[i].code);
-    }
+    print_quaject_json(q, t, all);
+    goto out;
   }
-  quac_free(types);
+  printf("name:    %s\nid:      %" PRIu64 "\ntype:    %s\nstate:   %s\n", q->name, q->id, q->type,
+         q->state);
+  for (size_t i = 0; i < q->nparams; i++) {
+    if (t != NULL && i < t->nparams && t->params[i].text)
+      continue; /* text parameters are in the state line */
+    if (t != NULL && i < t->nparams)
+      printf("param:   %s=%" PRIu64 "\n", t->params[i].name, q->params[i]);
+    else
+      printf("param:   #%zu=%" PRIu64 "\n", i, q->params[i]);
+  }
+  const char *synth = strstr(q->state, "synth=");
+  if (synth != NULL)
+    printf("param:   %.*s\n", (int)strcspn(synth, " "), synth);
+  char nb[32];
+  for (size_t i = 0; i < q->nwires; i++) {
+    const quac_wire_info_t *w = &q->wires[i];
+    printf("wire:    %s -> %s.%s\n", w->callout, shown_name(nb, sizeof nb, w->dst_name, w->dst_id),
+           w->entry);
+  }
+  for (size_t i = 0; i < all->nquajects; i++)
+    for (size_t k = 0; k < all->quajects[i].nwires; k++)
+      if (all->quajects[i].wires[k].dst_id == q->id)
+        printf("wired:   %s.%s -> %s\n", name_in(all, all->quajects[i].id, nb, sizeof nb),
+               all->quajects[i].wires[k].callout, all->quajects[i].wires[k].entry);
+  for (size_t i = 0; i < q->nimpls; i++) {
+    if (q->impls[i].synth_ns != 0)
+      printf("impl:    %s: %s (synthesised in %" PRIu64 " ns)\n", q->impls[i].entry,
+             q->impls[i].impl, q->impls[i].synth_ns);
+    else
+      printf("impl:    %s: %s\n", q->impls[i].entry, q->impls[i].impl);
+    if (x->code && q->impls[i].code[0] != '\0')
+      printf("%s", q->impls[i].code);
+  }
+out:
+  quac_free(all);
   quac_free(q);
-  return EXIT_OK;
+  return rc;
 }
 
 static int verb_stats(ctx_t *x) {
@@ -433,48 +706,85 @@ static int verb_stats(ctx_t *x) {
   return EXIT_OK;
 }
 
+/* Prints the result of an operation on one quaject: "VERB-ED NAME (...)"
+ * in text, {"op":VERB,"name":NAME,"id":ID[,"type":TYPE]} in JSON. */
+static void print_done(const ctx_t *x, const char *done, const char *name, uint64_t id,
+                       const char *type) {
+  if (x->o->json) {
+    printf("{\"op\":");
+    json_str(stdout, x->verb->name);
+    printf(",\"name\":");
+    json_str(stdout, name);
+    printf(",\"id\":%" PRIu64, id);
+    if (type != NULL) {
+      printf(",\"type\":");
+      json_str(stdout, type);
+    }
+    printf("}\n");
+  } else if (type != NULL) {
+    printf("%s %s (%s, id %" PRIu64 ")\n", done, name, type, id);
+  } else {
+    printf("%s %s\n", done, name);
+  }
+}
+
 static int verb_create(ctx_t *x) {
   const char *type = x->argv[0], *name = x->argv[1];
+  if (!name_ok(name))
+    return usage_error(x, "'%s' is not a name: 1 to %d letters, digits, '_' or '-'", name,
+                       QUAC_NAME_MAX);
   for (int i = 2; i < x->argc; i++)
     if (strchr(x->argv[i], '=') == NULL || x->argv[i][0] == '=')
-      return usage_error(x, "create: '%s' is not key=value", x->argv[i]);
+      return usage_error(x, "'%s' is not KEY=VALUE", x->argv[i]);
   uint64_t handle, id;
   int r = quac_create(x->c, type, (const char *const *)&x->argv[2], (size_t)(x->argc - 2), name,
                       &handle, &id);
+  int rc = EXIT_OK;
+  const quac_type_list_t *l;
+  if (r == QUA_ENOTYPE) {
+    /* A type quad has, refused for its target: quad's message says why
+     * (kept before ListTypes replaces it). */
+    char why[256];
+    snprintf(why, sizeof why, "%s", quac_last_error(x->c));
+    if ((l = types_of(x, &rc)) != NULL && quac_type_find(l, type) == NULL)
+      return no_type(l, "create", type);
+    return REFUSE(QUA_ENOTYPE, "create", "%s", why);
+  }
+  if (r == QUA_ENOPARAM && (l = types_of(x, &rc)) != NULL) {
+    const quac_type_info_t *t = quac_type_find(l, type);
+    char all[256], hint[300];
+    name_list(all, sizeof all, t->params, t->nparams, sizeof t->params[0]);
+    snprintf(hint, sizeof hint, "%s takes %s%ssynth ('qua types %s')", type, all,
+             t->nparams ? " and " : "", type);
+    return fail_hint(x->c, "create", r, hint);
+  }
   if (r < 0)
     return fail(x->c, "create", r);
-  if (x->o->json) {
-    printf("{\"created\":");
-    json_str(stdout, name);
-    printf(",\"type\":");
-    json_str(stdout, type);
-    printf(",\"id\":%" PRIu64 "}\n", id);
-  } else {
-    printf("created %s (%s, id %" PRIu64 ")\n", name, type, id);
-  }
+  print_done(x, "created", name, id, type);
   return EXIT_OK;
 }
 
 /* Opens each named quaject, applies `act` to it, and reports it as `done`
- * ("removed", "closed"); stops at the first failure. */
+ * ("removed", "closed"). Carries on past a failure, reporting each; the
+ * exit status is that of the first failure (all lost ones stop at once). */
 static int each_name(ctx_t *x, const char *done, int (*act)(ctx_t *x, const quac_opened_t *q)) {
+  int rc = EXIT_OK;
   for (int i = 0; i < x->argc; i++) {
     quac_opened_t q;
     int e = open_name(x, x->argv[i], &q);
-    if (e != EXIT_OK)
-      return e;
-    int r = act(x, &q);
-    if (r < 0)
-      return fail(x->c, x->argv[i], r);
-    if (x->o->json) {
-      printf("{\"%s\":", done);
-      json_str(stdout, x->argv[i]);
-      printf(",\"id\":%" PRIu64 "}\n", q.id);
-    } else {
-      printf("%s %s\n", done, x->argv[i]);
+    if (e == EXIT_OK) {
+      int r = act(x, &q);
+      if (r < 0)
+        e = fail(x->c, x->argv[i], r);
+      else
+        print_done(x, done, x->argv[i], q.id, NULL);
     }
+    if (e == EXIT_NOCONN)
+      return e;
+    if (rc == EXIT_OK)
+      rc = e;
   }
-  return EXIT_OK;
+  return rc;
 }
 
 static int act_destroy(ctx_t *x, const quac_opened_t *q) {
@@ -487,13 +797,38 @@ static int verb_rm(ctx_t *x) { return each_name(x, "removed", act_destroy); }
 
 static int verb_close(ctx_t *x) { return each_name(x, "closed", act_close); }
 
+/* Prints a wire made or removed (dst NULL for unwire). */
+static void print_wire(const ctx_t *x, const char *done, const char *src, const char *callout,
+                       uint64_t src_id, const char *dst, const char *entry, uint64_t dst_id) {
+  if (!x->o->json) {
+    if (dst != NULL)
+      printf("%s %s.%s -> %s.%s\n", done, src, callout, dst, entry);
+    else
+      printf("%s %s.%s\n", done, src, callout);
+    return;
+  }
+  printf("{\"op\":");
+  json_str(stdout, x->verb->name);
+  printf(",\"src\":");
+  json_str(stdout, src);
+  printf(",\"src_id\":%" PRIu64 ",\"callout\":", src_id);
+  json_str(stdout, callout);
+  if (dst != NULL) {
+    printf(",\"dst\":");
+    json_str(stdout, dst);
+    printf(",\"dst_id\":%" PRIu64 ",\"entry\":", dst_id);
+    json_str(stdout, entry);
+  }
+  printf("}\n");
+}
+
 static int verb_wire(ctx_t *x) {
   char src[256], dst[256];
   const char *callout, *entry;
   if (!split_dot(x->argv[0], src, sizeof src, &callout))
-    return usage_error(x, "wire: '%s' is not SRC.CALLOUT", x->argv[0]);
+    return usage_error(x, "'%s' is not SRC.CALLOUT", x->argv[0]);
   if (!split_dot(x->argv[1], dst, sizeof dst, &entry))
-    return usage_error(x, "wire: '%s' is not DST.CALLENTRY", x->argv[1]);
+    return usage_error(x, "'%s' is not DST.CALLENTRY", x->argv[1]);
   quac_opened_t s, d;
   int e = open_name(x, src, &s);
   if (e == EXIT_OK)
@@ -503,15 +838,7 @@ static int verb_wire(ctx_t *x) {
   int r = quac_wire(x->c, s.handle, callout, d.handle, entry);
   if (r < 0)
     return fail(x->c, "wire", r);
-  if (x->o->json) {
-    printf("{\"wired\":");
-    json_str(stdout, x->argv[0]);
-    printf(",\"to\":");
-    json_str(stdout, x->argv[1]);
-    printf("}\n");
-  } else {
-    printf("wired %s -> %s\n", x->argv[0], x->argv[1]);
-  }
+  print_wire(x, "wired", src, callout, s.id, dst, entry, d.id);
   return EXIT_OK;
 }
 
@@ -519,7 +846,7 @@ static int verb_unwire(ctx_t *x) {
   char src[256];
   const char *callout;
   if (!split_dot(x->argv[0], src, sizeof src, &callout))
-    return usage_error(x, "unwire: '%s' is not SRC.CALLOUT", x->argv[0]);
+    return usage_error(x, "'%s' is not SRC.CALLOUT", x->argv[0]);
   quac_opened_t s;
   int e = open_name(x, src, &s);
   if (e != EXIT_OK)
@@ -527,39 +854,60 @@ static int verb_unwire(ctx_t *x) {
   int r = quac_unwire(x->c, s.handle, callout);
   if (r < 0)
     return fail(x->c, "unwire", r);
-  if (x->o->json) {
-    printf("{\"unwired\":");
-    json_str(stdout, x->argv[0]);
-    printf("}\n");
-  } else {
-    printf("unwired %s\n", x->argv[0]);
-  }
+  print_wire(x, "unwired", src, callout, s.id, NULL, NULL, 0);
   return EXIT_OK;
+}
+
+/* The type of an opened quaject, from the daemon's table (NULL after a message). */
+static const quac_type_info_t *type_of(ctx_t *x, const quac_opened_t *q, int *rc) {
+  const quac_type_list_t *l = types_of(x, rc);
+  return l != NULL ? quac_type_find(l, q->type) : NULL;
 }
 
 static int verb_call(ctx_t *x) {
   const char *name = x->argv[0], *entry = x->argv[1];
   uint64_t args[QUAC_MAX_ARGS];
   size_t nargs = (size_t)(x->argc - 2);
-  if (nargs > QUAC_MAX_ARGS)
-    return usage_error(x, "call: at most %d arguments", QUAC_MAX_ARGS);
   for (size_t i = 0; i < nargs; i++)
     if (!parse_word(x->argv[2 + i], &args[i]))
-      return usage_error(x, "call: '%s' is not a number", x->argv[2 + i]);
+      return usage_error(x, "'%s' is not a number (decimal, 0x hex or negative decimal)",
+                         x->argv[2 + i]);
   quac_opened_t q;
-  int e = open_name(x, name, &q);
-  if (e != EXIT_OK)
-    return e;
+  int rc = open_name(x, name, &q);
+  if (rc != EXIT_OK)
+    return rc;
+  char what[160];
+  snprintf(what, sizeof what, "%s.%s", name, entry);
+  /* The entry and its arity are checked here, so that too few and too many
+   * arguments are both usage errors (2), and a misspelt entry gets a hint. */
+  const quac_type_info_t *t = type_of(x, &q, &rc);
+  if (t == NULL)
+    return rc != EXIT_OK ? rc : REFUSE(QUA_ENOTYPE, name, "type '%s' is unknown", q.type);
+  const quac_member_info_t *m = NULL;
+  for (size_t i = 0; i < t->nentries; i++)
+    if (strcmp(t->entries[i].name, entry) == 0)
+      m = &t->entries[i];
+  if (m == NULL) {
+    char dym[96], all[256];
+    return REFUSE(QUA_ENOENTRY, what, "%s has no callentry '%s'%s (it has %s)", t->name, entry,
+                  did_you_mean(dym, sizeof dym, "", entry, t->entries, t->nentries,
+                               sizeof t->entries[0]),
+                  name_list(all, sizeof all, t->entries, t->nentries, sizeof t->entries[0]));
+  }
+  if (m->remote && nargs != m->arity)
+    return usage_error(x, "%s.%s takes %" PRIu32 " argument%s, not %zu", t->name, m->name,
+                       m->arity, m->arity == 1 ? "" : "s", nargs);
   quac_result_t res;
   int r = quac_invoke(x->c, q.handle, entry, args, nargs, &res);
-  if (r < 0) {
-    char what[160];
-    snprintf(what, sizeof what, "%s.%s", name, entry);
+  if (r < 0)
     return fail(x->c, what, r);
-  }
   size_t nf = res.nfired < QUAC_MAX_FIRED ? res.nfired : QUAC_MAX_FIRED;
   if (x->o->json) {
-    printf("{\"status\":%d,\"result\":", res.status);
+    printf("{\"name\":");
+    json_str(stdout, name);
+    printf(",\"entry\":");
+    json_str(stdout, entry);
+    printf(",\"status\":\"%s\",\"result\":", res.status == QUA_DIVERTED ? "DIVERTED" : "OK");
     if (res.has_result)
       printf("%" PRIu64, res.result);
     else
@@ -578,8 +926,19 @@ static int verb_call(ctx_t *x) {
   for (size_t i = 0; i < nf; i++)
     printf("callback %s %" PRIu64 "\n", res.fired[i].callback, res.fired[i].arg);
   if (!res.has_result && nf == 0)
-    printf(res.status == QUA_DIVERTED ? "diverted\n" : "ok\n");
+    printf(res.status == QUA_DIVERTED ? "diverted (downstream)\n" : "ok\n");
   return EXIT_OK;
+}
+
+/* Checks that the opened quaject is a queue, for put, get and drain. */
+static int need_queue(ctx_t *x, const char *name, const quac_opened_t *q) {
+  if (strcmp(q->type, "queue") == 0 || strcmp(q->type, "m68k-queue") == 0)
+    return EXIT_OK;
+  return REFUSE(QUA_EINVAL, name, "a %s, not a queue: %s takes a queue%s", q->type,
+                x->verb->name,
+                strcmp(x->verb->name, "drain") == 0
+                    ? " (wire the callout to a queue's put, and drain that queue)"
+                    : " (see 'qua call' for other callentries)");
 }
 
 static int verb_put(ctx_t *x) {
@@ -589,18 +948,19 @@ static int verb_put(ctx_t *x) {
   quac_result_t *res = calloc(QUA_CLI_BATCH, sizeof *res);
   int rc = EXIT_OK;
   if (calls == NULL || res == NULL) {
-    errorf("out of memory");
-    rc = EXIT_REFUSED;
+    rc = REFUSE(QUA_ENOMEM, "put", "out of memory");
     goto out;
   }
   for (int i = 0; i < nitems; i++) {
     if (!parse_word(x->argv[1 + i], &calls[0].args[0])) {
-      rc = usage_error(x, "put: '%s' is not a number", x->argv[1 + i]);
+      rc = usage_error(x, "'%s' is not a number", x->argv[1 + i]);
       goto out;
     }
   }
   quac_opened_t q;
   rc = open_name(x, name, &q);
+  if (rc == EXIT_OK)
+    rc = need_queue(x, name, &q);
   if (rc != EXIT_OK)
     goto out;
   for (int base = 0; base < nitems; base += QUA_CLI_BATCH) {
@@ -621,14 +981,16 @@ static int verb_put(ctx_t *x) {
       if (res[i].status < 0) {
         char what[160];
         snprintf(what, sizeof what, "put %s %" PRIu64, name, v);
-        errorf("%s: %s (%s)", what, quac_strerror(res[i].status), quac_err_name(res[i].status));
-        rc = EXIT_REFUSED;
+        rc = report(EXIT_REFUSED, quac_err_name(res[i].status), res[i].status, what, "%s",
+                    quac_strerror(res[i].status));
         goto out;
       }
       const char *cb = res[i].nfired > 0 ? res[i].fired[0].callback : NULL;
       bool stored = res[i].status == 0;
       if (x->o->json) {
-        printf("{\"item\":%" PRIu64 ",\"stored\":%s", v, stored ? "true" : "false");
+        printf("{\"name\":");
+        json_str(stdout, name);
+        printf(",\"item\":%" PRIu64 ",\"stored\":%s", v, stored ? "true" : "false");
         if (cb != NULL) {
           printf(",\"callback\":");
           json_str(stdout, cb);
@@ -647,20 +1009,45 @@ out:
   return rc;
 }
 
+/* Prints one item taken from a queue, numbered from 1 (get, drain). */
+static void print_item_line(const ctx_t *x, const char *name, uint64_t item, uint64_t seq) {
+  if (x->o->json) {
+    printf("{\"name\":");
+    json_str(stdout, name);
+    printf(",\"item\":%" PRIu64 ",\"seq\":%" PRIu64 "}\n", item, seq);
+  } else {
+    printf("%" PRIu64 "\n", item);
+  }
+}
+
+/* Prints how taking from a queue ended: "(empty)", "(closed)". */
+static void print_end_line(const ctx_t *x, const char *name, const char *callback) {
+  if (x->o->json) {
+    printf("{\"name\":");
+    json_str(stdout, name);
+    printf(",\"callback\":");
+    json_str(stdout, callback);
+    printf("}\n");
+  } else {
+    printf("(%s)\n", callback);
+  }
+}
+
 static int verb_get(ctx_t *x) {
   const char *name = x->argv[0];
   uint64_t n = 1;
   if (x->argc > 1 && (!parse_word(x->argv[1], &n) || x->argv[1][0] == '-' || n == 0))
-    return usage_error(x, "get: '%s' is not a positive count", x->argv[1]);
+    return usage_error(x, "'%s' is not a positive count", x->argv[1]);
   quac_opened_t q;
   int rc = open_name(x, name, &q);
+  if (rc == EXIT_OK)
+    rc = need_queue(x, name, &q);
   if (rc != EXIT_OK)
     return rc;
   quac_call_t *calls = calloc(QUA_CLI_BATCH, sizeof *calls);
   quac_result_t *res = calloc(QUA_CLI_BATCH, sizeof *res);
   if (calls == NULL || res == NULL) {
-    errorf("out of memory");
-    rc = EXIT_REFUSED;
+    rc = REFUSE(QUA_ENOMEM, "get", "out of memory");
     goto out;
   }
   for (uint64_t done = 0; done < n;) {
@@ -677,26 +1064,15 @@ static int verb_get(ctx_t *x) {
     }
     for (size_t i = 0; i < b; i++, done++) {
       if (res[i].status < 0) {
-        errorf("get %s: %s (%s)", name, quac_strerror(res[i].status),
-               quac_err_name(res[i].status));
-        rc = EXIT_REFUSED;
+        rc = report(EXIT_REFUSED, quac_err_name(res[i].status), res[i].status, name, "get: %s",
+                    quac_strerror(res[i].status));
         goto out;
       }
       if (res[i].status == QUA_DIVERTED || !res[i].has_result) {
-        const char *cb = res[i].nfired > 0 ? res[i].fired[0].callback : "empty";
-        if (x->o->json) {
-          printf("{\"callback\":");
-          json_str(stdout, cb);
-          printf("}\n");
-        } else {
-          printf("(%s)\n", cb);
-        }
+        print_end_line(x, name, res[i].nfired > 0 ? res[i].fired[0].callback : "empty");
         goto out;
       }
-      if (x->o->json)
-        printf("{\"item\":%" PRIu64 "}\n", res[i].result);
-      else
-        printf("%" PRIu64 "\n", res[i].result);
+      print_item_line(x, name, res[i].result, done + 1);
     }
   }
 out:
@@ -713,46 +1089,53 @@ typedef struct sink {
   uint64_t binding;     /* drain: the callout binding */
   uint64_t to_credit;   /* drain: items printed and not yet given back as credits */
   bool closed;          /* drain: the queue was closed and its last item printed */
+  bool destroyed;       /* the quaject was destroyed: no event follows */
 } sink_t;
 
 static void print_event(void *vctx, quac_conn_t *c, const quac_event_t *ev) {
   sink_t *s = vctx;
-  if (s->x->has_count && s->printed >= s->x->count)
+  if (s->destroyed || (s->x->has_count && s->printed >= s->x->count))
     return;
+  if (strcmp(ev->callback, "destroyed") == 0) {
+    s->destroyed = true;
+    return;
+  }
   s->printed++;
   if (s->x->o->json) {
     printf("{\"name\":");
     json_str(stdout, s->name);
     printf(",\"callback\":");
     json_str(stdout, ev->callback);
-    printf(",\"arg\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"dropped\":%" PRIu64 "}\n", ev->arg, ev->seq,
-           ev->dropped);
+    printf(",\"arg\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"callback_seq\":%" PRIu64
+           ",\"dropped\":%" PRIu64 "}\n",
+           ev->arg, s->printed, ev->seq, ev->dropped);
   } else if (ev->dropped > 0) {
     printf("%s %s %" PRIu64 " seq=%" PRIu64 " dropped=%" PRIu64 "\n", s->name, ev->callback,
-           ev->arg, ev->seq, ev->dropped);
+           ev->arg, s->printed, ev->dropped);
   } else {
-    printf("%s %s %" PRIu64 " seq=%" PRIu64 "\n", s->name, ev->callback, ev->arg, ev->seq);
+    printf("%s %s %" PRIu64 " seq=%" PRIu64 "\n", s->name, ev->callback, ev->arg, s->printed);
   }
   fflush(stdout);
 }
 
 static void print_item(void *vctx, quac_conn_t *c, const quac_event_t *ev) {
   sink_t *s = vctx;
-  if (ev->binding != s->binding)
+  if (ev->binding != s->binding || s->closed || s->destroyed)
     return;
+  if (strcmp(ev->callback, "destroyed") == 0) {
+    s->destroyed = true;
+    return;
+  }
   if (strcmp(ev->callback, "closed") == 0) {
     /* The queue was closed; every item it held was printed before this. */
     s->closed = true;
-    printf(s->x->o->json ? "{\"callback\":\"closed\"}\n" : "(closed)\n");
+    print_end_line(s->x, s->name, "closed");
     fflush(stdout);
     return;
   }
   s->printed++;
   s->to_credit++;
-  if (s->x->o->json)
-    printf("{\"item\":%" PRIu64 ",\"seq\":%" PRIu64 "}\n", ev->arg, ev->seq);
-  else
-    printf("%" PRIu64 "\n", ev->arg);
+  print_item_line(s->x, s->name, ev->arg, s->printed);
   fflush(stdout);
 }
 
@@ -762,14 +1145,20 @@ static void on_signal(int sig) {
 }
 
 /* Runs the event loop of watch and drain until --count lines were printed,
- * a drained queue was closed, a signal asks to stop, or the connection
- * fails. */
+ * a drained queue was closed, the quaject was destroyed (exit 4), a signal
+ * asks to stop, or the connection fails (exit 3). */
 static int event_loop(ctx_t *x, sink_t *s, bool drain) {
   uint64_t credited = drain ? x->window : 0;
-  while (!stop_requested && !s->closed && !(x->has_count && s->printed >= x->count)) {
+  while (!stop_requested && !s->closed && !s->destroyed &&
+         !(x->has_count && s->printed >= x->count)) {
     int r = quac_poll(x->c, 250);
+    if (s->closed || s->destroyed)
+      break; /* its last event came before the connection's end */
+    if (r == QUA_ECONN)
+      return report(EXIT_NOCONN, "ECONN", r, x->verb->name,
+                    "quad closed the connection (it stopped, or was restarted)");
     if (r < 0)
-      return fail(x->c, drain ? "drain" : "watch", r);
+      return fail(x->c, x->verb->name, r);
     if (drain && s->to_credit > 0) {
       /* Give back what was printed, never more than --count in all, so the
        * daemon takes no item from the queue that this run would not print. */
@@ -780,11 +1169,13 @@ static int event_loop(ctx_t *x, sink_t *s, bool drain) {
       if (grant > 0) {
         r = quac_credit(x->c, s->binding, grant);
         if (r < 0)
-          return fail(x->c, "drain", r);
+          return fail(x->c, x->verb->name, r);
         credited += grant;
       }
     }
   }
+  if (s->destroyed)
+    return report(EXIT_GONE, "EGONE", 0, x->verb->name, "%s was destroyed", s->name);
   return EXIT_OK;
 }
 
@@ -804,39 +1195,42 @@ static int verb_watch(ctx_t *x) {
   int rc = open_name(x, name, &q);
   if (rc != EXIT_OK)
     return rc;
-  quac_type_list_t *types = NULL;
-  int r = quac_list_types(x->c, &types);
-  if (r < 0)
-    return fail(x->c, "watch", r);
-  const quac_type_info_t *t = quac_type_find(types, q.type);
-  char bound[512] = "";
-  size_t nb = 0;
-  if (x->argc > 1) {
-    for (int i = 1; i < x->argc && rc == EXIT_OK; i++) {
-      uint64_t b;
-      r = quac_bind_callback(x->c, q.handle, x->argv[i], &b);
-      if (r < 0)
-        rc = fail(x->c, x->argv[i], r);
-      else
-        nb += (size_t)snprintf(bound + nb, nb < sizeof bound ? sizeof bound - nb : 0, " %s",
-                               x->argv[i]);
-    }
-  } else if (t == NULL || t->ncallbacks == 0) {
-    errorf("watch: %s (%s) has no callbacks", name, q.type);
-    rc = EXIT_REFUSED;
-  } else {
-    for (size_t i = 0; i < t->ncallbacks && rc == EXIT_OK; i++) {
-      uint64_t b;
-      r = quac_bind_callback(x->c, q.handle, t->callbacks[i].name, &b);
-      if (r < 0)
-        rc = fail(x->c, t->callbacks[i].name, r);
-      else if (nb < sizeof bound)
-        nb += (size_t)snprintf(bound + nb, sizeof bound - nb, " %s", t->callbacks[i].name);
+  const quac_type_info_t *t = type_of(x, &q, &rc);
+  if (t == NULL)
+    return rc != EXIT_OK ? rc : REFUSE(QUA_ENOTYPE, name, "type '%s' is unknown", q.type);
+  if (t->ncallbacks == 0)
+    return REFUSE(QUA_ENOCALLBACK, name, "a %s has no callbacks to watch", q.type);
+  /* The callbacks named, else all of the type's; each checked first. */
+  const char *want[64];
+  size_t nwant = 0;
+  for (int i = 1; i < x->argc && nwant < 64; i++)
+    want[nwant++] = x->argv[i];
+  for (size_t i = 0; x->argc == 1 && i < t->ncallbacks && nwant < 64; i++)
+    want[nwant++] = t->callbacks[i].name;
+  for (size_t i = 0; i < nwant; i++) {
+    bool known = false;
+    for (size_t k = 0; k < t->ncallbacks; k++)
+      known = known || strcmp(t->callbacks[k].name, want[i]) == 0;
+    if (!known) {
+      char dym[96], all[256];
+      return REFUSE(QUA_ENOCALLBACK, name, "%s has no callback '%s'%s (it has %s)", t->name,
+                    want[i],
+                    did_you_mean(dym, sizeof dym, "", want[i], t->callbacks, t->ncallbacks,
+                                 sizeof t->callbacks[0]),
+                    name_list(all, sizeof all, t->callbacks, t->ncallbacks,
+                              sizeof t->callbacks[0]));
     }
   }
-  quac_free(types);
-  if (rc != EXIT_OK)
-    return rc;
+  char bound[512] = "";
+  size_t nb = 0;
+  for (size_t i = 0; i < nwant; i++) {
+    uint64_t b;
+    int r = quac_bind_callback(x->c, q.handle, want[i], &b);
+    if (r < 0)
+      return fail(x->c, want[i], r);
+    if (nb < sizeof bound)
+      nb += (size_t)snprintf(bound + nb, sizeof bound - nb, " %s", want[i]);
+  }
   /* Said on stderr once the bindings are in place, so scripts can wait for it. */
   fprintf(stderr, "%s: watching %s:%s\n", prog, name, bound);
   sink_t s = {.x = x, .name = name};
@@ -847,12 +1241,14 @@ static int verb_watch(ctx_t *x) {
 
 static int verb_drain(ctx_t *x) {
   const char *name = x->argv[0];
+  if (x->window == 0)
+    return usage_error(x, "--window must be at least 1");
   quac_opened_t q;
   int rc = open_name(x, name, &q);
+  if (rc == EXIT_OK)
+    rc = need_queue(x, name, &q);
   if (rc != EXIT_OK)
     return rc;
-  if (x->window == 0)
-    return usage_error(x, "drain: --window must be at least 1");
   if (x->has_count && x->count < x->window)
     x->window = x->count;
   if (x->has_count && x->count == 0)
@@ -878,17 +1274,20 @@ static const verb_t verbs[] = {
      "  $ qua ping\n  pong: quad 0.1.0, protocol 1, 0.071 ms\n"},
     {"types", 0, -1, "", verb_types, "types [TYPE ...]", "list the quaject types and their members",
      "Lists the daemon's quaject types (or only those named), each with its\n"
-     "creation parameters (default, range), callentries (name/arity, \"-> word\"\n"
-     "when they return one), callouts and callbacks. With --json, one object per\n"
-     "type.\n"},
-    {"ls", 0, 0, "", verb_ls, "ls", "list the quajects this client may see",
-     "One line per quaject: its daemon-wide id, its published name (\"-\" when it\n"
-     "has none), its type and its live state (\"count=3 capacity=4 variant=spsc\").\n"
-     "A fresh connection sees the published quajects.\n"},
+     "creation parameters (default, range; synth=stencil|off is every type's),\n"
+     "callentries (name/arity, \"-> word\" when they return one), callouts and\n"
+     "callbacks. With --json, one object per type.\n"},
+    {"ls", 0, 0, "", verb_ls, "ls", "list the quajects with their state and wires",
+     "One line per quaject: its daemon-wide id, its published name (\"#ID\" when\n"
+     "it has none), its type, its live state (\"count=3 capacity=4 variant=spsc\n"
+     "synth=stencil\") and its wires out (\"out->q.put\", \"-\" for none). Columns\n"
+     "are as wide as their widest cell. With --json, one object per quaject, as\n"
+     "'qua show --json' prints it but without wires_in and impls.\n"},
     {"show", 1, 1, "code", verb_show, "show [--code] NAME", "describe one published quaject",
-     "Prints the quaject's name, id, type, state, parameter values, wires\n"
-     "(CALLOUT -> DST.ENTRY) and the code each callentry runs, with how long\n"
-     "its synthesis took:\n"
+     "Prints the quaject's name, id, type, state, parameter values (synth too),\n"
+     "its wires out (\"wire:  CALLOUT -> DST.ENTRY\"), the wires into it\n"
+     "(\"wired: SRC.CALLOUT -> ENTRY\") and the code each callentry runs, with\n"
+     "how long its synthesis took:\n"
      "  generic spsc            the generic C code (synth=off, or no template)\n"
      "  stencil spsc            code synthesised for the site from a template\n"
      "  chain stencil tee+pass 1w+spsc | pass 1w+spsc\n"
@@ -909,33 +1308,44 @@ static const verb_t verbs[] = {
     {"create", 2, -1, "", verb_create, "create TYPE NAME [KEY=VALUE ...]",
      "create a quaject and publish it as NAME",
      "Creates a quaject of TYPE from KEY=VALUE parameters (decimal or 0x hex;\n"
-     "unlisted keys take their defaults, see 'qua types TYPE') and publishes it\n"
-     "under NAME. It lives on after qua exits, until 'qua rm NAME'.\n"
+     "unlisted keys take their defaults, see 'qua types TYPE'; synth=stencil|off\n"
+     "for every type) and publishes it under NAME: 1 to 63 letters, digits, '_'\n"
+     "or '-' (anything else is a usage error, 2). It lives on after qua exits,\n"
+     "until 'qua rm NAME'.\n"
      "  $ qua create queue q capacity=4\n  created q (queue, id 1)\n"},
     {"rm", 1, -1, "force", verb_rm, "rm [--force] NAME ...", "destroy published quajects",
-     "Destroys each named quaject and drops its name. A quaject that others are\n"
-     "wired to is refused (EBUSY) unless --force, which unwires them first.\n"},
+     "Destroys each named quaject and drops its name, printing \"removed NAME\".\n"
+     "A quaject that others are wired to is refused (EBUSY) unless --force,\n"
+     "which unwires them first. A name that fails is reported and the others\n"
+     "are still removed; the exit status is then that of the first failure.\n"
+     "Watchers and drainers of a removed quaject end with exit status 4.\n"},
     {"close", 1, -1, "", verb_close, "close NAME ...", "close queues",
      "Closes each named queue: puts from then on fail (ECLOSED), gets take what\n"
      "is left and then fail, and every 'qua drain' of it prints the items left,\n"
      "then \"(closed)\", and exits 0. Closing a closed queue is not an error;\n"
      "a quaject that is not a queue is refused (EINVAL). Unlike 'qua rm', the\n"
-     "queue stays, with its name and its wires.\n"
+     "queue stays, with its name and its wires. Like rm, carries on past a\n"
+     "name that fails.\n"
      "  $ qua close q\n  closed q\n"},
     {"wire", 2, 2, "", verb_wire, "wire SRC.CALLOUT DST.CALLENTRY",
      "wire a callout of one quaject to a callentry of another",
      "Wires SRC's callout to DST's callentry; the daemon checks the names and\n"
      "arities and refuses a callout that is already wired. The wire lasts until\n"
      "'qua unwire' or until either quaject is removed.\n"
-     "  $ qua wire c.out q.put\n"},
+     "  $ qua wire c.out q.put\n  wired c.out -> q.put\n"},
     {"unwire", 1, 1, "", verb_unwire, "unwire SRC.CALLOUT", "remove a wire",
      "Unwires SRC's callout (ENOTWIRED when it is not wired).\n"},
     {"call", 2, 4, "", verb_call, "call NAME ENTRY [ARG ...]", "invoke a callentry",
-     "Calls NAME's callentry ENTRY with up to two word arguments (decimal, 0x hex,\n"
-     "or negative decimal as two's complement). Prints the result word, if the\n"
-     "entry returns one, then one line \"callback NAME ARG\" for each callback\n"
-     "that fired on this call (a put into a full queue prints \"callback full\n"
-     "ITEM\": the item was not stored). \"ok\" when there is neither.\n"
+     "Calls NAME's callentry ENTRY with its word arguments (decimal, 0x hex, or\n"
+     "negative decimal as two's complement; 'qua types' gives each entry's\n"
+     "arity, and too few or too many is a usage error, 2). Prints the result\n"
+     "word, if the entry returns one, then one line \"callback NAME ARG\" for each\n"
+     "callback that fired to this client on this call (a put into a full queue\n"
+     "prints \"callback full ITEM\": the item was not stored). \"ok\" when there\n"
+     "is neither. \"diverted (downstream)\" when the call ended in a callback of\n"
+     "a quaject wired behind NAME, which went to that quaject and not to this\n"
+     "client (a counter's pass into a full queue: the queue's full reached the\n"
+     "counter's callout).\n"
      "  $ qua call c add 5\n  5\n"},
     {"put", 2, -1, "", verb_put, "put NAME VALUE ...", "put words into a queue",
      "Puts each VALUE into queue NAME, in order, and prints \"stored V\" or, when\n"
@@ -943,16 +1353,23 @@ static const verb_t verbs[] = {
      "client and V was not stored. Exit status 0 either way.\n"},
     {"get", 1, 2, "", verb_get, "get NAME [N]", "take up to N words from a queue",
      "Takes up to N (default 1) words from queue NAME and prints one per line;\n"
-     "when the queue runs empty, prints \"(empty)\" (the empty callback) and stops.\n"},
+     "when the queue runs empty, prints \"(empty)\" (the empty callback) and stops.\n"
+     "With --json, items are numbered (seq) from 1, as drain's are.\n"},
     {"watch", 1, -1, "count", verb_watch, "watch NAME [CALLBACK ...] [--count N]",
      "print callbacks of a quaject as they fire",
      "Binds the named callbacks of NAME (all of its type's callbacks when none\n"
      "is named) to this client and prints one line per event:\n"
      "  NAME CALLBACK ARG seq=S [dropped=D]\n"
-     "where S counts the binding's events and D says how many were lost since\n"
-     "the last one (the daemon bounds what it queues per client). Once bound it\n"
+     "where S numbers this watch's events from 1 and D says how many events of\n"
+     "that callback were lost before this one (the daemon bounds what it queues\n"
+     "per client). A callback fires once per transition (\"empty\" when a get\n"
+     "finds the queue empty after it was not, not on every get). Once bound it\n"
      "says \"qua: watching NAME: CALLBACKS\" on stderr. Runs until N events were\n"
-     "printed (--count) or until interrupted; exit status 0 then.\n"},
+     "printed (--count) or it is interrupted (exit status 0), until NAME is\n"
+     "destroyed (\"qua: watch: NAME was destroyed\", exit status 4), or until\n"
+     "quad goes away (exit status 3).\n"
+     "  $ qua watch q --count 2 &\n  $ qua put q 1 2 3 4 5\n"
+     "  q notempty 0 seq=1\n  q full 5 seq=2\n"},
     {"drain", 1, 1, "count,window", verb_drain, "drain NAME [--count N] [--window W]",
      "take a queue's items as they arrive",
      "Binds the consumer side of queue NAME (its \"get\") to this client and prints\n"
@@ -961,12 +1378,110 @@ static const verb_t verbs[] = {
      "slow reader backs the queue up to its producers' \"full\". With --count N it\n"
      "takes exactly N items and exits; otherwise it runs until the queue is\n"
      "closed ('qua close'), printing \"(closed)\" after its last item, or until\n"
-     "interrupted.\n"},
-    {"help", 0, 1, "", verb_help, "help [VERB]", "show help for qua or one verb",
-     "Without VERB, the overview ('qua --help'); with VERB, its manual.\n"},
+     "interrupted (exit status 0 for each). Like watch, it ends with exit status\n"
+     "4 when the queue is destroyed and 3 when quad goes away. A quaject that\n"
+     "is not a queue is refused: wire its callout to a queue and drain that.\n"},
+    {"help", 0, 1, "", verb_help, "help [VERB|json]", "show help for qua, a verb or the JSON",
+     "Without an argument, the overview ('qua --help'); with VERB, its manual\n"
+     "(also 'qua VERB --help'); 'qua help json' describes what --json prints.\n"},
 };
 
 #define NVERBS (sizeof verbs / sizeof verbs[0])
+
+/* --- Options -------------------------------------------------------------------- */
+
+enum opt_id { O_SOCKET, O_CONNECT, O_TOKEN, O_JSON, O_TIMEOUT, O_HELP, O_VERSION,
+              O_COUNT, O_FORCE, O_WINDOW, O_CODE };
+
+/* Every option of qua: global ones (verb_opt false) go with any verb; a
+ * verb option only with the verbs whose `options` name it. */
+static const struct opt_def {
+  const char *name;
+  char short_name;
+  bool has_arg;
+  bool verb_opt;
+  enum opt_id id;
+  const char *synopsis;
+  const char *help;
+} options[] = {
+    {"socket", 's', true, false, O_SOCKET, "-s, --socket PATH",
+     "quad's unix socket (default: $QUA_SOCKET, as for\n"
+     "quad, and an error when set but empty; else\n"
+     "/run/qua/quad.sock for root, else\n"
+     "$XDG_RUNTIME_DIR/qua/quad.sock)"},
+    {"connect", 'c', true, false, O_CONNECT, "-c, --connect HOST:PORT",
+     "connect over TCP instead; needs --token-file"},
+    {"token-file", 't', true, false, O_TOKEN, "-t, --token-file FILE",
+     "the token for TCP (its first line)"},
+    {"json", 'j', false, false, O_JSON, "-j, --json",
+     "one JSON object per result or event line, and\n"
+     "errors as JSON objects on stderr ('qua help json')"},
+    {"timeout", 'T', true, false, O_TIMEOUT, "-T, --timeout MS",
+     "give up on a request after MS ms (default 30000;\n0: never)"},
+    {"help", 'h', false, false, O_HELP, "-h, --help",
+     "this text; with a verb, its manual"},
+    {"version", 'V', false, false, O_VERSION, "-V, --version", "print qua's version"},
+    {"count", 'n', true, true, O_COUNT, "-n, --count N", "watch, drain: stop after N lines"},
+    {"force", 'f', false, true, O_FORCE, "-f, --force", "rm: unwire what is wired to it first"},
+    {"window", 'w', true, true, O_WINDOW, "-w, --window W", "drain: credits outstanding (64)"},
+    {"code", '\0', false, true, O_CODE, "--code", "show: each entry's code, disassembled"},
+};
+
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+/* --- Help ----------------------------------------------------------------------- */
+
+static const char help_json[] =
+    "With --json (-j), qua prints one JSON object per line on stdout: one per\n"
+    "result, item or event. Keys are lower case with '_'; a quaject is \"name\"\n"
+    "(and \"id\"), numbers are JSON numbers (64-bit words, unsigned).\n"
+    "\n"
+    "  ping    {\"pong\":true,\"server\":\"quad 0.1.0\",\"version\":1,\"rtt_us\":71.0}\n"
+    "  types   {\"type\":T,\"summary\":S,\"params\":[{\"name\",\"default\",\"min\",\"max\",\n"
+    "           \"pow2\",\"help\"}...,{\"name\":\"synth\",\"choices\":[\"stencil\",\"off\"],\n"
+    "           \"help\"}],\"entries\":[{\"name\",\"arity\",\"returns\",\"remote\",\"help\"}],\n"
+    "           \"callouts\":[{\"name\",\"arity\",\"returns\",\"help\"}],\n"
+    "           \"callbacks\":[{\"name\",\"broadcast\",\"help\"}]}\n"
+    "  show    {\"name\",\"id\",\"type\",\"state\":{...},\"state_line\",\"params\":{KEY:N},\n"
+    "           \"wires_out\":[WIRE],\"wires_in\":[WIRE],\n"
+    "           \"impls\":{ENTRY:{\"code\":\"stencil spsc\",\"synth_ns\":N}}}\n"
+    "  ls      one object per quaject, as show's without wires_in and impls\n"
+    "          WIRE is {\"src\",\"src_id\",\"callout\",\"dst\",\"dst_id\",\"entry\"}; a\n"
+    "          quaject without a name is \"#ID\" there. \"state\" has the\n"
+    "          state line's KEY=VALUE words (a number when VALUE is\n"
+    "          decimal, else a string) and its bare words as true:\n"
+    "          {\"count\":0,\"capacity\":4,\"variant\":\"spsc\",\"tracked\":true,\n"
+    "          \"synth\":\"stencil\"}.\n"
+    "  stats   {\"connections\":N,\"quajects\":N,...}\n"
+    "  create, rm, close\n"
+    "          {\"op\":VERB,\"name\",\"id\"[,\"type\"]}, one per quaject\n"
+    "  wire, unwire\n"
+    "          {\"op\":VERB,\"src\",\"src_id\",\"callout\"[,\"dst\",\"dst_id\",\"entry\"]}\n"
+    "  call    {\"name\",\"entry\",\"status\":\"OK\"|\"DIVERTED\",\"result\":N|null,\n"
+    "           \"fired\":[{\"callback\",\"arg\"}]}; DIVERTED with fired [] when the\n"
+    "           callback went to a quaject wired behind NAME ('qua help call')\n"
+    "  put     {\"name\",\"item\",\"stored\":BOOL[,\"callback\":\"full\"]}\n"
+    "  get, drain\n"
+    "          {\"name\",\"item\",\"seq\"} per item (seq from 1), then\n"
+    "          {\"name\",\"callback\":\"empty\"|\"closed\"} when that ended it\n"
+    "  watch   {\"name\",\"callback\",\"arg\",\"seq\",\"callback_seq\",\"dropped\"}: seq\n"
+    "          numbers this watch's events from 1, callback_seq the events of\n"
+    "          that callback, dropped how many of them were lost before it\n"
+    "\n"
+    "Errors go to stderr, one object each, and the exit status is as without\n"
+    "--json:\n"
+    "  {\"error\":MESSAGE,\"status\":NAME,\"code\":N|null,\"subject\":S,\"exit\":N}\n"
+    "NAME is the status of the protocol's table (\"ENOTFOUND\", code -25;\n"
+    "proto/README.md lists them all), or one of qua's own, whose code is null:\n"
+    "\"EUSAGE\" (exit 2, a bad command line) and \"EGONE\" (exit 4, the quaject a\n"
+    "watch or drain followed was destroyed). \"subject\" (a name, NAME.ENTRY or\n"
+    "a verb) is there when the error is about one. The messages \"watching\"\n"
+    "and \"draining\" stay plain text lines on stderr.\n";
+
+static const struct topic {
+  const char *name;
+  const char *text;
+} topics[] = {{"json", help_json}};
 
 static const verb_t *verb_find(const char *name) {
   for (size_t i = 0; i < NVERBS; i++)
@@ -975,10 +1490,25 @@ static const verb_t *verb_find(const char *name) {
   return NULL;
 }
 
+static void print_options(FILE *f, bool verb_opts) {
+  for (size_t i = 0; i < NOPTIONS; i++) {
+    if (options[i].verb_opt != verb_opts)
+      continue;
+    const char *h = options[i].help;
+    fprintf(f, "  %-24s", options[i].synopsis);
+    while (*h) {
+      size_t n = strcspn(h, "\n");
+      fprintf(f, "%.*s\n", (int)n, h);
+      h += n + (h[n] == '\n');
+      if (*h)
+        fprintf(f, "  %-24s", "");
+    }
+  }
+}
+
 static void print_overview(FILE *f) {
   fprintf(f,
-          "usage: qua [--socket PATH | --connect HOST:PORT --token-file FILE] [--json]\n"
-          "           [--timeout MS] VERB [ARGS ...]\n"
+          "usage: qua [OPTION ...] VERB [ARG ...]   (options may come anywhere)\n"
           "\n"
           "qua talks to quad, the quaject daemon: it creates, wires and calls quajects,\n"
           "and prints their callbacks as they fire.\n"
@@ -986,41 +1516,43 @@ static void print_overview(FILE *f) {
           "Verbs:\n");
   for (size_t i = 0; i < NVERBS; i++)
     fprintf(f, "  %-42s %s\n", verbs[i].synopsis, verbs[i].summary);
+  fprintf(f, "\nOptions:\n");
+  print_options(f, false);
+  fprintf(f, "\nVerb options:\n");
+  print_options(f, true);
   fprintf(f,
           "\n"
-          "Options:\n"
-          "  -s, --socket PATH       quad's unix socket (default: $QUA_SOCKET, as for\n"
-          "                          quad, and an error when set but empty; else\n"
-          "                          /run/qua/quad.sock for root, else\n"
-          "                          $XDG_RUNTIME_DIR/qua/quad.sock)\n"
-          "  -c, --connect HOST:PORT connect over TCP instead; needs --token-file\n"
-          "  -t, --token-file FILE   the token for TCP (its first line)\n"
-          "  -j, --json              one JSON object per result or event line\n"
-          "  -T, --timeout MS        give up on a request after MS ms (default 30000)\n"
-          "  -h, --help              this text; 'qua help VERB' for a verb's manual\n"
-          "  -V, --version           print qua's version\n"
+          "Options and operands mix as with getopt_long: 'qua ls --json', 'qua put q\n"
+          "--help'. \"--\" ends the options; a word that starts with '-' and a digit\n"
+          "is an operand (a negative number), not an option.\n"
           "\n"
           "Exit status: 0 ok; 1 refused by the daemon (its message and the status's name\n"
-          "on stderr); 2 usage; 3 no connection to the daemon.\n"
+          "on stderr); 2 usage; 3 no connection to the daemon, or it went away; 4 the\n"
+          "quaject a watch or drain followed was destroyed.\n"
           "\n"
           "Example:\n"
           "  qua create queue q capacity=4; qua watch q notempty --count 1 &\n"
           "  qua put q 1 2 3 4 5      # the fifth prints \"full 5\"\n"
-          "  qua drain q --count 4\n");
+          "  qua drain q --count 4\n"
+          "\n"
+          "'qua help VERB' gives a verb's manual, 'qua help json' what --json prints.\n");
+}
+
+static void print_indented(FILE *f, const char *p) {
+  while (*p) {
+    size_t len = strcspn(p, "\n");
+    fprintf(f, len ? "    %.*s\n" : "%.*s\n", (int)len, p);
+    p += len + (p[len] == '\n');
+  }
 }
 
 static void print_manual(FILE *f, const verb_t *v) {
   fprintf(f, "NAME\n    qua %s - %s\n\nSYNOPSIS\n    qua [OPTIONS] %s\n\nDESCRIPTION\n", v->name,
           v->summary, v->synopsis);
-  const char *p = v->manual;
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    fprintf(f, "    %.*s\n", (int)len, p);
-    p += len + (nl ? 1 : 0);
-  }
+  print_indented(f, v->manual);
   fprintf(f,
-          "\nEXIT STATUS\n    0 ok, 1 refused by the daemon, 2 usage, 3 no connection.\n"
+          "\nEXIT STATUS\n    0 ok, 1 refused by the daemon, 2 usage, 3 no connection, 4 the\n"
+          "    quaject a watch or drain followed was destroyed.\n"
           "\nSee 'qua --help' for the options every verb takes.\n");
 }
 
@@ -1029,9 +1561,17 @@ static int verb_help(ctx_t *x) {
     print_overview(stdout);
     return EXIT_OK;
   }
+  for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
+    if (strcmp(x->argv[0], topics[i].name) == 0) {
+      fputs(topics[i].text, stdout);
+      return EXIT_OK;
+    }
   const verb_t *v = verb_find(x->argv[0]);
-  if (v == NULL)
-    return usage_error(NULL, "help: no verb '%s'", x->argv[0]);
+  if (v == NULL) {
+    char dym[96];
+    return usage_error(NULL, "help: no verb or topic '%s'%s", x->argv[0],
+                       did_you_mean(dym, sizeof dym, "", x->argv[0], verbs, NVERBS, sizeof verbs[0]));
+  }
   print_manual(stdout, v);
   return EXIT_OK;
 }
@@ -1062,10 +1602,8 @@ static bool default_socket(char *buf, size_t len) {
 /* Reads the token: the file's first line, without trailing white space. */
 static int read_token(const char *path, char *buf, size_t len) {
   FILE *f = fopen(path, "r");
-  if (f == NULL) {
-    errorf("%s: %s", path, strerror(errno));
-    return -1;
-  }
+  if (f == NULL)
+    return report(EXIT_USAGE, "EUSAGE", 0, "--token-file", "%s: %s", path, strerror(errno));
   if (fgets(buf, (int)len, f) == NULL)
     buf[0] = '\0';
   fclose(f);
@@ -1073,9 +1611,11 @@ static int read_token(const char *path, char *buf, size_t len) {
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
                    buf[n - 1] == '\t'))
     buf[--n] = '\0';
-  return 0;
+  return EXIT_OK;
 }
 
+/* Connects as the options say. Any failure to get a usable connection
+ * (refused, not there, authentication, version) is exit status 3. */
 static int connect_daemon(const opts_t *o, quac_conn_t **out) {
   int r;
   const char *where;
@@ -1086,10 +1626,8 @@ static int connect_daemon(const opts_t *o, quac_conn_t **out) {
     const char *colon = strrchr(o->connect, ':');
     uint64_t port;
     if (colon == NULL || colon == o->connect || (size_t)(colon - o->connect) >= sizeof host ||
-        !parse_word(colon + 1, &port) || port == 0 || port > 65535) {
-      usage_error(NULL, "--connect: '%s' is not HOST:PORT", o->connect);
-      return EXIT_USAGE;
-    }
+        !parse_word(colon + 1, &port) || port == 0 || port > 65535)
+      return usage_error(NULL, "--connect: '%s' is not HOST:PORT", o->connect);
     memcpy(host, o->connect, (size_t)(colon - o->connect));
     host[colon - o->connect] = '\0';
     if (host[0] == '[' && host[strlen(host) - 1] == ']') {
@@ -1097,7 +1635,7 @@ static int connect_daemon(const opts_t *o, quac_conn_t **out) {
       host[strlen(host) - 1] = '\0';
     }
     token[0] = '\0';
-    if (o->token_file != NULL && read_token(o->token_file, token, sizeof token) < 0)
+    if (o->token_file != NULL && read_token(o->token_file, token, sizeof token) != EXIT_OK)
       return EXIT_USAGE;
     where = o->connect;
     r = quac_connect_tcp(host, (unsigned)port, o->token_file ? token : NULL, "qua", out);
@@ -1109,112 +1647,207 @@ static int connect_daemon(const opts_t *o, quac_conn_t **out) {
     where = path;
     r = quac_connect_unix(path, "qua", out);
   }
-  if (r < 0) {
-    const char *msg = quac_last_error(NULL);
-    errorf("cannot talk to quad at %s: %s (%s)", where,
-           msg != NULL && msg[0] ? msg : quac_strerror(r), quac_err_name(r));
-    return r == QUA_ECONN || r == QUA_ETIMEDOUT ? EXIT_NOCONN : EXIT_REFUSED;
+  if (r >= 0) {
+    quac_set_timeout(*out, o->timeout_ms);
+    return EXIT_OK;
   }
-  quac_set_timeout(*out, o->timeout_ms);
+  /* The library's message names the place already ("PATH: No such file"):
+   * say it once. */
+  const char *msg = quac_last_error(NULL);
+  if (msg == NULL || msg[0] == '\0')
+    msg = quac_strerror(r);
+  size_t wl = strlen(where);
+  if (strncmp(msg, where, wl) == 0 && strncmp(msg + wl, ": ", 2) == 0)
+    msg += wl + 2;
+  const char *fix = "";
+  char fixbuf[PATH_MAX + 160];
+  if (r == QUA_EAUTH && o->token_file == NULL)
+    fix = "; quad admits TCP clients only with its token: give --token-file FILE";
+  else if (r == QUA_EAUTH)
+    fix = "; check that --token-file holds the token quad was started with";
+  else if (r == QUA_ECONN && o->connect == NULL) {
+    snprintf(fixbuf, sizeof fixbuf,
+             "; is quad running? start it with 'quad --socket %s', or point --socket or "
+             "QUA_SOCKET at its socket",
+             where);
+    fix = fixbuf;
+  }
+  return report(EXIT_NOCONN, quac_err_name(r), r, NULL, "cannot connect to quad at %s: %s%s",
+                where, msg, fix);
+}
+
+/* --- The command line ----------------------------------------------------------- */
+
+static const struct opt_def *opt_find_long(const char *name, size_t len) {
+  const struct opt_def *hit = NULL;
+  size_t nhits = 0;
+  for (size_t i = 0; i < NOPTIONS; i++) {
+    if (strncmp(options[i].name, name, len) != 0)
+      continue;
+    if (options[i].name[len] == '\0')
+      return &options[i]; /* exact */
+    hit = &options[i];    /* an abbreviation, as getopt_long allows */
+    nhits++;
+  }
+  return nhits == 1 ? hit : NULL;
+}
+
+static const struct opt_def *opt_find_short(char c) {
+  for (size_t i = 0; i < NOPTIONS; i++)
+    if (c != '\0' && options[i].short_name == c)
+      return &options[i];
+  return NULL;
+}
+
+/* Applies one option. Verb options are checked against the verb later
+ * (they may come before it): `seen` collects them. */
+static int apply_option(const struct opt_def *d, const char *val, opts_t *o, ctx_t *x,
+                        const struct opt_def **seen, size_t *nseen, bool *help, bool *version) {
+  uint64_t v = 0;
+  if (d->has_arg && d->id != O_SOCKET && d->id != O_CONNECT && d->id != O_TOKEN &&
+      (!parse_word(val, &v) || val[0] == '-'))
+    return usage_error(NULL, "--%s needs a number, not '%s'", d->name, val);
+  if (d->verb_opt && *nseen < NOPTIONS)
+    seen[(*nseen)++] = d;
+  switch (d->id) {
+  case O_SOCKET: o->socket = val; break;
+  case O_CONNECT: o->connect = val; break;
+  case O_TOKEN: o->token_file = val; break;
+  case O_JSON: o->json = json_errors = true; break;
+  case O_TIMEOUT:
+    if (v > INT_MAX)
+      return usage_error(NULL, "--timeout: '%s' is too many milliseconds", val);
+    o->timeout_ms = v == 0 ? -1 : (int)v;
+    break;
+  case O_HELP: *help = true; break;
+  case O_VERSION: *version = true; break;
+  case O_COUNT:
+    x->count = v;
+    x->has_count = true;
+    break;
+  case O_FORCE: x->force = true; break;
+  case O_WINDOW: x->window = v; break;
+  case O_CODE: x->code = true; break;
+  }
   return EXIT_OK;
 }
 
-/* Splits a verb's arguments from its options (--count N, --force, --window W,
- * "--" ends options). Returns 0 or an exit status. */
-static int parse_verb_args(ctx_t *x, int argc, char **argv) {
-  x->argv = argv;
-  x->argc = 0;
-  x->window = QUA_CLI_WINDOW;
-  bool opts_done = false;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!opts_done && strcmp(a, "--") == 0) {
-      opts_done = true;
+/* Parses the whole command line as getopt_long does with permutation:
+ * options anywhere, "--" ends them, clustered short options (-jn 3), an
+ * option's value attached (--count=3, -n3) or next. A word of '-' and a
+ * digit is an operand: a negative number. Leaves the operands in
+ * x->argv/x->argc (the verb first) and returns -1 to go on, else an exit
+ * status. */
+static int parse_command_line(int argc, char **argv, opts_t *o, ctx_t *x) {
+  const struct opt_def *seen[NOPTIONS];
+  size_t nseen = 0;
+  bool help = false, version = false, ended = false;
+  char **ops = argv + 1; /* operands, compacted in place */
+  int nops = 0;
+  /* Errors are JSON from the start when --json is anywhere before "--". */
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+      json_errors = true;
+  for (int i = 1; i < argc; i++) {
+    char *a = argv[i];
+    if (ended || a[0] != '-' || a[1] == '\0' || isdigit((unsigned char)a[1])) {
+      ops[nops++] = a;
       continue;
     }
-    if (!opts_done && strncmp(a, "--", 2) == 0) {
-      const char *name = a + 2, *val = NULL;
-      char key[32];
-      const char *eq = strchr(name, '=');
-      size_t klen = eq ? (size_t)(eq - name) : strlen(name);
-      if (klen >= sizeof key)
-        return usage_error(x, "%s: unknown option '%s'", x->verb->name, a);
-      memcpy(key, name, klen);
-      key[klen] = '\0';
-      const char *allowed = x->verb->options;
-      const char *hit = strstr(allowed, key);
-      if (klen == 0 || hit == NULL || (hit != allowed && hit[-1] != ',') ||
-          (hit[klen] != '\0' && hit[klen] != ','))
-        return usage_error(x, "%s: unknown option '%s'", x->verb->name, a);
-      if (strcmp(key, "force") == 0 || strcmp(key, "code") == 0) {
+    if (strcmp(a, "--") == 0) {
+      ended = true;
+      continue;
+    }
+    int rc;
+    if (a[1] == '-') {
+      const char *name = a + 2, *eq = strchr(name, '=');
+      size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+      const struct opt_def *d = opt_find_long(name, len);
+      if (d == NULL) {
+        char word[64], dym[96];
+        snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), name);
+        return usage_error(NULL, "unknown option '--%s'%s", word,
+                           did_you_mean(dym, sizeof dym, "--", word, options, NOPTIONS,
+                                        sizeof options[0]));
+      }
+      const char *val = NULL;
+      if (d->has_arg) {
         if (eq != NULL)
-          return usage_error(x, "%s: --%s takes no value", x->verb->name, key);
-        *(key[0] == 'f' ? &x->force : &x->code) = true;
-        continue;
+          val = eq + 1;
+        else if (i + 1 < argc)
+          val = argv[++i];
+        else
+          return usage_error(NULL, "--%s needs a value", d->name);
+      } else if (eq != NULL) {
+        return usage_error(NULL, "--%s takes no value", d->name);
       }
-      if (eq != NULL)
-        val = eq + 1;
-      else if (i + 1 < argc)
-        val = argv[++i];
-      uint64_t v;
-      if (val == NULL || val[0] == '-' || !parse_word(val, &v))
-        return usage_error(x, "%s: --%s needs a number", x->verb->name, key);
-      if (strcmp(key, "count") == 0) {
-        x->count = v;
-        x->has_count = true;
-      } else {
-        x->window = v;
-      }
+      rc = apply_option(d, val, o, x, seen, &nseen, &help, &version);
+      if (rc != EXIT_OK)
+        return rc;
       continue;
     }
-    argv[x->argc++] = argv[i];
+    for (const char *p = a + 1; *p; p++) {
+      const struct opt_def *d = opt_find_short(*p);
+      if (d == NULL)
+        return usage_error(NULL, "unknown option '-%c' in '%s'", *p, a);
+      const char *val = NULL;
+      if (d->has_arg) {
+        if (p[1] != '\0')
+          val = p + 1;
+        else if (i + 1 < argc)
+          val = argv[++i];
+        else
+          return usage_error(NULL, "-%c (--%s) needs a value", *p, d->name);
+      }
+      rc = apply_option(d, val, o, x, seen, &nseen, &help, &version);
+      if (rc != EXIT_OK)
+        return rc;
+      if (val != NULL)
+        break;
+    }
   }
-  if (x->argc < x->verb->min_args || (x->verb->max_args >= 0 && x->argc > x->verb->max_args))
-    return usage_error(x, "%s: wrong number of arguments", x->verb->name);
-  return EXIT_OK;
+  if (version) {
+    printf("qua %s (protocol %u)\n", QUA_VERSION, QUAC_PROTOCOL_VERSION);
+    return EXIT_OK;
+  }
+  if (nops > 0 && (x->verb = verb_find(ops[0])) == NULL) {
+    char dym[96];
+    return usage_error(NULL, "unknown verb '%s'%s", ops[0],
+                       did_you_mean(dym, sizeof dym, "", ops[0], verbs, NVERBS, sizeof verbs[0]));
+  }
+  if (help) {
+    if (x->verb != NULL && x->verb->run != verb_help)
+      print_manual(stdout, x->verb);
+    else
+      print_overview(stdout);
+    return EXIT_OK;
+  }
+  if (x->verb == NULL)
+    return usage_error(NULL, "no verb given");
+  for (size_t i = 0; i < nseen; i++) {
+    const char *allowed = x->verb->options, *hit = strstr(allowed, seen[i]->name);
+    size_t len = strlen(seen[i]->name);
+    if (hit == NULL || (hit != allowed && hit[-1] != ',') || (hit[len] != '\0' && hit[len] != ','))
+      return usage_error(x, "%s takes no --%s", x->verb->name, seen[i]->name);
+  }
+  x->argv = ops + 1;
+  x->argc = nops - 1;
+  if (x->argc < x->verb->min_args)
+    return usage_error(x, "too few arguments");
+  if (x->verb->max_args >= 0 && x->argc > x->verb->max_args)
+    return usage_error(x, "too many arguments ('%s' and after)", x->argv[x->verb->max_args]);
+  if (o->socket != NULL && o->connect != NULL)
+    return usage_error(NULL, "--socket and --connect exclude each other");
+  if (o->token_file != NULL && o->connect == NULL)
+    return usage_error(NULL, "--token-file goes with --connect");
+  return -1;
 }
 
 int main(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"socket", required_argument, NULL, 's'},  {"connect", required_argument, NULL, 'c'},
-      {"token-file", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
-      {"timeout", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0}};
   opts_t o = {.timeout_ms = 30000};
-  int ch;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "+s:c:t:jT:hV", longopts, NULL)) != -1) {
-    switch (ch) {
-    case 's': o.socket = optarg; break;
-    case 'c': o.connect = optarg; break;
-    case 't': o.token_file = optarg; break;
-    case 'j': o.json = true; break;
-    case 'T': {
-      uint64_t v;
-      if (!parse_word(optarg, &v) || optarg[0] == '-' || v > INT_MAX)
-        return usage_error(NULL, "--timeout: '%s' is not a number of milliseconds", optarg);
-      o.timeout_ms = v == 0 ? -1 : (int)v;
-      break;
-    }
-    case 'h': print_overview(stdout); return EXIT_OK;
-    case 'V': printf("qua 0.1.0 (protocol %u)\n", QUAC_PROTOCOL_VERSION); return EXIT_OK;
-    default:
-      if (optopt != 0)
-        return usage_error(NULL, "option -%c: unknown or missing its value", optopt);
-      return usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (o.socket != NULL && o.connect != NULL)
-    return usage_error(NULL, "--socket and --connect exclude each other");
-  if (o.token_file != NULL && o.connect == NULL)
-    return usage_error(NULL, "--token-file goes with --connect");
-  if (optind >= argc)
-    return usage_error(NULL, "no verb given");
-  ctx_t x = {.o = &o, .verb = verb_find(argv[optind])};
-  if (x.verb == NULL)
-    return usage_error(NULL, "unknown verb '%s'", argv[optind]);
-  int rc = parse_verb_args(&x, argc - optind - 1, argv + optind + 1);
-  if (rc != EXIT_OK)
+  ctx_t x = {.o = &o, .window = QUA_CLI_WINDOW};
+  int rc = parse_command_line(argc, argv, &o, &x);
+  if (rc >= 0)
     return rc;
   if (x.verb->run == verb_help)
     return verb_help(&x);

@@ -206,6 +206,8 @@ static void ref_release(quad_ref_t *r) {
 
 /* Releases every handle on o, destroys its quaject, forgets it. */
 static void obj_destroy(quad_obj_t *o) {
+  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+    quad_bindings_end(r);
   while (o->refs != NULL)
     ref_release(o->refs);
   qua_error_t err = {0};
@@ -325,15 +327,18 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
 static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRequest *in,
                            Qua__V1__ListTypesReply_Closure closure, void *data) {
   quad_call_t *call = data;
-  const qua_type_t *const *types = qua_types();
-  size_t nt = 0;
-  while (types[nt] != NULL)
-    nt++;
+  /* libqua's types (the built-in ones and quad's link), then the m68k ones. */
+  const qua_type_t *const *types = qua_types(), *const *m68k = quad_m68k_types();
+  size_t nhost = 0, nt;
+  while (types[nhost] != NULL)
+    nhost++;
+  for (nt = nhost; m68k[nt - nhost] != NULL; nt++)
+    ;
   arena_t a = {0};
   Qua__V1__ListTypesReply out = QUA__V1__LIST_TYPES_REPLY__INIT;
   out.types = arena_alloc(&a, nt * sizeof *out.types);
   for (size_t i = 0; out.types != NULL && i < nt; i++) {
-    const qua_type_t *t = types[i];
+    const qua_type_t *t = i < nhost ? types[i] : m68k[i - nhost];
     Qua__V1__TypeInfo *ti = arena_alloc(&a, sizeof *ti);
     if (ti == NULL)
       break;
@@ -422,7 +427,8 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   /* target=host (the default) or target=m68k: where the callentries run. */
   const char *params[QUA_MAX_PARAMS * 4];
   size_t nparams = 0;
-  const qua_type_t *m68k = NULL;
+  /* An m68k type by its own name ("m68k-queue") needs no target=. */
+  const qua_type_t *m68k = strncmp(in->type, "m68k-", 5) == 0 ? quad_m68k_type(in->type) : NULL;
   for (size_t i = 0; i < in->n_params; i++) {
     if (strncmp(in->params[i], "target=", 7) != 0) {
       params[nparams++] = in->params[i];
@@ -779,7 +785,7 @@ static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int 
   return 0;
 }
 
-/* Fills qi for o as connection c sees it; `full` adds wires and impls. */
+/* Fills qi for o as connection c sees it, wires included; `full` adds impls. */
 static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
                         Qua__V1__QuajectInfo *qi) {
   const qua_type_t *t = qua_quaject_type(o->q);
@@ -791,17 +797,18 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
   qi->name = o->name != NULL ? o->name : (char *)"";
   char line[512];
   qua_quaject_describe(o->q, line, sizeof line);
+  /* synth is every type's parameter, and not in the type's own line. */
+  size_t n = strlen(line);
+  snprintf(line + n, sizeof line - n, "%ssynth=%s", n > 0 ? " " : "",
+           qua_quaject_synth(o->q) == QUA_SYNTH_OFF ? "off" : "stencil");
   qi->state = arena_strdup(a, line);
   qi->params = arena_alloc(a, (size_t)t->nparams * sizeof *qi->params);
   if (qi->params == NULL)
     return QUA_ENOMEM;
   for (int k = 0; k < t->nparams; k++)
     qi->params[qi->n_params++] = qua_quaject_param(o->q, k);
-  if (!full)
-    return 0;
   qi->wires = arena_alloc(a, (size_t)t->ncallouts * sizeof *qi->wires);
-  qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */
-  if (qi->wires == NULL || qi->impls == NULL)
+  if (qi->wires == NULL)
     return QUA_ENOMEM;
   for (int k = 0; k < t->ncallouts; k++) {
     int e = 0;
@@ -819,6 +826,11 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
     w->entry = (char *)qua_quaject_type(dst)->entries[e].name;
     qi->wires[qi->n_wires++] = w;
   }
+  if (!full)
+    return 0;
+  qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */
+  if (qi->impls == NULL)
+    return QUA_ENOMEM;
   for (int e = 0; e < t->nentries; e++)
     if (add_impl(a, qi, o->q, e, t->entries[e].name) < 0)
       return QUA_ENOMEM;

@@ -44,6 +44,17 @@
  *     empty; without, it reads the queue's count (a site opened then) and
  *     sends "closed" when it is 0, which stays so. A get that returns
  *     QUA_ECLOSED (the queue was closed before the bind) ends it too.
+ *  8. A drain tries a get only while may_hold is set: it is cleared before
+ *     each try and set again after a get that took an item, and by the
+ *     notempty handler; a "closed" broadcast lets one more try through. So
+ *     an idle drain does not call get on every wake-up, and the queue's
+ *     "empty" reaches its watchers once per transition to empty, as the
+ *     callback's definition says, not once per wake-up. A notempty that
+ *     fires between the failed get and the loop's return sets may_hold
+ *     again (it was cleared before the get), so no wake-up is lost.
+ *  9. When a bound quaject is destroyed (by any connection), each of its
+ *     bindings gets one last event, "destroyed", after the events queued
+ *     before it; then the bindings are gone (qua watch ends on it).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -122,6 +133,7 @@ static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
 /* A drained queue went from empty to not empty (any thread). */
 static void on_notempty(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   quad_binding_t *b = ctx;
+  atomic_store_explicit(&b->may_hold, true, memory_order_release);
   raise_pending(b->conn);
 }
 
@@ -147,6 +159,7 @@ static quad_binding_t *binding_new(quad_conn_t *c, quad_ref_t *ref, int kind, co
   b->name = name;
   atomic_init(&b->dropped, 0);
   atomic_init(&b->closed_seen, false);
+  atomic_init(&b->may_hold, true);
   if (quad_map_put(&c->bindings, b->id, b) < 0) {
     free(b);
     return NULL;
@@ -339,6 +352,10 @@ static void drain(quad_conn_t *c, quad_binding_t *b) {
     return;
   while (b->credits > 0 && quad_conn_writable(c)) {
     uint64_t item = 0;
+    /* Note 8: no get while the queue is known to be empty (and open). */
+    if (!atomic_exchange_explicit(&b->may_hold, false, memory_order_acq_rel) &&
+        !atomic_load_explicit(&b->closed_seen, memory_order_acquire))
+      return;
     int r = qua_call(b->get_site, 0, 0, &item);
     if (r == QUA_ECLOSED) {
       send_closed(c, b);
@@ -346,11 +363,23 @@ static void drain(quad_conn_t *c, quad_binding_t *b) {
     }
     if (r != QUA_OK)
       return; /* empty: notempty or closed will wake us */
+    atomic_store_explicit(&b->may_hold, true, memory_order_relaxed);
     b->credits--;
     send_event(c, b, b->name, item, 0);
   }
   if (b->credits == 0 && quad_conn_writable(c) && closed_and_empty(b))
     send_closed(c, b);
+}
+
+void quad_bindings_end(quad_ref_t *r) {
+  quad_conn_t *c = r->conn;
+  if (r->bindings == NULL || c->state >= QUAD_CLOSING)
+    return;
+  quad_events_pump(c, true); /* what fired before goes first */
+  for (quad_binding_t *b = r->bindings; b != NULL; b = b->next_in_ref)
+    if (!b->closed_sent)
+      send_event(c, b, "destroyed", 0, 0);
+  raise_pending(c); /* the loop flushes c on its next wake-up */
 }
 
 void quad_credit(quad_binding_t *b, uint64_t credits) {

@@ -43,6 +43,10 @@ const qua_type_t *quad_m68k_type(const char *name) {
   (void)name;
   return NULL;
 }
+const qua_type_t *const *quad_m68k_types(void) {
+  static const qua_type_t *const none[] = {NULL};
+  return none;
+}
 bool quad_m68k_is(const qua_quaject_t *q) {
   (void)q;
   return false;
@@ -195,7 +199,7 @@ typedef struct m68k_block {
 static int m68k_init(qua_quaject_t *q, const uint64_t *params) {
   m68k_block_t *b = qua_quaject_state(q);
   const qua_type_t *t = qua_quaject_type(q);
-  const char *kind = t->name;
+  const char *kind = t->name + 5; /* "m68k-queue": the backend's "queue" */
   uint32_t capacity = t->nparams > 0 ? (uint32_t)params[0] : 0;
   char err[256];
   int rc = QUA_OK;
@@ -294,7 +298,7 @@ static const qua_callback_def_t queue_callbacks[] = {
     {"notempty", QUA_CB_BROADCAST, "a put took the queue from empty to not empty"},
 };
 static const qua_type_t m68k_queue = {
-    .name = "queue",
+    .name = "m68k-queue",
     .summary = "the Synthesis queue as 68030 code: SP-SC, CAS2 MP-MC from a second caller",
     .state_size = sizeof(m68k_block_t),
     .params = capacity_param,
@@ -315,7 +319,7 @@ static const qua_callback_def_t stack_callbacks[] = {
     {"empty", QUA_CB_INVOKER, "pop found nothing"},
 };
 static const qua_type_t m68k_stack = {
-    .name = "stack",
+    .name = "m68k-stack",
     .summary = "the thesis's CAS2 stack as 68030 code",
     .state_size = sizeof(m68k_block_t),
     .params = capacity_param,
@@ -332,7 +336,7 @@ static const qua_entry_def_t counter_entries[] = {
     {"read", 0, true, true, m68k_entry_noarg, "the current value"},
 };
 static const qua_type_t m68k_counter = {
-    .name = "counter",
+    .name = "m68k-counter",
     .summary = "the thesis's CAS counter as 68030 code (32 bits)",
     .state_size = sizeof(m68k_block_t),
     .entries = counter_entries,
@@ -344,10 +348,12 @@ static const qua_type_t *const m68k_types[] = {&m68k_queue, &m68k_stack, &m68k_c
 
 const qua_type_t *quad_m68k_type(const char *name) {
   for (int i = 0; m68k_types[i] != NULL; i++)
-    if (strcmp(m68k_types[i]->name, name) == 0)
+    if (strcmp(m68k_types[i]->name, name) == 0 || strcmp(m68k_types[i]->name + 5, name) == 0)
       return m68k_types[i];
   return NULL;
 }
+
+const qua_type_t *const *quad_m68k_types(void) { return m68k_types; }
 
 bool quad_m68k_is(const qua_quaject_t *q) {
   const qua_type_t *t = qua_quaject_type(q);

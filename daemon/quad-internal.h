@@ -108,6 +108,8 @@ struct quad_binding {
   qua_site_t *get_site;     /* DRAIN: the consumer site, with notempty and closed handlers */
   qua_site_t *count_site;   /* DRAIN: opened once the queue is closed and credits ran out */
   _Atomic bool closed_seen; /* any thread: DRAIN: the queue broadcast "closed" */
+  _Atomic bool may_hold;    /* any thread: DRAIN: no get has found the queue empty since its
+                               last notempty (note 8 of events.c) */
   bool closed_sent;         /* DRAIN: the "closed" event went out; nothing follows it */
   qua_quaject_t *proxy;     /* DRAIN of a non-queue callout: the private queue it feeds */
   uint64_t credits;         /* DRAIN: items the client will still take */
@@ -246,6 +248,9 @@ int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t
                     quad_binding_t **out, qua_error_t *err);
 /* Unbinds: after return no handler of b runs; b is freed. */
 void quad_unbind(quad_binding_t *b);
+/* Sends "destroyed", the last event, on every binding of r (its quaject is
+ * being destroyed), after the events already queued for them. */
+void quad_bindings_end(quad_ref_t *r);
 /* Adds credits to a drain and takes what they allow. */
 void quad_credit(quad_binding_t *b, uint64_t credits);
 /* Moves queued events and drainable items into c's output while the

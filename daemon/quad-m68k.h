@@ -7,9 +7,15 @@
 
 #include "qua.h"
 
-/* The m68k type named like a host one ("queue", "stack", "counter"), or
- * NULL; create its quajects with qua_create_with(). */
+/* The m68k type of that name, or NULL. Its quajects report their type as
+ * "m68k-queue", "m68k-stack", "m68k-counter"; `name` may be that, or the
+ * host-like name create takes with target=m68k ("queue"). Create its
+ * quajects with qua_create_with(). */
 const qua_type_t *quad_m68k_type(const char *name);
+
+/* The m68k types, NULL-terminated (none without the backend), listed by
+ * ListTypes after libqua's. */
+const qua_type_t *const *quad_m68k_types(void);
 
 /* True when q is a target=m68k quaject. */
 bool quad_m68k_is(const qua_quaject_t *q);

@@ -57,8 +57,9 @@ static const char usage_text[] =
     "                      credentials are logged). Default: $QUA_SOCKET when\n"
     "                      it is set (the variable qua reads too; set but empty\n"
     "                      is an error), else $XDG_RUNTIME_DIR/qua/quad.sock, or\n"
-    "                      /run/qua/quad.sock for root, whose folder is created\n"
-    "                      (0700, or 0750 for root). A stale socket file is\n"
+    "                      /run/qua/quad.sock for root. Missing folders of the\n"
+    "                      path are created (0750; 0700 for the default path of\n"
+    "                      a user other than root). A stale socket file is\n"
     "                      removed; if a daemon answers on PATH, quad refuses\n"
     "                      to start.\n"
     "  --listen HOST:PORT  also listen on TCP (IPv6 as [ADDR]:PORT; port 0 picks\n"
@@ -84,8 +85,8 @@ static const char usage_text[] =
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
     "                      create parameter synth=off|stencil overrides it.\n"
-    "  --help              print this help and exit.\n"
-    "  --version           print the version and exit.\n"
+    "  -h, --help          print this help and exit.\n"
+    "  -V, --version       print the version and exit.\n"
     "\n"
     "Environment:\n"
     "  QUA_SOCKET          the socket path when --socket is not given.\n"
@@ -221,7 +222,7 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   const char *env;
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
     switch (opt) {
     case OPT_SOCKET:
       if (optarg[0] == '\0')
@@ -279,14 +280,16 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       qua_set_synth_default((qua_synth_mode_t)m);
       break;
     }
+    case 'h':
     case OPT_HELP:
       fputs(usage_text, stdout);
       return 0;
+    case 'V':
     case OPT_VERSION:
       printf("quad %s\n", QUAD_VERSION);
       return 0;
     case ':':
-      return usage_error("option '%s' needs an argument", argv[optind - 1]);
+      return usage_error("option '%s' needs a value (see 'quad --help')", argv[optind - 1]);
     default:
       return usage_error("unknown option '%s'", argv[optind - 1]);
     }
@@ -373,19 +376,58 @@ static int clear_stale_socket(const char *path) {
   return 0;
 }
 
-static int listen_unix(quad_server_t *srv) {
-  const char *path = srv->cfg.socket_path;
-  if (srv->cfg.socket_default) {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    *slash = '\0';
-    mode_t mode = geteuid() == 0 ? 0750 : 0700;
-    if (mkdir(dir, mode) < 0 && errno != EEXIST) {
-      quad_log(QUAD_LOG_ERROR, "cannot create %s: %s", dir, strerror(errno));
+/* Creates the missing folders above the socket `path`, like mkdir -p:
+ * the default path of a user other than root gets 0700, any other 0750.
+ * 0, or 1 after a message naming the folder and the error. */
+static int make_socket_dir(const char *path, bool is_default) {
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == NULL || slash == dir)
+    return 0; /* the current folder, or / */
+  *slash = '\0';
+  mode_t mode = is_default && geteuid() != 0 ? 0700 : 0750;
+  for (char *p = dir + 1;; p++) {
+    if (*p != '/' && *p != '\0')
+      continue;
+    char c = *p;
+    *p = '\0';
+    struct stat st;
+    if (stat(dir, &st) < 0) {
+      if (errno != ENOENT || mkdir(dir, mode) < 0) {
+        quad_log(QUAD_LOG_ERROR, "cannot create the socket's folder %s: %s", dir, strerror(errno));
+        return 1;
+      }
+      quad_log(QUAD_LOG_INFO, "created %s (mode %04o)", dir, (unsigned)mode);
+    } else if (!S_ISDIR(st.st_mode)) {
+      quad_log(QUAD_LOG_ERROR, "%s is not a folder: give --socket a path in a folder", dir);
       return 1;
     }
+    *p = c;
+    if (c == '\0')
+      return 0;
   }
+}
+
+/* The errno bind(2) gives for path, which libuv reports as EACCES when
+ * it is ENOENT. 0 when a bind succeeds now (the socket is removed). */
+static int bind_errno(const char *path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return errno;
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  int e = bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? errno : 0;
+  if (e == 0)
+    unlink(path);
+  close(fd);
+  return e;
+}
+
+static int listen_unix(quad_server_t *srv) {
+  const char *path = srv->cfg.socket_path;
+  if (make_socket_dir(path, srv->cfg.socket_default) != 0)
+    return 1;
   if (clear_stale_socket(path) != 0)
     return 1;
   uv_pipe_init(srv->loop, &srv->unix_listener, 0);
@@ -394,7 +436,8 @@ static int listen_unix(quad_server_t *srv) {
   int r = uv_pipe_bind(&srv->unix_listener, path);
   umask(old);
   if (r < 0) {
-    quad_log(QUAD_LOG_ERROR, "cannot bind %s: %s", path, uv_strerror(r));
+    int e = bind_errno(path);
+    quad_log(QUAD_LOG_ERROR, "cannot bind %s: %s", path, e != 0 ? strerror(e) : uv_strerror(r));
     return 1;
   }
   srv->unix_bound = true;

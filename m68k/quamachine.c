@@ -1,5 +1,8 @@
 /* quamachine.c -- the quamachine tool: run Linux/m68k programs, single-step tests and two-CPU
- * images. */
+ * images.
+ *
+ * Every command is one row of `commands` (its name, an old name it also
+ * answers to, and its function); the usage text documents them all. */
 #include "explore.h"
 #include "machine.h"
 
@@ -22,8 +25,22 @@ extern char **environ;
 #define EXIT_NOEXEC 126 /* the program cannot be loaded */
 #define EXIT_STUCK 125  /* deadlock, halt, instruction limit, schedule end */
 
+/* smp's instruction limit when --limit is not given: about a third of a
+ * second of a spinning image, so that one that never halts ends. */
+#define SMP_DEFAULT_LIMIT 100000000ull
+
+/* The ELF header's e_flags bit that gcc -m68000 sets (binutils'
+ * EF_M68K_M68000): code for the 68000, which glibc's is not. */
+#define EF_M68K_M68000 0x01000000u
+
+/* Where meson install puts the linker script for smp images. */
+#ifndef QUAMACHINE_SMP_LD
+#define QUAMACHINE_SMP_LD "share/qua/smp.ld"
+#endif
+
 static const char usage_text[] =
     "Usage: quamachine COMMAND [OPTION]... ARG...\n"
+    "       quamachine --help | --version\n"
     "\n"
     "quamachine emulates a 68000 or 68030 machine with one or two CPUs that share\n"
     "memory, interleaved by a deterministic scheduler.\n"
@@ -33,7 +50,10 @@ static const char usage_text[] =
     "      Load the static m68k-linux-gnu ELF executable PROG and run it as a\n"
     "      Linux process with arguments ARG and this environment. Its stdin,\n"
     "      stdout and stderr are quamachine's; its exit status is quamachine's.\n"
-    "      --cpu 68000|68030   CPU model (default 68030)\n"
+    "      --cpu 68000|68030   CPU model (default 68030). Debian's static glibc\n"
+    "                          (m68k-linux-gnu-gcc -static) is 68020 code: on\n"
+    "                          the 68000 only programs built -m68000 without\n"
+    "                          glibc run.\n"
     "      --mem SIZE          RAM size, e.g. 64M (default 64M; the 68000 has\n"
     "                          at most 16M less the device page)\n"
     "      --trace             trace every instruction to stderr\n"
@@ -44,8 +64,11 @@ static const char usage_text[] =
     "  sst [OPTION]... FILE_OR_DIR...\n"
     "      Run single-instruction tests (the m68k-sst format: gzip'ed text, six\n"
     "      lines a test) and print \"SST <file> <passed>/<total>\" per file and\n"
-    "      \"SST total <passed>/<total>\" last.\n"
-    "      --cpu 68000|68030   CPU model (default 68000)\n"
+    "      \"SST total <passed>/<total>\" last. A folder without *.txt.gz files is\n"
+    "      an error. The data (SingleStepTests' m68000 set) are 68000-only.\n"
+    "      --cpu 68000|68030   CPU model (default 68000); on the 68030, tests\n"
+    "                          where the two CPUs differ (exception frames,\n"
+    "                          address errors) fail, as they should\n"
     "      -v, --verbose       show the first differences of each failing test\n"
     "\n"
     "  smp [OPTION]... IMAGE\n"
@@ -53,7 +76,16 @@ static const char usage_text[] =
     "      its entry in supervisor mode, interrupts masked, each with a 64 KiB\n"
     "      stack at the top of RAM (CPU 0 highest); the CPU_ID register of the\n"
     "      device page at 0xFFFFF000 tells them apart. The machine stops when a\n"
-    "      CPU writes the HALT register; quamachine exits with that value.\n"
+    "      CPU writes the HALT register; quamachine exits with that value's low\n"
+    "      byte (400 exits 144; a value above 255 is also said on stderr).\n"
+    "      The image must lie in RAM (from address 0): a usual static\n"
+    "      executable is linked at 0x80000000, so link images with the script\n"
+    "      installed as " QUAMACHINE_SMP_LD "\n"
+    "      (tests/m68k/progs/smp.ld in the source), which puts them at 0x1000:\n"
+    "        m68k-linux-gnu-gcc -m68030 -ffreestanding -nostdlib -static \\\n"
+    "          -no-pie -T smp.ld -Wl,-N crt0.S main.c -o image.elf\n"
+    "      (smp-crt0.S, installed beside it, is such a crt0: it calls\n"
+    "      cpu_main(cpu_id) on each CPU).\n"
     "      --cpu 68000|68030   CPU model (default 68030)\n"
     "      --cpus 1|2          number of CPUs (default 2)\n"
     "      --mem SIZE          RAM size at address 0 (default 16M)\n"
@@ -66,7 +98,8 @@ static const char usage_text[] =
     "                                          instructions, then CPU 1 runs 5, ...\n"
     "                                          (as `explore` prints them)\n"
     "      --record FILE       write the slices executed to FILE (replayable)\n"
-    "      --limit N           stop after N instructions of both CPUs\n"
+    "      --limit N           stop after N instructions of both CPUs (default\n"
+    "                          100000000; 0: no limit), saying so, exit 125\n"
     "      --trace             trace every instruction to stderr\n"
     "      -v, --verbose       say how the machine stopped\n"
     "\n"
@@ -82,7 +115,7 @@ static const char usage_text[] =
     "      \"EXPLORE ALGO schedules=S violations=V\" last. See explore --help.\n"
     "\n"
     "  help\n"
-    "      Show this text.\n"
+    "      Show this text (also -h, --help; --version, -V: the version).\n"
     "\n"
     "Device page (32-bit registers at 0xFFFFF000 + offset; 0xFFF000 on a 68000):\n"
     "  0x00 CONSOLE (W, low byte printed)   0x04 CPU_ID (R)   0x08 NCPUS (R)\n"
@@ -98,7 +131,7 @@ static const char usage_text[] =
     "\"CPU COUNT\" (that CPU runs COUNT instructions) or \"idle COUNT\" (every CPU\n"
     "was stopped and the clock moved COUNT to the next timer tick).\n"
     "\n"
-    "Exit status: the program's (run) or the halt code's low byte (smp); 128+N\n"
+    "Exit status: the program's (run) or the halt value's low byte (smp); 128+N\n"
     "when the program died of signal N; 127 for an unsupported system call or\n"
     "instruction, or an exception with no handler; 126 when PROG cannot be\n"
     "loaded; 125 for a deadlock, a halted CPU, the instruction limit or the end\n"
@@ -181,10 +214,24 @@ static int report(const m68k_machine_result_t *r, const char *msg, bool verbose)
     fprintf(stderr, "quamachine: %s\n", msg);
     return 128 + (r->code & 0x7F);
   case M68K_MACHINE_FAULT: fprintf(stderr, "quamachine: %s\n", msg); return EXIT_FAULT;
+  case M68K_MACHINE_LIMIT: fprintf(stderr, "quamachine: %s\n", msg); return EXIT_STUCK;
   default:
     fprintf(stderr, "quamachine: %s (after %" PRIu64 " instructions)\n", msg, r->clock);
     return EXIT_STUCK;
   }
+}
+
+/* The ELF header's e_flags of `path`, or 0 when it cannot be read. */
+static uint32_t elf_flags(const char *path) {
+  unsigned char h[40];
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return 0;
+  size_t n = fread(h, 1, sizeof h, f);
+  fclose(f);
+  if (n < sizeof h)
+    return 0;
+  return (uint32_t)h[36] << 24 | (uint32_t)h[37] << 16 | (uint32_t)h[38] << 8 | h[39];
 }
 
 static int cmd_run(int argc, char **argv) {
@@ -242,7 +289,19 @@ static int cmd_run(int argc, char **argv) {
     fprintf(stderr, "quamachine: %" PRIu64 " instructions in %.3f s (%.2f MIPS)\n", res.clock, secs,
             secs > 0 ? (double)res.clock / secs / 1e6 : 0.0);
   }
-  return report(&res, msg, false);
+  int status = report(&res, msg, false);
+  /* A 68020 instruction or a misaligned word access on the 68000 model:
+   * say why when the program was not built for the 68000. */
+  if (opt.model == M68K_MODEL_68000 &&
+      (res.status == M68K_MACHINE_FAULT ||
+       (res.status == M68K_MACHINE_SIGNALED && (res.code == 4 || res.code == 7))) &&
+      (elf_flags(argv[optind]) & EF_M68K_M68000) == 0)
+    fprintf(stderr,
+            "quamachine: %s is not 68000 code (its ELF header does not say -m68000): Debian's "
+            "static glibc is 68020 code, which the 68000 model cannot run. Use --cpu 68030, or "
+            "build it -m68000 without glibc (-nostdlib -ffreestanding)\n",
+            argv[optind]);
+  return status;
 }
 
 static int cmd_smp(int argc, char **argv) {
@@ -257,7 +316,8 @@ static int cmd_smp(int argc, char **argv) {
   m68k_schedule_t sched = {.kind = M68K_SCHED_QUANTUM, .quantum = 1000};
   const char *replay = NULL, *record = NULL, *inline_slices = NULL;
   bool trace = false, verbose = false;
-  uint64_t limit = 0;
+  uint64_t limit = SMP_DEFAULT_LIMIT;
+  bool default_limit = true;
   int ch;
   optind = 1;
   opterr = 0;
@@ -294,6 +354,7 @@ static int cmd_smp(int argc, char **argv) {
     case 'l':
       if (!parse_count(optarg, &limit))
         return usage_error("smp: bad instruction limit '%s'", optarg);
+      default_limit = false;
       break;
     case 't': trace = true; break;
     case 'v': verbose = true; break;
@@ -339,6 +400,11 @@ static int cmd_smp(int argc, char **argv) {
   }
   if (m68k_elf_load(m, elf) != M68K_OK) {
     fprintf(stderr, "quamachine: %s: %s\n", path, m68k_machine_message(m));
+    if (m68k_elf_low(elf) >= cfg.ram_size)
+      fprintf(stderr,
+              "quamachine: smp images are linked into RAM from address 0, not where a usual "
+              "executable goes: link with -T %s (see 'quamachine help')\n",
+              QUAMACHINE_SMP_LD);
     goto out;
   }
   if (m68k_machine_set_schedule(m, &sched) != M68K_OK) {
@@ -360,6 +426,12 @@ static int cmd_smp(int argc, char **argv) {
       fprintf(stderr, "quamachine: cannot write the schedule to %s\n", record);
   }
   status = report(&res, m68k_machine_message(m), verbose);
+  if (res.status == M68K_MACHINE_LIMIT && default_limit)
+    fprintf(stderr, "quamachine: that is smp's default limit: --limit N sets another, --limit 0 "
+                    "none\n");
+  if (res.status == M68K_MACHINE_EXITED && (uint32_t)res.code > 0xFF)
+    fprintf(stderr, "quamachine: halt value %" PRIu32 " (0x%" PRIx32 "): exit status %d, its low "
+                    "byte\n", (uint32_t)res.code, (uint32_t)res.code, status);
 out:
   if (inline_slices != NULL && replay == NULL)
     m68k_schedule_free(&sched);
@@ -454,15 +526,25 @@ static int cmd_sst(int argc, char **argv) {
   }
   if (optind >= argc)
     return usage_error("sst: no test file or folder given");
+  if (model != M68K_MODEL_68000)
+    fprintf(stderr, "quamachine: sst: note: the m68k-sst data are 68000-only (SingleStepTests' "
+                    "m68000 set): on the 68030 model, tests where the CPUs differ (exception "
+                    "frames, address errors) fail by design\n");
   unsigned passed = 0, total = 0, upassed = 0, utotal = 0;
   int status = 0;
   for (int i = optind; i < argc; i++) {
     char **files = NULL;
     size_t nfiles = 0;
     if (list_tests(argv[i], &files, &nfiles) != 0) {
-      fprintf(stderr, "quamachine: sst: %s: %s\n", argv[i], strerror(errno));
+      fprintf(stderr, "quamachine: sst: %s: %s%s\n", argv[i], strerror(errno),
+              errno == ENOENT ? " (give the folder of the m68k-sst *.txt.gz files)" : "");
       status = 1;
       continue;
+    }
+    if (nfiles == 0) {
+      fprintf(stderr, "quamachine: sst: %s has no test files (*.txt.gz): give the folder of "
+                      "the m68k-sst data\n", argv[i]);
+      status = 1;
     }
     for (size_t k = 0; k < nfiles; k++) {
       unsigned p = 0, t = 0;
@@ -483,42 +565,65 @@ static int cmd_sst(int argc, char **argv) {
     }
     free(files);
   }
+  if (total == 0) {
+    fprintf(stderr, "quamachine: sst: no test was run\n");
+    return 1;
+  }
   if (utotal != 0)
     printf("SST unverified-upstream (TAS, TRAPV) %u/%u\n", upassed, utotal);
-  printf("SST total %u/%u\n", passed, total);
+  printf("SST total %u/%u%s\n", passed, total,
+         model != M68K_MODEL_68000 ? " (68000 data on the 68030 model)" : "");
   return status != 0 || passed != total ? 1 : 0;
 }
 
 #ifdef QUAMACHINE_QUAJECT
 int quamachine_quaject(int argc, char **argv); /* quamachine-quaject.c */
+#else
+/* Without the m68k quaject backend, quaject and explore say why not. */
+static int cmd_no_backend(int argc, char **argv) {
+  fprintf(stderr, "quamachine: %s needs the m68k quaject backend, not built here (no "
+                  "m68k-linux-gnu-gcc or libelf)\n",
+          argv[0]);
+  return EXIT_FAULT;
+}
+#define quamachine_quaject cmd_no_backend
+#define m68k_explore_main cmd_no_backend
 #endif
+
+static int cmd_help(int argc, char **argv) {
+  fputs(usage_text, stdout);
+  return 0;
+}
+
+static int cmd_version(int argc, char **argv) {
+  printf("quamachine %s\n", QUAMACHINE_VERSION);
+  return 0;
+}
+
+/* The commands: name, the old name it also answers to (or NULL), and the
+ * function, called with the command's own argv (argv[0] its name). */
+static const struct command {
+  const char *name;
+  const char *alias;
+  int (*run)(int argc, char **argv);
+} commands[] = {
+    {"run", NULL, cmd_run},
+    {"sst", NULL, cmd_sst},
+    {"smp", "run2", cmd_smp},
+    {"quaject", NULL, quamachine_quaject},
+    {"explore", NULL, m68k_explore_main},
+    {"help", "--help", cmd_help},
+    {"-h", NULL, cmd_help},
+    {"--version", "-V", cmd_version},
+};
 
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage_error("no command given");
   const char *cmd = argv[1];
-  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    fputs(usage_text, stdout);
-    return 0;
-  }
-  if (strcmp(cmd, "run") == 0)
-    return cmd_run(argc - 1, argv + 1);
-  if (strcmp(cmd, "smp") == 0 || strcmp(cmd, "run2") == 0)
-    return cmd_smp(argc - 1, argv + 1);
-  if (strcmp(cmd, "sst") == 0)
-    return cmd_sst(argc - 1, argv + 1);
-#ifdef QUAMACHINE_QUAJECT
-  if (strcmp(cmd, "quaject") == 0)
-    return quamachine_quaject(argc - 1, argv + 1);
-  if (strcmp(cmd, "explore") == 0)
-    return m68k_explore_main(argc - 1, argv + 1);
-#else
-  if (strcmp(cmd, "quaject") == 0 || strcmp(cmd, "explore") == 0) {
-    fprintf(stderr, "quamachine: %s needs the m68k quaject backend, not built here (no "
-                    "m68k-linux-gnu-gcc or libelf)\n",
-            cmd);
-    return EXIT_FAULT;
-  }
-#endif
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(cmd, commands[i].name) == 0 ||
+        (commands[i].alias != NULL && strcmp(cmd, commands[i].alias) == 0))
+      return commands[i].run(argc - 1, argv + 1);
   return usage_error("unknown command '%s' (run, sst, smp, quaject, explore or help)", cmd);
 }

@@ -20,7 +20,7 @@
   XX(ENOTYPE, 3, "no such quaject type")                                      \
   XX(ENOPARAM, 4, "no such parameter")                                        \
   XX(ERANGE, 5, "parameter value out of range")                               \
-  XX(EBADVALUE, 6, "parameter value is not a number")                         \
+  XX(EBADVALUE, 6, "bad parameter value")                                      \
   XX(ENOENTRY, 7, "no such callentry")                                        \
   XX(ENOCALLOUT, 8, "no such callout")                                        \
   XX(ENOCALLBACK, 9, "no such callback")                                      \

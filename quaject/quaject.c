@@ -311,7 +311,7 @@ int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
   for (int i = 0; i < nparams && params != NULL; i++) {
     if (params[i] != NULL && strncmp(params[i], "synth=", 6) == 0) {
       if (qua__synth_param(params[i] + 6, &synth) < 0)
-        return qua__error(err, QUA_EBADVALUE, "%s: expected synth=off or synth=stencil", params[i]);
+        return qua__error(err, QUA_EBADVALUE, "%s: synth takes stencil or off", params[i]);
       continue;
     }
     if (nown == QUA_MAX_PARAMS + 1)

@@ -42,11 +42,13 @@ static void cli_over_tcp_needs_the_token(void) {
   CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--connect", hostport, "--token-file", good_file, "ping",
                             (char *)NULL), 0);
   CU_ASSERT(strstr(o.out, "pong") != NULL);
+  /* No usable connection: exit status 3, EAUTH named, and the fix. */
   CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--connect", hostport, "--token-file", bad_file, "ping",
-                            (char *)NULL), 1);
+                            (char *)NULL), 3);
   CU_ASSERT(strstr(o.err, "EAUTH") != NULL);
-  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--connect", hostport, "ping", (char *)NULL), 1);
+  CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--connect", hostport, "ping", (char *)NULL), 3);
   CU_ASSERT(strstr(o.err, "EAUTH") != NULL);
+  CU_ASSERT(strstr(o.err, "give --token-file") != NULL);
   char missing[160];
   snprintf(missing, sizeof missing, "%s/nonexistent", token_dir);
   CU_ASSERT_EQUAL(itest_qua(&o, NULL, "--connect", hostport, "--token-file", missing, "ping",

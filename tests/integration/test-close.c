@@ -178,7 +178,7 @@ static void cli_close_ends_drain(void) {
   CU_ASSERT_EQUAL(QUA(&o, "drain", "cli-cq"), 0);
   CU_ASSERT_STRING_EQUAL(o.out, "1\n2\n3\n(closed)\n");
   CU_ASSERT_EQUAL(QUA(&o, "--json", "drain", "cli-cq"), 0);
-  CU_ASSERT_STRING_EQUAL(o.out, "{\"callback\":\"closed\"}\n");
+  CU_ASSERT_STRING_EQUAL(o.out, "{\"name\":\"cli-cq\",\"callback\":\"closed\"}\n");
   /* Not a queue: refused, the status named. */
   CU_ASSERT_EQUAL(QUA(&o, "create", "counter", "cli-cc"), 0);
   CU_ASSERT_EQUAL(QUA(&o, "close", "cli-cc"), 1);

@@ -206,6 +206,15 @@ static void cli_stack_and_counter(void) {
   CU_ASSERT(HAS(o.out, "add: m68k stencil"));
   CU_ASSERT(HAS(o.out, "cas.l"));
   CU_ASSERT_EQUAL(QUA(&o, "rm", "cs", "cc"), 0);
+  /* The m68k types are listed, and created by their own names too. */
+  CU_ASSERT_EQUAL(QUA(&o, "types"), 0);
+  CU_ASSERT(HAS(o.out, "m68k-stack:"));
+  CU_ASSERT(HAS(o.out, "m68k-queue:"));
+  CU_ASSERT_EQUAL(QUA(&o, "create", "m68k-stack", "ms", "capacity=4"), 0);
+  CU_ASSERT_EQUAL(QUA(&o, "show", "ms"), 0);
+  CU_ASSERT(HAS(o.out, "type:    m68k-stack"));
+  CU_ASSERT(HAS(o.out, "param:   capacity=4"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "ms"), 0);
 }
 
 static void bad_targets_are_refused_by_name(void) {

@@ -92,6 +92,75 @@ static void quad_help_documents_qua_socket(void) {
   CU_ASSERT(HAS(o.out, "QUA_SOCKET"));
 }
 
+/* Runs quad with argv (NULL-terminated, after the program) until it exits. */
+static int quad_args(itest_out_t *o, char *const args[]) {
+  char *argv[8] = {(char *)itest_quad_path};
+  for (int i = 0; args[i] != NULL && i < 6; i++)
+    argv[i + 1] = args[i];
+  return itest_run(o, argv);
+}
+
+static void quad_creates_missing_socket_folders(void) {
+  itest_daemon_t d = {0};
+  char sock[160], sub[160];
+  snprintf(d.dir, sizeof d.dir, "/tmp/qua-itest-XXXXXX");
+  CU_ASSERT_FATAL(mkdtemp(d.dir) != NULL);
+  snprintf(sub, sizeof sub, "%s/a", d.dir);
+  snprintf(sock, sizeof sock, "%s/a/b/quad.sock", d.dir);
+  /* The README's quick start: QUA_SOCKET in folders that do not exist yet. */
+  setenv("QUA_SOCKET", sock, 1);
+  char *argv[] = {(char *)itest_quad_path, NULL};
+  pid_t pid = fork();
+  if (pid == 0) {
+    int nul = open("/dev/null", O_WRONLY);
+    dup2(nul, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  itest_out_t o;
+  int ok = -1;
+  for (int i = 0; i < 2000 && ok != 0; i++) {
+    itest_sleep_ms(10);
+    ok = itest_qua(&o, NULL, "ping", (char *)NULL);
+  }
+  CU_ASSERT_EQUAL(ok, 0);
+  struct stat st;
+  CU_ASSERT(stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0750);
+  kill(pid, SIGTERM);
+  int ws = itest_wait(pid, 10);
+  CU_ASSERT(ws >= 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+  unsetenv("QUA_SOCKET");
+  /* A file where a folder should be: said, exit status 1. */
+  char file[192], bad[224];
+  snprintf(file, sizeof file, "%s/plainfile", d.dir);
+  FILE *f = fopen(file, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fclose(f);
+  snprintf(bad, sizeof bad, "%s/x.sock", file);
+  char *args[] = {"--socket", bad, NULL};
+  CU_ASSERT_EQUAL(quad_args(&o, args), 1);
+  CU_ASSERT(HAS(o.err, "is not a folder"));
+  itest_remove_dir(&d);
+}
+
+static void quad_short_options_and_missing_values(void) {
+  itest_out_t o;
+  char *h[] = {"-h", NULL}, *v[] = {"-V", NULL}, *lv[] = {"--version", NULL};
+  CU_ASSERT_EQUAL(quad_args(&o, h), 0);
+  CU_ASSERT(HAS(o.out, "Usage: quad"));
+  CU_ASSERT_EQUAL(quad_args(&o, v), 0);
+  CU_ASSERT(HAS(o.out, "quad 0."));
+  CU_ASSERT_EQUAL(quad_args(&o, lv), 0);
+  CU_ASSERT(HAS(o.out, "quad 0."));
+  /* An option without its value says so (not "unknown option"). */
+  char *nov[] = {"--socket", NULL};
+  CU_ASSERT_EQUAL(quad_args(&o, nov), 2);
+  CU_ASSERT(HAS(o.err, "'--socket' needs a value"));
+  char *bogus[] = {"--bogus", NULL};
+  CU_ASSERT_EQUAL(quad_args(&o, bogus), 2);
+  CU_ASSERT(HAS(o.err, "unknown option"));
+}
+
 int main(int argc, char **argv) {
   if (itest_init(argc, argv) < 0)
     return 2;
@@ -102,6 +171,8 @@ int main(int argc, char **argv) {
       {"socket_option_wins_over_qua_socket", socket_option_wins_over_qua_socket},
       {"empty_qua_socket_is_an_error_naming_it", empty_qua_socket_is_an_error_naming_it},
       {"quad_help_documents_qua_socket", quad_help_documents_qua_socket},
+      {"quad_creates_missing_socket_folders", quad_creates_missing_socket_folders},
+      {"quad_short_options_and_missing_values", quad_short_options_and_missing_values},
       {NULL, NULL},
   };
   return qtest_run("integration-socket-env", cases);

@@ -808,6 +808,136 @@ static void cli_smp_replays_inline_slices(void) {
   unlink(rec);
 }
 
+static void cli_help_and_version_on_every_spelling(void) {
+  tool_run_t r;
+  const char *help[] = {"help", "--help", "-h"};
+  for (size_t i = 0; i < 3; i++) {
+    run_tool(&r, help[i], NULL);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Usage: quamachine"));
+  }
+  run_tool(&r, "--version", NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "quamachine 0."));
+  run_tool(&r, "-V", NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "quamachine 0."));
+  run_tool(&r, "run", "--help", NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+}
+
+static void cli_sst_says_what_is_wrong_with_its_folder(void) {
+  tool_run_t r;
+  run_tool(&r, "sst", "/nonexistent/m68k-sst", NULL);
+  CU_ASSERT_EQUAL(r.status, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent/m68k-sst: No such file or directory"));
+  CU_ASSERT_PTR_NULL(strstr(r.out, "SST total 0/0"));
+  char dir[] = "/tmp/qua-sst-XXXXXX";
+  CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+  run_tool(&r, "sst", dir, NULL);
+  CU_ASSERT_EQUAL(r.status, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "has no test files (*.txt.gz)"));
+  CU_ASSERT_STRING_EQUAL(r.out, "");
+  /* The data are the 68000's: --cpu 68030 says so first. */
+  run_tool(&r, "sst", "--cpu", "68030", dir, NULL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "68000-only"));
+  rmdir(dir);
+}
+
+/* Writes an image of `code` (at ELF_VADDR) to a temporary file `path`. */
+static void write_image(char *path, const uint16_t *code, size_t nwords) {
+  uint8_t img[256];
+  size_t n = make_elf(img, sizeof img, code, nwords);
+  write_temp(path, img, n);
+}
+
+static void cli_smp_stops_at_its_limit_and_says_so(void) {
+  static const uint16_t spin[] = {0x60FE}; /* bra.s * */
+  char path[] = "/tmp/qua-spin-XXXXXX";
+  write_image(path, spin, 1);
+  tool_run_t r;
+  /* No --limit: the default ends a spinning image. */
+  run_tool(&r, "smp", "--mem", "1M", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "instruction limit reached (100000000)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "smp's default limit"));
+  run_tool(&r, "smp", "--mem", "1M", "--limit", "1000", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "instruction limit reached (1000)"));
+  CU_ASSERT_PTR_NULL(strstr(r.err, "default"));
+  unlink(path);
+  /* At the edge: an image that halts after 2 instructions (of one CPU). */
+  static const uint16_t halt7[] = {
+      0x7007,                 /* moveq #7,d0 */
+      0x23C0, 0xFFFF, 0xF00C, /* move.l d0,HALT */
+      0x60FE,                 /* bra.s * */
+  };
+  char hpath[] = "/tmp/qua-halt7-XXXXXX";
+  write_image(hpath, halt7, 5);
+  run_tool(&r, "smp", "--mem", "1M", "--cpus", "1", "--limit", "2", hpath, NULL);
+  CU_ASSERT_EQUAL(r.status, 7);
+  run_tool(&r, "smp", "--mem", "1M", "--cpus", "1", "--limit", "1", hpath, NULL);
+  CU_ASSERT_EQUAL(r.status, 125);
+  unlink(hpath);
+}
+
+static void cli_smp_exits_with_the_halt_values_low_byte(void) {
+  const uint32_t values[] = {255, 256, 400};
+  const int want[] = {255, 0, 144};
+  for (size_t i = 0; i < 3; i++) {
+    const uint16_t code[] = {
+        0x23FC, (uint16_t)(values[i] >> 16), (uint16_t)values[i], 0xFFFF, 0xF00C, /* move.l #v,HALT */
+        0x60FE, /* bra.s * */
+    };
+    char path[] = "/tmp/qua-haltv-XXXXXX";
+    write_image(path, code, 6);
+    tool_run_t r;
+    run_tool(&r, "smp", "--mem", "1M", "--cpus", "1", path, NULL);
+    unlink(path);
+    CU_ASSERT_EQUAL(r.status, want[i]);
+    char note[96];
+    snprintf(note, sizeof note, "halt value %u (0x%x): exit status %d, its low byte", values[i],
+             values[i], want[i]);
+    if (values[i] > 255) {
+      CU_ASSERT_PTR_NOT_NULL(strstr(r.err, note));
+    } else {
+      CU_ASSERT_STRING_EQUAL(r.err, "");
+    }
+  }
+}
+
+static void cli_smp_image_outside_ram_names_the_linker_script(void) {
+  static const uint16_t spin[] = {0x60FE};
+  char path[] = "/tmp/qua-far-XXXXXX";
+  write_image(path, spin, 1);
+  tool_run_t r;
+  run_tool(&r, "smp", "--mem", "64K", path, NULL); /* the image is at 64K */
+  unlink(path);
+  CU_ASSERT_EQUAL(r.status, 126);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "lies outside RAM"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "link with -T "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "smp.ld"));
+}
+
+static void cli_run_on_the_68000_explains_68020_code(void) {
+  static const uint16_t code[] = {
+      0x49C0, /* extb.l d0: 68020 and later */
+      0x7200, /* moveq #0,d1 */
+      0x7001, /* moveq #1,d0 (exit) */
+      0x4E40, /* trap #0 */
+  };
+  char path[] = "/tmp/qua-020-XXXXXX";
+  write_image(path, code, 4);
+  tool_run_t r;
+  run_tool(&r, "run", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  run_tool(&r, "run", "--cpu", "68000", path, NULL);
+  CU_ASSERT_NOT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "is not 68000 code"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "static glibc is 68020 code"));
+  unlink(path);
+}
+
 static void errors_come_from_one_table(void) {
   CU_ASSERT_STRING_EQUAL(m68k_strerror(M68K_ENOTELF), "not an ELF file");
   CU_ASSERT_STRING_EQUAL(m68k_err_name(M68K_ETRUNCATED), "M68K_ETRUNCATED");
@@ -825,6 +955,13 @@ int main(int argc, char **argv) {
       {"cli_run_passes_stdout_and_exit_status", cli_run_passes_stdout_and_exit_status},
       {"cli_unsupported_syscall_exits_127_naming_it", cli_unsupported_syscall_exits_127_naming_it},
       {"cli_smp_records_a_schedule_that_replays", cli_smp_records_a_schedule_that_replays},
+      {"cli_help_and_version_on_every_spelling", cli_help_and_version_on_every_spelling},
+      {"cli_sst_says_what_is_wrong_with_its_folder", cli_sst_says_what_is_wrong_with_its_folder},
+      {"cli_smp_stops_at_its_limit_and_says_so", cli_smp_stops_at_its_limit_and_says_so},
+      {"cli_smp_exits_with_the_halt_values_low_byte", cli_smp_exits_with_the_halt_values_low_byte},
+      {"cli_smp_image_outside_ram_names_the_linker_script",
+       cli_smp_image_outside_ram_names_the_linker_script},
+      {"cli_run_on_the_68000_explains_68020_code", cli_run_on_the_68000_explains_68020_code},
       {NULL, NULL},
   };
   static const qtest_case_t cases[] = {

@@ -1,10 +1,11 @@
 /* test-sst.c -- the m68k-sst single-instruction conformance data on the 68000 core.
  *
- * Usage: test-sst [--verbose] DIR. Runs every *.txt.gz in DIR (the data is
- * not part of the project: it lives in ../shared/m68k-sst) and requires
- * every test to pass. TAS and TRAPV are unverified upstream and are
- * reported apart, outside that requirement. Exits 77 (meson SKIP) when DIR is
- * missing.
+ * Usage: test-sst [--verbose] [--required] DIR. Runs every *.txt.gz in DIR
+ * (the data is not part of the project: meson passes -Dsst_data, or
+ * ../shared/m68k-sst) and requires every test to pass. TAS and TRAPV are
+ * unverified upstream and are reported apart, outside that requirement.
+ * Exits 77 (meson SKIP) when DIR is missing, saying so, unless --required
+ * (-Dsst_data was given): then a missing or empty DIR fails.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 static const char *sst_dir;
 static bool sst_verbose;
+static bool sst_required;
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -71,14 +73,18 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--verbose") == 0)
       sst_verbose = true;
+    else if (strcmp(argv[i], "--required") == 0)
+      sst_required = true;
     else
       sst_dir = argv[i];
   }
   struct stat st;
   if (!sst_dir || stat(sst_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    printf("SKIP: m68k-sst data not found at %s (it lives in ../shared, outside the project)\n",
-           sst_dir ? sst_dir : "(no directory given)");
-    return 77;
+    printf("%s: m68k-sst data not found at %s (%s)\n", sst_required ? "FAIL" : "SKIP",
+           sst_dir ? sst_dir : "(no directory given)",
+           sst_required ? "the folder -Dsst_data names"
+                        : "meson setup -Dsst_data=FOLDER points the build at the data");
+    return sst_required ? 1 : 77;
   }
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 1;
