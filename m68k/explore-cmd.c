@@ -42,6 +42,7 @@
  */
 #include "explore.h"
 #include "quaject68k.h"
+#include "quamachine-tool.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -51,7 +52,7 @@
 #include <string.h>
 
 #define EXIT_FOUND 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE QM_EXIT_USAGE
 #define EXIT_ERROR 125
 
 /* ---- The driver (note 2) ------------------------------------------------- */
@@ -319,29 +320,6 @@ static const char help_text[] =
     "history. The last line is \"EXPLORE ALGO schedules=S violations=V\".\n"
     "Exit status: 0 no violation, 1 violations, 2 bad usage, 125 an error.\n";
 
-static int explore_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Says what is wrong with the command line; returns the usage status. */
-static int explore_usage(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "quamachine: explore: ");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\nTry 'quamachine explore --help' for usage.\n");
-  return EXIT_USAGE;
-}
-
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < lo || v > hi)
-    return false;
-  *out = v;
-  return true;
-}
-
 /* Prints the first violation: the schedule string and what judge said. */
 static void print_violation(const char *algo, const world_t *w, const m68k_explore_result_t *res,
                             const char *mode) {
@@ -377,47 +355,47 @@ int m68k_explore_main(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (ch) {
     case 'n':
-      if (!parse_u64(optarg, 1, MAX_OPS, &ops))
-        return explore_usage("--ops takes 1 to 30, not '%s'", optarg);
+      if (!qm_parse_u64(optarg, 1, MAX_OPS, &ops))
+        return qm_usage("explore", "--ops takes 1 to 30, not '%s'", optarg);
       break;
     case 'k':
-      if (!parse_u64(optarg, 0, 1000, &k))
-        return explore_usage("--preemptions takes 0 to 1000, not '%s'", optarg);
+      if (!qm_parse_u64(optarg, 0, 1000, &k))
+        return qm_usage("explore", "--preemptions takes 0 to 1000, not '%s'", optarg);
       break;
     case 'v': w.variant = optarg; break;
     case 'p':
-      if (!parse_u64(optarg, 0, UINT64_MAX, &seed))
-        return explore_usage("bad --pct seed '%s'", optarg);
+      if (!qm_parse_u64(optarg, 0, UINT64_MAX, &seed))
+        return qm_usage("explore", "bad --pct seed '%s'", optarg);
       pct = true;
       break;
     case 'r':
-      if (!parse_u64(optarg, 1, UINT64_MAX, &runs))
-        return explore_usage("--runs takes a positive count, not '%s'", optarg);
+      if (!qm_parse_u64(optarg, 1, UINT64_MAX, &runs))
+        return qm_usage("explore", "--runs takes a positive count, not '%s'", optarg);
       break;
     case 'd':
-      if (!parse_u64(optarg, 1, 64, &depth))
-        return explore_usage("--depth takes 1 to 64, not '%s'", optarg);
+      if (!qm_parse_u64(optarg, 1, 64, &depth))
+        return qm_usage("explore", "--depth takes 1 to 64, not '%s'", optarg);
       break;
     case 's': sched = optarg; break;
     case 'm':
-      if (!parse_u64(optarg, 1, UINT64_MAX, &max_schedules))
-        return explore_usage("--max-schedules takes a positive count, not '%s'", optarg);
+      if (!qm_parse_u64(optarg, 1, UINT64_MAX, &max_schedules))
+        return qm_usage("explore", "--max-schedules takes a positive count, not '%s'", optarg);
       break;
     case 'h': fputs(help_text, stdout); return 0;
-    default: return explore_usage("unknown option or missing argument in '%s'", argv[optind - 1]);
+    default: return qm_usage("explore", "unknown option or missing argument in '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return explore_usage("give exactly one algorithm (counter-cas, stack-cas2, queue-cas2 or "
+    return qm_usage("explore", "give exactly one algorithm (counter-cas, stack-cas2, queue-cas2 or "
                          "list-cas2)");
   const char *name = argv[optind];
   w.algo = find_algo(name);
   if (w.algo == NULL)
-    return explore_usage("unknown algorithm '%s' (counter-cas, stack-cas2, queue-cas2 or "
+    return qm_usage("explore", "unknown algorithm '%s' (counter-cas, stack-cas2, queue-cas2 or "
                          "list-cas2)",
                          name);
   if (pct && sched != NULL)
-    return explore_usage("--pct and --schedule do not go together");
+    return qm_usage("explore", "--pct and --schedule do not go together");
   w.ops = ops != 0 ? (unsigned)ops : w.algo->default_ops;
 
   m68k_explore_target_t t = {&w, world_build, world_judge, world_destroy};
@@ -438,7 +416,7 @@ int m68k_explore_main(int argc, char **argv) {
       s = (m68k_schedule_t){.kind = M68K_SCHED_REPLAY, .slices = file, .nslices = nfile};
     } else if (m68k_schedule_parse(sched, &s) != M68K_OK || s.kind != M68K_SCHED_REPLAY) {
       m68k_schedule_free(&s);
-      return explore_usage("bad schedule '%s' (slices:CPUxCOUNT,... or replay:FILE)", sched);
+      return qm_usage("explore", "bad schedule '%s' (slices:CPUxCOUNT,... or replay:FILE)", sched);
     }
     bool violation = false;
     rc = m68k_explore_replay(&t, s.slices, s.nslices, &violation, res.why, sizeof res.why, err,

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "quaject68k.h"
+#include "quamachine-tool.h"
 
 int quamachine_quaject(int argc, char **argv);
 
 #define EXIT_LOSS 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE QM_EXIT_USAGE
 #define EXIT_STUCK 125
 
 static const char help_text[] =
@@ -70,22 +71,9 @@ static const char help_text[] =
     "something was; 2 for bad usage; 125 when the loops did not finish (the\n"
     "instruction limit, a fault).\n";
 
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "quamachine: quaject: ");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\nTry 'quamachine quaject --help' for usage.\n");
-  return EXIT_USAGE;
-}
-
 static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < lo || v > hi)
+  uint64_t v;
+  if (!qm_parse_u64(s, lo, hi, &v))
     return false;
   *out = (uint32_t)v;
   return true;
@@ -120,16 +108,16 @@ int quamachine_quaject(int argc, char **argv) {
     case 'p':
     case 'c':
       if (!parse_u32(optarg, 1, 2 * M68K_QJ_DRIVE_AGENTS, &v))
-        return usage("bad number of loops '%s' (1..16)", optarg);
+        return qm_usage("quaject", "bad number of loops '%s' (1..16)", optarg);
       *(ch == 'p' ? &o.producers : &o.consumers) = v;
       break;
     case 'n':
       if (!parse_u32(optarg, 1, UINT32_MAX, &o.items))
-        return usage("bad number of items '%s'", optarg);
+        return qm_usage("quaject", "bad number of items '%s'", optarg);
       break;
     case 'k':
       if (!parse_u32(optarg, 1, M68K_QJ_CAPACITY_MAX, &capacity))
-        return usage("bad capacity '%s' (1..%u)", optarg, M68K_QJ_CAPACITY_MAX);
+        return qm_usage("quaject", "bad capacity '%s' (1..%u)", optarg, M68K_QJ_CAPACITY_MAX);
       break;
     case 'V': variant = optarg; break;
     case 's': spec = optarg; break;
@@ -137,18 +125,18 @@ int quamachine_quaject(int argc, char **argv) {
     case 'M': o.measure = false; break;
     case 'l':
       if (!parse_u32(optarg, 1, UINT32_MAX, &lim))
-        return usage("bad instruction limit '%s'", optarg);
+        return qm_usage("quaject", "bad instruction limit '%s'", optarg);
       o.limit = lim;
       break;
     case 'v': verbose = true; break;
     case 'h': fputs(help_text, stdout); return 0;
-    default: return usage("unknown option or missing argument in '%s'", argv[optind - 1]);
+    default: return qm_usage("quaject", "unknown option or missing argument in '%s'", argv[optind - 1]);
     }
   }
   if (type == NULL && optind == argc - 1)
     type = argv[optind++];
   if (type == NULL || optind != argc)
-    return usage("give exactly one TYPE (queue, stack, counter or list)");
+    return qm_usage("quaject", "give exactly one TYPE (queue, stack, counter or list)");
   char rrspec[48];
   if (strncmp(spec, "rr:", 3) == 0) {
     snprintf(rrspec, sizeof rrspec, "quantum:%s", spec + 3);
@@ -158,7 +146,7 @@ int quamachine_quaject(int argc, char **argv) {
     replay = spec + 7;
   else if (m68k_schedule_parse(spec, &sched) != M68K_OK) {
     m68k_schedule_free(&sched);
-    return usage("bad schedule '%s' (random:SEED[:MAX], rr:K, quantum:K or replay:FILE)", spec);
+    return qm_usage("quaject", "bad schedule '%s' (random:SEED[:MAX], rr:K, quantum:K or replay:FILE)", spec);
   }
 
   int status = EXIT_USAGE;

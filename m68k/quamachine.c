@@ -5,6 +5,7 @@
  * answers to, and its function); the usage text documents them all. */
 #include "explore.h"
 #include "machine.h"
+#include "quamachine-tool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +21,7 @@
 
 extern char **environ;
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE QM_EXIT_USAGE
 #define EXIT_FAULT 127  /* unsupported system call or instruction */
 #define EXIT_NOEXEC 126 /* the program cannot be loaded */
 #define EXIT_STUCK 125  /* deadlock, halt, instruction limit, schedule end */
@@ -138,17 +139,29 @@ static const char usage_text[] =
     "of a replayed schedule; 2 for bad usage; for sst, 0 when every test passed\n"
     "and 1 otherwise.\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Says what is wrong with the command line; returns the usage status. */
-static int usage_error(const char *fmt, ...) {
+int qm_usage(const char *cmd, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "quamachine: ");
+  if (cmd != NULL)
+    fprintf(stderr, "%s: ", cmd);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\nTry 'quamachine help' for usage.\n");
-  return EXIT_USAGE;
+  if (cmd != NULL)
+    fprintf(stderr, "\nTry 'quamachine %s --help' for usage.\n", cmd);
+  else
+    fprintf(stderr, "\nTry 'quamachine help' for usage.\n");
+  return QM_EXIT_USAGE;
+}
+
+bool qm_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
 }
 
 static bool parse_model(const char *s, m68k_model_t *model) {
@@ -190,16 +203,6 @@ static bool parse_size(const char *s, uint32_t *out) {
   if (*end != '\0' || v < 65536 || v > 0xFFF00000ull)
     return false;
   *out = (uint32_t)v;
-  return true;
-}
-
-static bool parse_count(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno != 0 || end == s || *end != '\0' || s[0] == '-')
-    return false;
-  *out = v;
   return true;
 }
 
@@ -253,25 +256,25 @@ static int cmd_run(int argc, char **argv) {
     switch (ch) {
     case 'c':
       if (!parse_model(optarg, &opt.model))
-        return usage_error("run: unknown CPU '%s' (use 68000 or 68030)", optarg);
+        return qm_usage(NULL, "run: unknown CPU '%s' (use 68000 or 68030)", optarg);
       break;
     case 'm':
       if (!parse_size(optarg, &opt.ram_size))
-        return usage_error("run: bad memory size '%s' (e.g. 64M, at least 64K)", optarg);
+        return qm_usage(NULL, "run: bad memory size '%s' (e.g. 64M, at least 64K)", optarg);
       break;
     case 't': opt.trace = stderr; break;
     case 'l':
-      if (!parse_count(optarg, &opt.limit))
-        return usage_error("run: bad instruction limit '%s'", optarg);
+      if (!qm_parse_u64(optarg, 0, UINT64_MAX, &opt.limit))
+        return qm_usage(NULL, "run: bad instruction limit '%s'", optarg);
       break;
     case 's': stats = true; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
-      return usage_error("run: unknown option or missing argument in '%s'", argv[optind - 1]);
+      return qm_usage(NULL, "run: unknown option or missing argument in '%s'", argv[optind - 1]);
     }
   }
   if (optind >= argc)
-    return usage_error("run: no program given");
+    return qm_usage(NULL, "run: no program given");
   char msg[768];
   m68k_machine_result_t res;
   fflush(stdout);
@@ -325,23 +328,23 @@ static int cmd_smp(int argc, char **argv) {
     switch (ch) {
     case 'c':
       if (!parse_model(optarg, &cfg.model))
-        return usage_error("smp: unknown CPU '%s' (use 68000 or 68030)", optarg);
+        return qm_usage(NULL, "smp: unknown CPU '%s' (use 68000 or 68030)", optarg);
       break;
     case 'n':
       if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0)
-        return usage_error("smp: --cpus takes 1 or 2, not '%s'", optarg);
+        return qm_usage(NULL, "smp: --cpus takes 1 or 2, not '%s'", optarg);
       cfg.ncpus = (unsigned)atoi(optarg);
       break;
     case 'm':
       if (!parse_size(optarg, &cfg.ram_size))
-        return usage_error("smp: bad memory size '%s' (e.g. 16M, at least 64K)", optarg);
+        return qm_usage(NULL, "smp: bad memory size '%s' (e.g. 16M, at least 64K)", optarg);
       break;
     case 's':
       replay = inline_slices = NULL;
       if (strncmp(optarg, "replay:", 7) == 0 && optarg[7] != '\0') {
         replay = optarg + 7;
       } else if (m68k_schedule_parse(optarg, &sched) != M68K_OK) {
-        return usage_error("smp: bad schedule '%s' (quantum:N, random:SEED[:MAX], replay:FILE "
+        return qm_usage(NULL, "smp: bad schedule '%s' (quantum:N, random:SEED[:MAX], replay:FILE "
                            "or slices:CPUxCOUNT,...)",
                            optarg);
       }
@@ -352,19 +355,19 @@ static int cmd_smp(int argc, char **argv) {
       break;
     case 'r': record = optarg; break;
     case 'l':
-      if (!parse_count(optarg, &limit))
-        return usage_error("smp: bad instruction limit '%s'", optarg);
+      if (!qm_parse_u64(optarg, 0, UINT64_MAX, &limit))
+        return qm_usage(NULL, "smp: bad instruction limit '%s'", optarg);
       default_limit = false;
       break;
     case 't': trace = true; break;
     case 'v': verbose = true; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
-      return usage_error("smp: unknown option or missing argument in '%s'", argv[optind - 1]);
+      return qm_usage(NULL, "smp: unknown option or missing argument in '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return usage_error("smp: give exactly one image");
+    return qm_usage(NULL, "smp: give exactly one image");
   const char *path = argv[optind];
 
   int status = EXIT_NOEXEC;
@@ -516,16 +519,16 @@ static int cmd_sst(int argc, char **argv) {
     switch (ch) {
     case 'c':
       if (!parse_model(optarg, &model))
-        return usage_error("sst: unknown CPU '%s' (use 68000 or 68030)", optarg);
+        return qm_usage(NULL, "sst: unknown CPU '%s' (use 68000 or 68030)", optarg);
       break;
     case 'v': verbose = true; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
-      return usage_error("sst: unknown option or missing argument in '%s'", argv[optind - 1]);
+      return qm_usage(NULL, "sst: unknown option or missing argument in '%s'", argv[optind - 1]);
     }
   }
   if (optind >= argc)
-    return usage_error("sst: no test file or folder given");
+    return qm_usage(NULL, "sst: no test file or folder given");
   if (model != M68K_MODEL_68000)
     fprintf(stderr, "quamachine: sst: note: the m68k-sst data are 68000-only (SingleStepTests' "
                     "m68000 set): on the 68030 model, tests where the CPUs differ (exception "
@@ -619,11 +622,11 @@ static const struct command {
 
 int main(int argc, char **argv) {
   if (argc < 2)
-    return usage_error("no command given");
+    return qm_usage(NULL, "no command given");
   const char *cmd = argv[1];
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0 ||
         (commands[i].alias != NULL && strcmp(cmd, commands[i].alias) == 0))
       return commands[i].run(argc - 1, argv + 1);
-  return usage_error("unknown command '%s' (run, sst, smp, quaject, explore or help)", cmd);
+  return qm_usage(NULL, "unknown command '%s' (run, sst, smp, quaject, explore or help)", cmd);
 }
