@@ -204,17 +204,25 @@ static int bench_rtt(void) {
 
 /* --- Sliding windows: quad counter.add against redis INCR --------------------------- */
 
-/* One run of quad over CONNS connections, WINDOW calls in flight on each, for `seconds`;
- * value[i] is connection i's counter value before. Calls per second, or -1. */
-static double rpc_window_run(quac_conn_t **c, const uint64_t *h, uint64_t *value) {
+/*
+ * One driver for both sides, so that the discipline is the same by construction: each of CONNS
+ * connections starts with WINDOW requests; every reply received sends one more (those of one
+ * read leave in one write) until `seconds` have passed, then the windows drain. The drain
+ * counts too. Requests per second, or -1.
+ */
+typedef struct side {
+  int (*fd)(void *ctx, int i);
+  int (*send)(void *ctx, int i, int n);  /* n requests on connection i, written out: 0 or -1 */
+  int (*recv)(void *ctx, int i);         /* the replies that have arrived (checked), or -1 */
+  bool (*buffered)(void *ctx, int i);    /* replies already read, waiting to be taken */
+  void *ctx;
+} side_t;
+
+static double window_run(const side_t *sd) {
   struct pollfd pfd[CONNS];
-  uint64_t one = 1;
   for (int i = 0; i < CONNS; i++) {
-    pfd[i] = (struct pollfd){.fd = quac_fd(c[i]), .events = POLLIN};
-    for (int k = 0; k < WINDOW; k++)
-      if (quac_invoke_send(c[i], h[i], "add", &one, 1, NULL) < 0)
-        return -1;
-    if (quac_flush(c[i]) < 0)
+    pfd[i] = (struct pollfd){.fd = sd->fd(sd->ctx, i), .events = POLLIN};
+    if (sd->send(sd->ctx, i, WINDOW) < 0)
       return -1;
   }
   long done = 0;
@@ -224,43 +232,70 @@ static double rpc_window_run(quac_conn_t **c, const uint64_t *h, uint64_t *value
   while (outstanding > 0) {
     if (!stopping && itest_now() >= end)
       stopping = true;
-    /* Flushing reads ahead: wait on the sockets only when nothing is queued. */
+    /* Wait on the sockets only when nothing is buffered already. */
     bool queued = false;
     for (int i = 0; i < CONNS && !queued; i++)
-      queued = quac_pending(c[i]) > 0;
+      queued = sd->buffered(sd->ctx, i);
     if (!queued && poll(pfd, CONNS, 1000) < 0)
       return -1;
     for (int i = 0; i < CONNS; i++) {
-      if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) && quac_pending(c[i]) == 0)
+      if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) && !sd->buffered(sd->ctx, i))
         continue;
       pfd[i].revents = 0;
-      int sent = 0;
-      for (;;) {
-        quac_result_t res;
-        uint64_t id;
-        int s = quac_invoke_recv(c[i], 0, &id, &res);
-        if (s == QUA_ETIMEDOUT || s == QUA_ESTATE)
-          break;
-        if (s < 0 || res.status < 0 || !res.has_result || res.result != ++value[i])
-          return -1;
-        done++;
-        outstanding--;
-        if (!stopping) {
-          if (quac_invoke_send(c[i], h[i], "add", &one, 1, NULL) < 0)
-            return -1;
-          outstanding++;
-          sent++;
-        }
-      }
-      if (sent > 0 && quac_flush(c[i]) < 0)
+      int got = sd->recv(sd->ctx, i);
+      if (got < 0)
         return -1;
+      done += got;
+      outstanding -= got;
+      if (!stopping && got > 0) {
+        if (sd->send(sd->ctx, i, got) < 0)
+          return -1;
+        outstanding += got;
+      }
     }
   }
-  /* The drain after `end` counts too: the window is part of the run on both sides. */
   return (double)done / (itest_now() - t0);
 }
 
-/* A redis connection: INCR of its own key, replies parsed as they come. */
+/* quad: counter.add 1 on connection i's counter; value[i] is its value so far. */
+typedef struct quad_side {
+  quac_conn_t *c[CONNS];
+  uint64_t h[CONNS], value[CONNS];
+} quad_side_t;
+
+static int quad_fd(void *ctx, int i) {
+  return quac_fd(((quad_side_t *)ctx)->c[i]);
+}
+
+static int quad_send(void *ctx, int i, int n) {
+  quad_side_t *q = ctx;
+  uint64_t one = 1;
+  for (int k = 0; k < n; k++)
+    if (quac_invoke_send(q->c[i], q->h[i], "add", &one, 1, NULL) < 0)
+      return -1;
+  return quac_flush(q->c[i]) < 0 ? -1 : 0;
+}
+
+static int quad_recv(void *ctx, int i) {
+  quad_side_t *q = ctx;
+  int got = 0;
+  for (;;) {
+    quac_result_t res;
+    uint64_t id;
+    int s = quac_invoke_recv(q->c[i], 0, &id, &res);
+    if (s == QUA_ETIMEDOUT || s == QUA_ESTATE)
+      return got;
+    if (s < 0 || res.status < 0 || !res.has_result || res.result != ++q->value[i])
+      return -1;
+    got++;
+  }
+}
+
+static bool quad_buffered(void *ctx, int i) {
+  return quac_pending(((quad_side_t *)ctx)->c[i]) > 0;
+}
+
+/* redis: INCR of connection i's own key, replies parsed as they come. */
 typedef struct rconn {
   int fd;
   uint64_t value;         /* the last value received */
@@ -270,7 +305,12 @@ typedef struct rconn {
   size_t cmd_len;
 } rconn_t;
 
-static int rconn_send(rconn_t *r, int n) {
+static int redis_fd(void *ctx, int i) {
+  return ((rconn_t *)ctx)[i].fd;
+}
+
+static int redis_send(void *ctx, int i, int n) {
+  rconn_t *r = &((rconn_t *)ctx)[i];
   char buf[64 * WINDOW];
   size_t len = 0;
   for (int k = 0; k < n; k++) {
@@ -286,16 +326,16 @@ static int rconn_send(rconn_t *r, int n) {
   return 0;
 }
 
-/* Reads what has arrived and parses the replies (":N\r\n", each the previous + 1). The
- * number of replies, or -1 (a wrong reply or a closed connection). */
-static int rconn_recv(rconn_t *r) {
+/* Reads what has arrived and parses the replies (":N\r\n", each the previous + 1). */
+static int redis_recv(void *ctx, int i) {
+  rconn_t *r = &((rconn_t *)ctx)[i];
   char buf[4096];
   ssize_t n = read(r->fd, buf, sizeof buf);
   if (n <= 0)
     return -1;
   int replies = 0;
-  for (ssize_t i = 0; i < n; i++) {
-    char ch = buf[i];
+  for (ssize_t k = 0; k < n; k++) {
+    char ch = buf[k];
     if (!r->in_reply) {
       if (ch != ':')
         return -1;
@@ -316,49 +356,18 @@ static int rconn_recv(rconn_t *r) {
   return replies;
 }
 
-/* The same loop as rpc_window_run, on redis. Requests per second, or -1. */
-static double redis_window_run(rconn_t *rc) {
-  struct pollfd pfd[CONNS];
-  for (int i = 0; i < CONNS; i++) {
-    pfd[i] = (struct pollfd){.fd = rc[i].fd, .events = POLLIN};
-    if (rconn_send(&rc[i], WINDOW) < 0)
-      return -1;
-  }
-  long done = 0;
-  double t0 = itest_now(), end = t0 + seconds;
-  bool stopping = false;
-  int outstanding = CONNS * WINDOW;
-  while (outstanding > 0) {
-    if (!stopping && itest_now() >= end)
-      stopping = true;
-    if (poll(pfd, CONNS, 1000) < 0)
-      return -1;
-    for (int i = 0; i < CONNS; i++) {
-      if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      pfd[i].revents = 0;
-      int got = rconn_recv(&rc[i]);
-      if (got < 0)
-        return -1;
-      done += got;
-      outstanding -= got;
-      if (!stopping && got > 0) {
-        if (rconn_send(&rc[i], got) < 0)
-          return -1;
-        outstanding += got;
-      }
-    }
-  }
-  return (double)done / (itest_now() - t0);
+static bool redis_buffered(void *ctx, int i) {
+  (void)ctx;
+  (void)i;
+  return false; /* redis_recv parses everything it reads */
 }
 
 static int bench_throughput(const char *redis_server) {
-  quac_conn_t *ct[CONNS], *cu[CONNS];
-  uint64_t ht[CONNS], hu[CONNS], vt[CONNS] = {0}, vu[CONNS] = {0};
+  static quad_side_t qt, qu;
   for (int i = 0; i < CONNS; i++)
-    if ((ct[i] = quad_connect(true)) == NULL || (cu[i] = quad_connect(false)) == NULL ||
-        quac_create(ct[i], "counter", NULL, 0, NULL, &ht[i], NULL) < 0 ||
-        quac_create(cu[i], "counter", NULL, 0, NULL, &hu[i], NULL) < 0)
+    if ((qt.c[i] = quad_connect(true)) == NULL || (qu.c[i] = quad_connect(false)) == NULL ||
+        quac_create(qt.c[i], "counter", NULL, 0, NULL, &qt.h[i], NULL) < 0 ||
+        quac_create(qu.c[i], "counter", NULL, 0, NULL, &qu.h[i], NULL) < 0)
       return die("cannot connect to quad or create its counters");
 
   bool have_redis = redis_server != NULL && redis_server[0] != '\0' &&
@@ -389,22 +398,28 @@ static int bench_throughput(const char *redis_server) {
     }
   }
 
+  /* In turn: quad TCP, redis TCP, quad unix, redis unix. */
+  const side_t sides[4] = {
+      {quad_fd, quad_send, quad_recv, quad_buffered, &qt},
+      {redis_fd, redis_send, redis_recv, redis_buffered, rt},
+      {quad_fd, quad_send, quad_recv, quad_buffered, &qu},
+      {redis_fd, redis_send, redis_recv, redis_buffered, ru},
+  };
   double v[4][RUNS];
   double keep = seconds;
   seconds = 0.3; /* warm up */
-  bool ok = rpc_window_run(ct, ht, vt) > 0 && rpc_window_run(cu, hu, vu) > 0 &&
-            (!have_redis || (redis_window_run(rt) > 0 && redis_window_run(ru) > 0));
+  bool ok = true;
+  for (int k = 0; k < 4; k += have_redis ? 1 : 2)
+    ok = ok && window_run(&sides[k]) > 0;
   seconds = keep;
-  for (int r = 0; r < RUNS && ok; r++) {
-    v[0][r] = rpc_window_run(ct, ht, vt);
-    v[1][r] = have_redis ? redis_window_run(rt) : 1;
-    v[2][r] = rpc_window_run(cu, hu, vu);
-    v[3][r] = have_redis ? redis_window_run(ru) : 1;
-    ok = v[0][r] > 0 && v[1][r] > 0 && v[2][r] > 0 && v[3][r] > 0;
-  }
+  for (int r = 0; r < RUNS && ok; r++)
+    for (int k = 0; k < 4; k++) {
+      v[k][r] = have_redis || !(k & 1) ? window_run(&sides[k]) : 1;
+      ok = ok && v[k][r] > 0;
+    }
   for (int i = 0; i < CONNS; i++) {
-    quac_close(ct[i]);
-    quac_close(cu[i]);
+    quac_close(qt.c[i]);
+    quac_close(qu.c[i]);
     if (have_redis) {
       close(rt[i].fd);
       close(ru[i].fd);
