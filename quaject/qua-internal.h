@@ -60,6 +60,11 @@ void qua__ctl_unlock(void);
  * Not from inside a read-side section or a QSBR-online thread. */
 void qua__synchronize(void);
 
+/* The number of grace periods qua__synchronize() has waited for since the
+ * process started (benchmarks use it to say how many a control operation
+ * waited for). */
+uint64_t qua__grace_periods(void);
+
 /* ThreadSanitizer does not see liburcu's grace periods (membarrier and
  * futexes inside an uninstrumented library), so it would report every
  * reclamation after qua__synchronize() as a race with the readers it waited
