@@ -39,6 +39,11 @@ struct qua_quaject {
   /* Number of callouts of other quajects wired to this one. */
   int wired_in;
   qua_watch_t *_Atomic watchers[QUA_MAX_CALLBACKS];
+  /* Bit cb set when some open site or watcher listens to callback cb:
+   * recomputed by every control operation that changes sites or watchers
+   * (qua__resynth), so the generic code tests one word where it would walk
+   * the lists (qua__broadcast, qua__nobody_listens). */
+  _Atomic uint32_t listened;
   bool started;
   bool dead;
   qua_synth_mode_t synth;
@@ -118,8 +123,19 @@ static inline void qua__fire(qua_site_t *s, int cb, uint64_t arg) {
 }
 
 /* Delivers a broadcast callback: to every open site that supplied a
- * handler for it, then to the watchers. */
+ * handler for it, then to the watchers; nothing when nobody listens. */
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
+
+/* The generic code's "nobody listens" test: one load. A listener that came
+ * (its site open or watch returned) is seen by every call that starts
+ * afterwards; one that is leaving may still be seen (a walk finds nobody). */
+static inline bool qua__nobody_listens(qua_quaject_t *q, int cb) {
+  return (atomic_load_explicit(&q->listened, memory_order_acquire) & (1u << cb)) == 0;
+}
+
+/* Recomputes q->listened from its sites and watchers. Control lock held;
+ * qua__resynth(q) calls it, so every change of q's listeners does. */
+void qua__listened_refresh(qua_quaject_t *q);
 
 /* qua__broadcast from a thread outside any read-side section (a control
  * operation): enters one for the handlers' sake. */

@@ -647,6 +647,8 @@ void qua__fire_watchers(qua_quaject_t *q, int cb, uint64_t arg) {
 }
 
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg) {
+  if (qua__nobody_listens(q, cb))
+    return;
   for (int e = 0; e < q->type->nentries; e++)
     for (qua_site_t *s = atomic_load_explicit(&q->sites[e], memory_order_acquire); s != NULL;
          s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
