@@ -3,7 +3,8 @@
 #   make          configure (if needed) and build into $(BUILD)
 #   make demo     build, then run the in-process demo graph and the quad/qua demo
 #   make test     build, then run every test suite (meson test)
-#   make bench    build, then run the benchmarks (not part of make test)
+#   make bench    build, then run the benchmarks (not part of make test) and
+#                 print the table of figures, anchors, ratios and goals
 #   make deps     install the Debian packages the build needs (as root),
 #                 or print the apt-get line to run (as another user)
 #
@@ -54,8 +55,10 @@ demo: all
 test: all
 	$(MESON) test -C $(BUILD) --print-errorlogs $(SUITES)
 
+# The benchmarks, then one table of every goal figure from their BENCH lines.
 bench: all
-	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4
+	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4 --logbase benchmarklog; st=$$?; \
+	  python3 tests/bench/bench-table.py $(BUILD)/meson-logs/benchmarklog.txt && exit $$st
 
 clean:
 	rm -rf $(BUILD)

@@ -441,8 +441,9 @@ static int bench_throughput(const char *redis_server) {
            "flight)\n", names[k], v[k][0], v[k][RUNS - 1], RUNS, seconds, CONNS, WINDOW);
   }
   if (!have_redis) {
-    printf("BENCH rpc_vs_redis_same_transport skipped redis-server missing (apt-get install "
-           "redis-server)\n");
+    for (int k = 0; k < 2; k++)
+      printf("BENCH %s skipped redis-server missing (apt-get install redis-server)\n",
+             k ? "rpc_vs_redis_unix" : "rpc_vs_redis_same_transport");
     return 77;
   }
   printf("BENCH rpc_vs_redis_same_transport %.3f ratio\n", m[0] / m[1]);
