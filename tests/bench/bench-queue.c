@@ -171,8 +171,8 @@ DEFINE_RING(ck, ck_ring_enqueue_spsc(&b->ck[r], b->ckbuf[r], (void *)(uintptr_t)
 static void ours_burst_produce(bench_t *b, long n)
 {
   uint64_t v[32];
-  const size_t m = (size_t)b->burst;
-  for (long k = 0; k < n; k += (long)m) {
+  for (long k = 0; k < n;) {
+    const size_t m = n - k < (long)b->burst ? (size_t)(n - k) : (size_t)b->burst; /* the last may be short */
     for (size_t j = 0; j < m; j++)
       v[j] = (uint64_t)k + j;
     size_t sent = 0;
@@ -184,6 +184,7 @@ static void ours_burst_produce(bench_t *b, long n)
         qb_relax(&spins);
       sent += done;
     }
+    k += (long)m;
   }
 }
 
@@ -209,8 +210,8 @@ static void ours_burst_consume(bench_t *b, qb_check_t *c, long n)
 static void rte_burst_produce(bench_t *b, long n)
 {
   void *v[32];
-  const unsigned m = (unsigned)b->burst;
-  for (long k = 0; k < n; k += (long)m) {
+  for (long k = 0; k < n;) {
+    const unsigned m = n - k < (long)b->burst ? (unsigned)(n - k) : (unsigned)b->burst;
     for (unsigned j = 0; j < m; j++)
       v[j] = (void *)(uintptr_t)((uint64_t)k + j);
     unsigned sent = 0, spins = 0;
@@ -220,6 +221,7 @@ static void rte_burst_produce(bench_t *b, long n)
         qb_relax(&spins);
       sent += done;
     }
+    k += (long)m;
   }
 }
 
