@@ -8,7 +8,8 @@
  * takes at least 2 s and the quamachine runs stay short: qemu runs a
  * calibrated size (about QEMU_SMALL_S seconds, from a first run of
  * QEMU_PROBE rounds) and twice that, quamachine QUAM_SMALL and QUAM_BIG.
- * The four runs alternate, RUNS times; medians:
+ * The four runs alternate, RUNS times; each slope is taken between the
+ * medians of its two sizes' times:
  *   BENCH qemu_m68k_round_ms <v> ms     qemu-m68k's slope
  *   BENCH quamachine_round_ms <v> ms    quamachine's slope
  *   BENCH quamachine_mips <v> MIPS      instructions per round / quamachine's slope
@@ -35,7 +36,7 @@
 
 #define RUNS 5
 #define QEMU_PROBE 1000
-#define QEMU_SMALL_S 2.6
+#define QEMU_SMALL_S 3.0
 #define QUAM_SMALL 20
 #define QUAM_BIG 100
 
@@ -169,7 +170,7 @@ int main(int argc, char **argv) {
   char *e_big[] = {argv[2], "-cpu", "m68030", argv[3], qb, NULL};
   char *m_small[] = {argv[1], "run", "--stats", argv[3], ms, NULL};
   char *m_big[] = {argv[1], "run", "--stats", argv[3], mb, NULL};
-  double se[RUNS], sq[RUNS], mips[RUNS], shortest = 1e9;
+  double es[RUNS], eb[RUNS], qs_t[RUNS], qb_t[RUNS], shortest = 1e9;
   for (int i = 0; i < RUNS; i++) {
     unsigned long long i_small = 0, i_big = 0;
     double te0 = timed(e_small, qemu_small, false, NULL);
@@ -184,18 +185,22 @@ int main(int argc, char **argv) {
               i_big - i_small, QUAM_BIG - QUAM_SMALL, want);
       return 1;
     }
-    se[i] = (te1 - te0) / (qemu_big - qemu_small);
-    sq[i] = (tq1 - tq0) / (QUAM_BIG - QUAM_SMALL);
-    mips[i] = (double)per_round / sq[i] / 1e6;
+    es[i] = te0;
+    eb[i] = te1;
+    qs_t[i] = tq0;
+    qb_t[i] = tq1;
   }
-  double me = qbench_median(se, RUNS), mq = qbench_median(sq, RUNS);
+  /* The slope between the median times of the two sizes: a load spike in one run moves
+   * one median a little instead of making that run's own slope absurd. */
+  double me = (qbench_median(eb, RUNS) - qbench_median(es, RUNS)) / (qemu_big - qemu_small);
+  double mq = (qbench_median(qb_t, RUNS) - qbench_median(qs_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
   printf("BENCH qemu_m68k_round_ms %.3f ms\n", me * 1e3);
-  printf("# qemu_m68k_round_ms min %.3f max %.3f (%d runs, %d and %d rounds)\n", se[0] * 1e3,
-         se[RUNS - 1] * 1e3, RUNS, qemu_small, qemu_big);
+  printf("# qemu-m68k %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", qemu_small,
+         es[0], es[RUNS - 1], qemu_big, eb[0], eb[RUNS - 1], RUNS);
   printf("BENCH quamachine_round_ms %.3f ms\n", mq * 1e3);
-  printf("# quamachine_round_ms min %.3f max %.3f (%d runs, %d and %d rounds)\n", sq[0] * 1e3,
-         sq[RUNS - 1] * 1e3, RUNS, QUAM_SMALL, QUAM_BIG);
-  printf("BENCH quamachine_mips %.1f MIPS\n", qbench_median(mips, RUNS));
+  printf("# quamachine %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", QUAM_SMALL,
+         qs_t[0], qs_t[RUNS - 1], QUAM_BIG, qb_t[0], qb_t[RUNS - 1], RUNS);
+  printf("BENCH quamachine_mips %.1f MIPS\n", (double)per_round / mq / 1e6);
   printf("BENCH qemu_m68k_min_run_s %.2f s\n", shortest);
   if (shortest < 2.0) {
     fprintf(stderr, "bench-m68k: a qemu run took %.2f s, under the 2 s asked for\n", shortest);
