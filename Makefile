@@ -3,7 +3,8 @@
 #   make          configure (if needed) and build into $(BUILD)
 #   make demo     build, then run the in-process demo graph and the quad/qua demo
 #   make test     build, then run every test suite (meson test)
-#   make bench    build, then run the benchmarks (not part of make test)
+#   make bench    build, then run the benchmarks (not part of make test) and
+#                 print the table of figures, anchors, ratios and goals
 #   make deps     install the Debian packages the build needs (as root),
 #                 or print the apt-get line to run (as another user)
 #
@@ -18,8 +19,8 @@ MESON      ?= meson
 BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
              libuv1-dev libprotobuf-c-dev protobuf-c-compiler \
              libcunit1-dev liburcu-dev libelf-dev zlib1g-dev
-TEST_PKGS  = libck-dev libtcc-dev libgccjit-12-dev redis-server redis-tools \
-             gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd
+TEST_PKGS  = libck-dev libboost-dev libdpdk-dev g++ libtcc-dev tcc libgccjit-12-dev \
+             redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd
 PKGS       = $(BUILD_PKGS) $(TEST_PKGS)
 
 .PHONY: all deps demo test bench clean
@@ -54,8 +55,10 @@ demo: all
 test: all
 	$(MESON) test -C $(BUILD) --print-errorlogs $(SUITES)
 
+# The benchmarks, then one table of every goal figure from their BENCH lines.
 bench: all
-	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4
+	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4 --logbase benchmarklog; st=$$?; \
+	  python3 tests/bench/bench-table.py $(BUILD)/meson-logs/benchmarklog.txt && exit $$st
 
 clean:
 	rm -rf $(BUILD)

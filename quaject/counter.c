@@ -16,14 +16,29 @@ enum { P_INITIAL, P_THRESHOLD };
 
 static void check_threshold(qua_site_t *s, int64_t before, int64_t after) {
   const counter_t *c = s->state;
-  if ((before < c->threshold) != (after < c->threshold))
+  if ((before < c->threshold) != (after < c->threshold) &&
+      !qua__nobody_listens(s->target, COUNTER_CB_THRESHOLD))
     qua__broadcast(s->target, COUNTER_CB_THRESHOLD, (uint64_t)after);
+}
+
+/* Adds delta and returns the value before. With one writer site (the
+ * grace period counter_sites_changed asks for keeps a second writer out
+ * until no call that saw one_writer is running) a plain load and store do,
+ * as in the _1w templates; readers still see whole values. */
+static inline int64_t counter_fetch_add(counter_t *c, int64_t delta) {
+  if (atomic_load_explicit(&c->one_writer, memory_order_relaxed)) {
+    int64_t before = atomic_load_explicit(&c->value, memory_order_relaxed);
+    atomic_store_explicit(&c->value, (int64_t)((uint64_t)before + (uint64_t)delta),
+                          memory_order_relaxed);
+    return before;
+  }
+  return atomic_fetch_add_explicit(&c->value, delta, memory_order_relaxed);
 }
 
 /* add(delta): adds (two's complement) and returns the new value. */
 static int counter_add(qua_site_t *s, uint64_t delta, uint64_t a1, uint64_t *ret) {
   counter_t *c = s->state;
-  int64_t before = atomic_fetch_add_explicit(&c->value, (int64_t)delta, memory_order_relaxed);
+  int64_t before = counter_fetch_add(c, (int64_t)delta);
   int64_t after = (int64_t)((uint64_t)before + delta);
   *ret = (uint64_t)after;
   check_threshold(s, before, after);
@@ -39,7 +54,7 @@ static int counter_read(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) 
  * wired; returns what the next callentry returns. */
 static int counter_pass(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
   counter_t *c = s->state;
-  int64_t before = atomic_fetch_add_explicit(&c->value, 1, memory_order_relaxed);
+  int64_t before = counter_fetch_add(c, 1);
   check_threshold(s, before, before + 1);
   int r = qua_callout(s->target, COUNTER_C_OUT, x, 0, NULL);
   return r == QUA_ENOTWIRED ? QUA_OK : r;

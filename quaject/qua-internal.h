@@ -39,6 +39,11 @@ struct qua_quaject {
   /* Number of callouts of other quajects wired to this one. */
   int wired_in;
   qua_watch_t *_Atomic watchers[QUA_MAX_CALLBACKS];
+  /* Bit cb set when some open site or watcher listens to callback cb:
+   * recomputed by every control operation that changes sites or watchers
+   * (qua__resynth), so the generic code tests one word where it would walk
+   * the lists (qua__broadcast, qua__nobody_listens). */
+  _Atomic uint32_t listened;
   bool started;
   bool dead;
   qua_synth_mode_t synth;
@@ -59,6 +64,11 @@ void qua__ctl_unlock(void);
  * no thread is inside a read-side section that began before the call.
  * Not from inside a read-side section or a QSBR-online thread. */
 void qua__synchronize(void);
+
+/* The number of grace periods qua__synchronize() has waited for since the
+ * process started (benchmarks use it to say how many a control operation
+ * waited for). */
+uint64_t qua__grace_periods(void);
 
 /* ThreadSanitizer does not see liburcu's grace periods (membarrier and
  * futexes inside an uninstrumented library), so it would report every
@@ -113,8 +123,19 @@ static inline void qua__fire(qua_site_t *s, int cb, uint64_t arg) {
 }
 
 /* Delivers a broadcast callback: to every open site that supplied a
- * handler for it, then to the watchers. */
+ * handler for it, then to the watchers; nothing when nobody listens. */
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
+
+/* The generic code's "nobody listens" test: one load. A listener that came
+ * (its site open or watch returned) is seen by every call that starts
+ * afterwards; one that is leaving may still be seen (a walk finds nobody). */
+static inline bool qua__nobody_listens(qua_quaject_t *q, int cb) {
+  return (atomic_load_explicit(&q->listened, memory_order_acquire) & (1u << cb)) == 0;
+}
+
+/* Recomputes q->listened from its sites and watchers. Control lock held;
+ * qua__resynth(q) calls it, so every change of q's listeners does. */
+void qua__listened_refresh(qua_quaject_t *q);
 
 /* qua__broadcast from a thread outside any read-side section (a control
  * operation): enters one for the handlers' sake. */

@@ -95,7 +95,14 @@ void qua__ctl_unlock(void) { pthread_mutex_unlock(&ctl_mutex); }
 char qua__tsan_gp;
 #endif
 
+static _Atomic uint64_t grace_periods;
+
+uint64_t qua__grace_periods(void) {
+  return atomic_load_explicit(&grace_periods, memory_order_relaxed);
+}
+
 void qua__synchronize(void) {
+  atomic_fetch_add_explicit(&grace_periods, 1, memory_order_relaxed);
   urcu_bp_synchronize_rcu();
   urcu_qsbr_synchronize_rcu();
   QUA__TSAN_GP_DONE();
@@ -667,6 +674,8 @@ void qua_fire(qua_site_t *s, int cb, uint64_t arg) {
 }
 
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg) {
+  if (qua__nobody_listens(q, cb))
+    return;
   for (int e = 0; e < q->type->nentries; e++)
     for (qua_site_t *s = atomic_load_explicit(&q->sites[e], memory_order_acquire); s != NULL;
          s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))

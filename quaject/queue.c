@@ -58,7 +58,8 @@ static int put_slow(qua_site_t *s, int st, uint64_t x, qua_handler_fn full, void
   case QUA__LFQ_OK:
     return QUA_OK;
   case QUA__LFQ_EDGE:
-    qua__broadcast(s->target, QUEUE_CB_NOTEMPTY, 0);
+    if (!qua__nobody_listens(s->target, QUEUE_CB_NOTEMPTY))
+      qua__broadcast(s->target, QUEUE_CB_NOTEMPTY, 0);
     return QUA_OK;
   case QUA__LFQ_FULL:
     full(ctx, s->target, QUEUE_CB_FULL, x);
@@ -73,7 +74,8 @@ static int get_slow(qua_site_t *s, int st, qua_handler_fn empty, void *ctx) {
   case QUA__LFQ_OK:
     return QUA_OK;
   case QUA__LFQ_EDGE:
-    qua__broadcast(s->target, QUEUE_CB_NOTFULL, 0);
+    if (!qua__nobody_listens(s->target, QUEUE_CB_NOTFULL))
+      qua__broadcast(s->target, QUEUE_CB_NOTFULL, 0);
     return QUA_OK;
   case QUA__LFQ_CLOSED:
     if (atomic_load_explicit(&((queue_t *)s->state)->closed_final, memory_order_acquire))

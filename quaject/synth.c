@@ -158,6 +158,13 @@ void qua__listeners(qua_quaject_t *q, int cb, uint64_t *mode, uint64_t *fn, uint
   *mode = n == 0 ? QUA__LISTEN_NONE : n == 1 ? QUA__LISTEN_ONE : QUA__LISTEN_ALL;
 }
 
+void qua__listened_refresh(qua_quaject_t *q) {
+  uint32_t bits = 0;
+  for (int cb = 0; cb < q->type->ncallbacks; cb++)
+    bits |= qua__listened(q, cb) ? 1u << cb : 0;
+  atomic_store_explicit(&q->listened, bits, memory_order_release);
+}
+
 bool qua__listened(qua_quaject_t *q, int cb) {
   uint64_t mode, fn, ctx;
   qua__listeners(q, cb, &mode, &fn, &ctx);
@@ -420,6 +427,7 @@ static void mark_upstream(qua_quaject_t *q, int depth) {
 void qua__resynth(qua_quaject_t *changed, bool wait) {
   jit_code_t *old[256];
   size_t nold = 0;
+  qua__listened_refresh(changed); /* the generic code's test, with the code */
   /* Bodies call the code of their callouts' sites: one wire further. */
   mark_upstream(changed, PARTS_MAX + 1);
   for (qua_quaject_t *u = registry; u != NULL; u = u->next) {

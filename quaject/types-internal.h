@@ -38,7 +38,10 @@ enum { COUNTER_CB_THRESHOLD };
 typedef struct counter {
   _Atomic int64_t value;
   int64_t threshold;
-  bool one_writer; /* control state: at most one add/pass site */
+  /* At most one add/pass site: set and cleared under the control lock,
+   * with a grace period before a second writer's first call (counter.c);
+   * the generic add and pass read it to skip the atomic read-modify-write. */
+  _Atomic bool one_writer;
 } counter_t;
 
 /* tee */

@@ -9,8 +9,10 @@
 #include "qbench.h"
 
 /* Starts redis-server on a free loopback port without persistence, its
- * files in dir. Returns its pid (and the port in *port_out), or -1. */
-static inline pid_t redis_start(const char *server, const char *dir, unsigned *port_out) {
+ * files in dir, and, when unixsock is not NULL, also on that unix socket.
+ * Returns its pid (and the port in *port_out), or -1. */
+static inline pid_t redis_start_unix(const char *server, const char *dir, const char *unixsock,
+                                     unsigned *port_out) {
   for (int attempt = 0; attempt < 5; attempt++) {
     unsigned port = 20000 + (unsigned)rand() % 40000;
     char ports[16];
@@ -22,8 +24,13 @@ static inline pid_t redis_start(const char *server, const char *dir, unsigned *p
       dup2(nul, 0);
       dup2(nul, 1);
       dup2(nul, 2);
-      execl(server, server, "--port", ports, "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--daemonize", "no", "--dir", dir, (char *)NULL);
+      if (unixsock != NULL)
+        execl(server, server, "--port", ports, "--bind", "127.0.0.1", "--save", "",
+              "--appendonly", "no", "--daemonize", "no", "--dir", dir, "--unixsocket", unixsock,
+              "--unixsocketperm", "700", (char *)NULL);
+      else
+        execl(server, server, "--port", ports, "--bind", "127.0.0.1", "--save", "",
+              "--appendonly", "no", "--daemonize", "no", "--dir", dir, (char *)NULL);
       _exit(127);
     }
     double end = itest_now() + 5.0;
@@ -45,6 +52,11 @@ static inline pid_t redis_start(const char *server, const char *dir, unsigned *p
     waitpid(pid, NULL, 0);
   }
   return -1;
+}
+
+/* redis_start_unix without a unix socket. */
+static inline pid_t redis_start(const char *server, const char *dir, unsigned *port_out) {
+  return redis_start_unix(server, dir, NULL, port_out);
 }
 
 static inline void redis_stop(pid_t pid) {

@@ -6,17 +6,30 @@
  *   BENCH libtcc_compile_ns      tcc: compile the same C, specialised, in memory, relocate
  *   BENCH libgccjit_compile_ns   libgccjit: build the same pair with its API, -O2, compile
  *   BENCH emit_vs_libtcc, emit_vs_libgccjit   the ratios (anchor / jit_emit)
+ * (these five on a small test ring, tmpl-bench.c); then the real template file,
+ * quaject/queue-templates.c, for the quaject-level figures of bench-synth.c:
+ *   BENCH libtcc_template_compile_ns  libtcc compiling it in memory, holes defined as symbols
+ *   BENCH cc_template_compile_ns      the build's C compiler compiling it to an object (-O2)
+ * libgccjit has no C front end (it builds code from its own IR), so it cannot compile the
+ * template source; its figure stays the IR-built ring above.
  * Every compiled pair is called once and checked before it is timed.
  */
 #include "bench-synth.h"
 #include "qbench.h"
 #include "bq-stencils.h"
 #include "jit.h"
+#include "lfq.h"
 
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 #ifdef JIT_BENCH_TCC
 #include <libtcc.h>
@@ -212,6 +225,129 @@ static double bench_tcc(void)
   }
   return qbench_median(runs, RUNS);
 }
+
+/* The real template source, quaject/queue-templates.c, as it is: libtcc compiles the whole
+ * file (its 8 templates) with the holes defined as symbols (tcc_add_symbol, the values a
+ * queue's put site would get), relocates it in memory and looks up the SP-SC put and get;
+ * tcc-include/stdatomic.h gives tcc the C11 atomics it lacks. The pair is called on a real
+ * ring once before timing: a put then a get moves the word, and a get on the empty ring goes
+ * to the rare path. Nanoseconds per compile, or -1 (printed). */
+static int tcc_rare_calls;
+static char tcc_unused[1]; /* holes the checked paths do not use (tcc takes no symbol at 0) */
+
+static int tcc_put_rare(void *s, uint64_t x, uint64_t fn, uint64_t ctx)
+{
+  (void)s, (void)x, (void)fn, (void)ctx;
+  tcc_rare_calls++;
+  return -1;
+}
+
+static int tcc_get_rare(void *s, uint64_t *ret, uint64_t fn, uint64_t ctx)
+{
+  (void)s, (void)ret, (void)fn, (void)ctx;
+  tcc_rare_calls++;
+  return -2;
+}
+
+static int tcc_get_wait(void *s, uint64_t *ret, uint64_t was)
+{
+  (void)s, (void)ret, (void)was;
+  tcc_rare_calls++;
+  return -3;
+}
+
+static int tcc_notify(void)
+{
+  tcc_rare_calls++;
+  return 0;
+}
+
+static void *fn_addr(void (*f)(void))
+{
+  void *p;
+  memcpy(&p, &f, sizeof p);
+  return p;
+}
+
+typedef int (*tmpl_fn)(void *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+
+static double bench_tcc_template(void)
+{
+  FILE *f = fopen(JIT_BENCH_TEMPLATE, "r");
+  static char src[1 << 16];
+  size_t len = f != NULL ? fread(src, 1, sizeof src - 1, f) : 0;
+  if (f != NULL)
+    fclose(f);
+  if (len == 0) {
+    fprintf(stderr, "bench-jit: cannot read %s\n", JIT_BENCH_TEMPLATE);
+    return -1;
+  }
+  src[len] = '\0';
+  qua__lfq_t lfq;
+  if (qua__lfq_init(&lfq, 1024) != 0)
+    return -1;
+  const struct {
+    const char *name;
+    void *value;
+  } holes[] = {
+      {"qt_lfq", &lfq},
+      {"qt_slots", lfq.slots},
+      {"qt_target", tcc_unused},
+      {"qt_handler_fn", tcc_unused},
+      {"qt_handler_ctx", tcc_unused},
+      {"qt_edge_fn", tcc_unused},
+      {"qt_edge_ctx", tcc_unused},
+      {"qt_mask", (void *)(uintptr_t)lfq.mask},
+      {"qt_cap", (void *)(uintptr_t)lfq.capacity},
+      {"qt_edge_mode", (void *)(uintptr_t)1 /* QUA__LISTEN_NONE */},
+      {"qt_put_rare", fn_addr((void (*)(void))tcc_put_rare)},
+      {"qt_get_rare", fn_addr((void (*)(void))tcc_get_rare)},
+      {"qt_get_wait", fn_addr((void (*)(void))tcc_get_wait)},
+      {"qua__notify_one", fn_addr((void (*)(void))tcc_notify)},
+      {"qua__notify_all", fn_addr((void (*)(void))tcc_notify)},
+  };
+  double runs[RUNS];
+  const int iters = 20;
+  double result = -1;
+  for (int r = 0; r < RUNS; r++) {
+    uint64_t t0 = qbench_now_ns();
+    for (int i = 0; i < iters; i++) {
+      TCCState *s = tcc_new();
+      if (!s)
+        goto out;
+      tcc_set_error_func(s, NULL, tcc_error_sink);
+      tcc_set_options(s, "-nostdlib -D_GNU_SOURCE");
+      tcc_add_include_path(s, JIT_BENCH_TCC_INCLUDE);
+      tcc_add_include_path(s, JIT_BENCH_TEMPLATE_DIR);
+      tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+      for (size_t h = 0; h < sizeof holes / sizeof holes[0]; h++)
+        tcc_add_symbol(s, holes[h].name, holes[h].value);
+      if (tcc_compile_string(s, src) < 0 || tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) {
+        tcc_delete(s);
+        goto out;
+      }
+      void *put = tcc_get_symbol(s, "qt_put_sp"), *get = tcc_get_symbol(s, "qt_get_sc");
+      if (r == 0 && i == 0) {
+        tmpl_fn p, g;
+        memcpy(&p, &put, sizeof p);
+        memcpy(&g, &get, sizeof g);
+        uint64_t v = 0;
+        int rare = tcc_rare_calls;
+        if (put == NULL || get == NULL || p(NULL, 42, 0, NULL) != 0 || g(NULL, 0, 0, &v) != 0 ||
+            v != 42 || g(NULL, 0, 0, &v) != -2 || tcc_rare_calls != rare + 1) {
+          fprintf(stderr, "bench-jit: the template compiled by tcc misbehaves\n");
+          exit(1);
+        }
+      }
+      tcc_delete(s);
+    }
+    runs[r] = (double)(qbench_now_ns() - t0) / iters;
+  }
+  result = qbench_median(runs, RUNS);
+out:
+  qua__lfq_fini(&lfq);
+  return result;
+}
 #endif
 
 /* --- libgccjit -------------------------------------------------------------- */
@@ -339,6 +475,41 @@ static double bench_gccjit(void)
 }
 #endif
 
+/* The C compiler of the build (JIT_BENCH_CC) compiling the same template file to an object
+ * with the recipe's essential flags, a process per compile as a program would run it;
+ * only the compile (no linking, no loading), so it is a lower bound on using gcc at run
+ * time. Nanoseconds per compile, or -1. */
+static double bench_cc_template(void)
+{
+  char out[] = "/tmp/qua-bench-jit-XXXXXX", obj[64];
+  if (mkdtemp(out) == NULL)
+    return -1;
+  snprintf(obj, sizeof obj, "%s/t.o", out);
+  char *argv[] = {JIT_BENCH_CC, "-std=gnu11", "-O2", "-fno-pic", "-fno-pie", "-mcmodel=medium",
+                  "-fno-asynchronous-unwind-tables", "-D_GNU_SOURCE", "-I" JIT_BENCH_TEMPLATE_DIR,
+                  "-c", JIT_BENCH_TEMPLATE, "-o", obj, NULL};
+  double runs[RUNS];
+  double result = -1;
+  for (int r = 0; r < RUNS; r++) {
+    uint64_t t0 = qbench_now_ns();
+    pid_t pid;
+    int st;
+    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &st, 0) < 0 ||
+        !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+      fprintf(stderr, "bench-jit: %s could not compile %s\n", argv[0], JIT_BENCH_TEMPLATE);
+      goto out;
+    }
+    runs[r] = (double)(qbench_now_ns() - t0);
+  }
+  struct stat sb;
+  if (stat(obj, &sb) == 0 && sb.st_size > 0)
+    result = qbench_median(runs, RUNS);
+out:
+  unlink(obj);
+  rmdir(out);
+  return result;
+}
+
 int main(void)
 {
   jit_codemem_t *cm;
@@ -377,15 +548,17 @@ int main(void)
 #else
   printf("# libgccjit not found: libgccjit_compile_ns skipped\n");
 #endif
-  double tcc_ns = 0, gccjit_ns = 0;
+  /* The real template source, compiled by libtcc in memory and by the C compiler of the
+   * build; the quaject-level figures are timed against these. */
+  double tcc_ns = -1, cc_ns = bench_cc_template();
 #ifdef JIT_BENCH_TCC
-  tcc_ns = tcc;
+  tcc_ns = bench_tcc_template();
+  if (tcc_ns > 0)
+    printf("BENCH libtcc_template_compile_ns %.0f ns\n", tcc_ns);
 #endif
-#ifdef JIT_BENCH_GCCJIT
-  gccjit_ns = gj;
-#endif
-  /* The quaject-level figures, against the same anchors. */
-  bench_synth(tcc_ns, gccjit_ns);
+  if (cc_ns > 0)
+    printf("BENCH cc_template_compile_ns %.0f ns\n", cc_ns);
+  bench_synth(tcc_ns, cc_ns);
   jit_codemem_destroy(cm);
   return 0;
 }

@@ -1,6 +1,16 @@
 /* bench-synth.c -- quaject-level synthesis figures, printed by bench-jit beside its anchors.
  *
- *   synth_wire_ns        median time to synthesise a queue's put and get for one wire
+ *   synth_wire_ns        median time to synthesise a queue's put and get for one wire, as the
+ *                        library's own timer (around the copy and patch) reports it
+ *   synth_wire_e2e_wait_ns  the same pair timed from outside: qua_site_open(put) and
+ *                        qua_site_open(get) on a queue, end to end, grace-period waits included
+ *   synth_grace_period_ns   one grace period (qua__synchronize) with nobody inside, timed
+ *                        right after each pair; synth_wire_grace_periods: how many a pair waits
+ *   synth_wire_e2e_ns    end to end minus those waits: each pair's time less its number of
+ *                        grace periods times the grace period measured after it (the library
+ *                        cannot skip the wait: it is what makes replacing code safe)
+ *   synth_e2e_vs_libtcc  libtcc compiling the real template file / synth_wire_e2e_ns
+ *                        (also _wait_, and _vs_cc for the build's C compiler)
  *   put_get_*_ns         a put then a get through two sites of a queue as `create queue`
  *                        makes it (notify=1: exact notempty/notfull), generic code vs
  *                        synthesised; put_get_untracked_*_ns the same for notify=0
@@ -20,6 +30,7 @@
 #include "bench-synth.h"
 #include "qbench.h"
 #include "qua.h"
+#include "qua-internal.h" /* qua__synchronize, qua__grace_periods */
 
 #define RUNS 7
 
@@ -64,6 +75,46 @@ static double synth_wire(void) {
   }
   qua_destroy(q, false, NULL);
   return qbench_median(t, n);
+}
+
+typedef struct e2e {
+  double wait_ns, nowait_ns, gp_ns, gps;
+} e2e_t;
+
+/* End to end, from outside: opening a put site and a get site on a queue (closing them is not
+ * timed), then one grace period alone; medians over N pairs. Not from a QSBR-online thread. */
+static e2e_t synth_wire_e2e(void) {
+  enum { N = 201 };
+  static double wait[N], nowait[N], gp[N], gps[N];
+  qua_quaject_t *q = make("queue", "synth=stencil", "capacity=1024");
+  char impl[64];
+  for (int i = 0; i < N; i++) {
+    qua_site_t *put, *get;
+    uint64_t g0 = qua__grace_periods(), t0 = qbench_now_ns();
+    int r1 = qua_site_open(q, "put", NULL, 0, &put, NULL);
+    int r2 = qua_site_open(q, "get", NULL, 0, &get, NULL);
+    uint64_t t1 = qbench_now_ns(), g1 = qua__grace_periods();
+    if (r1 != QUA_OK || r2 != QUA_OK) {
+      fprintf(stderr, "bench-synth: opening the sites failed\n");
+      exit(1);
+    }
+    entry_ns(q, "get", impl, sizeof impl);
+    if (strstr(impl, "stencil") == NULL) {
+      fprintf(stderr, "bench-synth: get runs %s, not a stencil\n", impl);
+      exit(1);
+    }
+    qua_site_close(put);
+    qua_site_close(get);
+    uint64_t t2 = qbench_now_ns();
+    qua__synchronize();
+    gp[i] = (double)(qbench_now_ns() - t2);
+    gps[i] = (double)(g1 - g0);
+    wait[i] = (double)(t1 - t0);
+    nowait[i] = wait[i] - gps[i] * gp[i];
+  }
+  qua_destroy(q, false, NULL);
+  return (e2e_t){qbench_median(wait, N), qbench_median(nowait, N), qbench_median(gp, N),
+                 qbench_median(gps, N)};
 }
 
 /* Generic and synthesised code are timed in alternating runs, so that both
@@ -232,15 +283,26 @@ static double pump_move_run(void *ctx) {
   return mops;
 }
 
-void bench_synth(double tcc_ns, double gccjit_ns) {
+void bench_synth(double tcc_ns, double cc_ns) {
   double wire = synth_wire();
   if (wire <= 0)
-    return;
+    exit(1);
   printf("BENCH synth_wire_ns %.0f ns\n", wire);
-  if (tcc_ns > 0)
-    printf("BENCH synth_vs_libtcc %.0f x\n", tcc_ns / wire);
-  if (gccjit_ns > 0)
-    printf("BENCH synth_vs_libgccjit %.0f x\n", gccjit_ns / wire);
+  e2e_t e = synth_wire_e2e();
+  printf("BENCH synth_wire_e2e_wait_ns %.0f ns\n", e.wait_ns);
+  printf("BENCH synth_grace_period_ns %.0f ns\n", e.gp_ns);
+  printf("BENCH synth_wire_grace_periods %.0f\n", e.gps);
+  printf("BENCH synth_wire_e2e_ns %.0f ns\n", e.nowait_ns);
+  if (tcc_ns > 0) {
+    printf("BENCH synth_e2e_vs_libtcc %.1f x\n", tcc_ns / e.nowait_ns);
+    printf("BENCH synth_e2e_wait_vs_libtcc %.1f x\n", tcc_ns / e.wait_ns);
+  } else {
+    printf("BENCH synth_e2e_vs_libtcc skipped libtcc (libtcc-dev, tcc) missing or failed\n");
+  }
+  if (cc_ns > 0) {
+    printf("BENCH synth_e2e_vs_cc %.1f x\n", cc_ns / e.nowait_ns);
+    printf("BENCH synth_e2e_wait_vs_cc %.1f x\n", cc_ns / e.wait_ns);
+  }
 
   qua_thread_online();
   /* The default queue tracks transitions: each put here takes it from empty

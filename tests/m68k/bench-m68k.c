@@ -1,16 +1,30 @@
-/* bench-m68k.c -- quamachine against qemu-m68k on a compiled integer workload (fib and a sieve).
+/* bench-m68k.c -- quamachine against qemu-m68k on a compiled integer workload (fib and a sieve), by the slope between two sizes.
  *
- * Arguments: QUAMACHINE QEMU_M68K BENCH_PROG [ROUNDS]. Runs the program
- * five times under each, alternating, and prints the medians:
- *   BENCH quamachine_mips <v> MIPS      instructions / quamachine's time
- *   BENCH qemu_m68k_s <v> s
- *   BENCH quamachine_s <v> s
- *   BENCH quamachine_vs_qemu <x> x      qemu's time / quamachine's time
- * Both runs must print the same output; times are wall-clock of the whole
- * process (start-up included, as for a user).
+ * Arguments: QUAMACHINE QEMU_M68K BENCH_PROG. The program repeats its work
+ * ROUNDS times (its argument). Each emulator runs it at two sizes, and the
+ * time of one round is the slope, (t(big) - t(small)) / (big - small): the
+ * start-up (loading, qemu's first translations) is in both runs and
+ * cancels. The sizes differ between the emulators so that every qemu run
+ * takes at least 2 s and the quamachine runs stay short: qemu runs a
+ * calibrated size (about QEMU_SMALL_S seconds, from a first run of
+ * QEMU_PROBE rounds) and twice that, quamachine QUAM_SMALL and QUAM_BIG.
+ * The four runs alternate, RUNS times; each slope is taken between the
+ * medians of its two sizes' times:
+ *   BENCH qemu_m68k_round_ms <v> ms     qemu-m68k's slope
+ *   BENCH quamachine_round_ms <v> ms    quamachine's slope
+ *   BENCH quamachine_mips <v> MIPS      instructions per round / quamachine's slope
+ *   BENCH qemu_m68k_min_run_s <v> s     qemu's shortest run (>= 2 s, else exit 1)
+ *   BENCH quamachine_vs_qemu <x> x      qemu's slope / quamachine's slope (goal >= 0.1)
+ * Checks: every run prints the program's expected line. Instructions: qemu
+ * is traced one instruction per block (-singlestep -d exec,nochain) at 0
+ * and 1 rounds, and quamachine (--stats) must execute exactly as many more
+ * for the one round; between its two timed sizes quamachine's count must
+ * grow by that number per round within 0.01% (printing a longer number
+ * costs a few instructions more). A disagreement exits 1.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +35,10 @@
 #include "qbench.h"
 
 #define RUNS 5
-#define DEFAULT_ROUNDS "60" /* about 190M instructions: 1-2 s under quamachine */
+#define QEMU_PROBE 1000
+#define QEMU_SMALL_S 3.0
+#define QUAM_SMALL 20
+#define QUAM_BIG 100
 
 /* Runs argv; stdout and stderr into the given buffers. Returns the time. */
 static double run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
@@ -59,36 +76,136 @@ static double run(char *const argv[], char *out, size_t outlen, char *err, size_
   return t;
 }
 
+/* Instructions qemu executes for the program at `rounds`: its trace with one instruction per
+ * translation block has one "Trace" line per instruction executed. -1 on failure. */
+static long long qemu_count(const char *qemu, const char *prog, const char *rounds) {
+  int po[2];
+  if (pipe(po) != 0)
+    return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(po[1], 1);
+    close(po[0]);
+    int nul = open("/dev/null", O_WRONLY);
+    dup2(nul, 2);
+    execl(qemu, qemu, "-cpu", "m68030", "-singlestep", "-d", "exec,nochain", "-D", "/dev/stdout",
+          prog, rounds, (char *)NULL);
+    _exit(126);
+  }
+  close(po[1]);
+  FILE *f = fdopen(po[0], "r");
+  long long n = 0;
+  char line[512];
+  bool at_start = true;
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    if (at_start && strncmp(line, "Trace ", 6) == 0)
+      n++;
+    at_start = strchr(line, '\n') != NULL;
+  }
+  if (f != NULL)
+    fclose(f);
+  int ws;
+  waitpid(pid, &ws, 0);
+  return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 && n > 0 ? n : -1;
+}
+
+/* One run of argv (whose last argument is `rounds`); checks the program's line and, for
+ * quamachine, reads its instruction count into *insns. Returns the time; exits on failure. */
+static double timed(char **argv, int rounds, bool quam, unsigned long long *insns) {
+  static char out[4096], err[4096];
+  char want[64];
+  int st;
+  double t = run(argv, out, sizeof out, err, sizeof err, &st);
+  snprintf(want, sizeof want, "rounds %d check %lu\n", rounds, (unsigned long)rounds * 55960ul);
+  const char *p = quam ? strstr(err, "quamachine: ") : NULL;
+  if (st != 0 || strcmp(out, want) != 0 ||
+      (quam && (p == NULL || sscanf(p, "quamachine: %llu instructions", insns) != 1))) {
+    fprintf(stderr, "bench-m68k: %s at %d rounds failed (status %d)\nout: %s\nerr: %s\n",
+            argv[0], rounds, st, out, err);
+    exit(1);
+  }
+  return t;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: bench-m68k QUAMACHINE QEMU_M68K BENCH_PROG [ROUNDS]\n");
+    fprintf(stderr, "usage: bench-m68k QUAMACHINE QEMU_M68K BENCH_PROG\n");
     return 2;
   }
-  char *rounds = argc > 4 ? argv[4] : DEFAULT_ROUNDS;
-  char *qa[] = {argv[1], "run", "--stats", argv[3], rounds, NULL};
-  char *qe[] = {argv[2], "-cpu", "m68030", argv[3], rounds, NULL};
-  double tq[RUNS], te[RUNS], mips[RUNS];
-  static char out_q[4096], out_e[4096], err_q[4096], err_e[4096];
-  for (int i = 0; i < RUNS; i++) {
-    int sq, se;
-    te[i] = run(qe, out_e, sizeof out_e, err_e, sizeof err_e, &se);
-    tq[i] = run(qa, out_q, sizeof out_q, err_q, sizeof err_q, &sq);
-    unsigned long long insns = 0;
-    const char *p = strstr(err_q, "quamachine: ");
-    if (sq != 0 || se != 0 || strcmp(out_q, out_e) != 0 || p == NULL ||
-        sscanf(p, "quamachine: %llu instructions", &insns) != 1) {
-      fprintf(stderr,
-              "bench-m68k: the runs disagree or failed (quamachine %d, qemu %d)\n"
-              "quamachine: %s%s\nqemu-m68k: %s%s\n",
-              sq, se, out_q, err_q, out_e, err_e);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  /* Instructions per round, from qemu's own trace. */
+  long long q0 = qemu_count(argv[2], argv[3], "0"), q1 = qemu_count(argv[2], argv[3], "1");
+  if (q0 < 0 || q1 < 0) {
+    fprintf(stderr, "bench-m68k: no instruction trace from %s (-singlestep -d exec)\n", argv[2]);
+    return 1;
+  }
+  long long per_round = q1 - q0;
+  {
+    char *m0[] = {argv[1], "run", "--stats", argv[3], "0", NULL};
+    char *m1[] = {argv[1], "run", "--stats", argv[3], "1", NULL};
+    unsigned long long i0 = 0, i1 = 0;
+    timed(m0, 0, true, &i0);
+    timed(m1, 1, true, &i1);
+    if ((long long)(i1 - i0) != per_round) {
+      fprintf(stderr, "bench-m68k: one round is %llu instructions on quamachine, %lld on qemu\n",
+              i1 - i0, per_round);
       return 1;
     }
-    mips[i] = (double)insns / tq[i] / 1e6;
   }
-  double mq = qbench_median(tq, RUNS), me = qbench_median(te, RUNS);
-  printf("BENCH quamachine_mips %.1f MIPS\n", qbench_median(mips, RUNS));
-  printf("BENCH qemu_m68k_s %.4f s\n", me);
-  printf("BENCH quamachine_s %.4f s\n", mq);
+  printf("BENCH m68k_bench_insns_per_round %lld insns\n", per_round);
+
+  /* qemu's sizes: the small run about QEMU_SMALL_S seconds, start-up included. */
+  char qs[16], qb[16], ms[16], mb[16];
+  snprintf(qs, sizeof qs, "%d", QEMU_PROBE);
+  char *probe[] = {argv[2], "-cpu", "m68030", argv[3], qs, NULL};
+  double tp = timed(probe, QEMU_PROBE, false, NULL);
+  int qemu_small = (int)(QEMU_PROBE * QEMU_SMALL_S / tp) + 1;
+  qemu_small = qemu_small < QEMU_PROBE ? QEMU_PROBE : qemu_small;
+  int qemu_big = 2 * qemu_small;
+  snprintf(qs, sizeof qs, "%d", qemu_small);
+  snprintf(qb, sizeof qb, "%d", qemu_big);
+  snprintf(ms, sizeof ms, "%d", QUAM_SMALL);
+  snprintf(mb, sizeof mb, "%d", QUAM_BIG);
+  char *e_small[] = {argv[2], "-cpu", "m68030", argv[3], qs, NULL};
+  char *e_big[] = {argv[2], "-cpu", "m68030", argv[3], qb, NULL};
+  char *m_small[] = {argv[1], "run", "--stats", argv[3], ms, NULL};
+  char *m_big[] = {argv[1], "run", "--stats", argv[3], mb, NULL};
+  double es[RUNS], eb[RUNS], qs_t[RUNS], qb_t[RUNS], shortest = 1e9;
+  for (int i = 0; i < RUNS; i++) {
+    unsigned long long i_small = 0, i_big = 0;
+    double te0 = timed(e_small, qemu_small, false, NULL);
+    double tq0 = timed(m_small, QUAM_SMALL, true, &i_small);
+    double te1 = timed(e_big, qemu_big, false, NULL);
+    double tq1 = timed(m_big, QUAM_BIG, true, &i_big);
+    shortest = te0 < shortest ? te0 : shortest;
+    double want = (double)per_round * (QUAM_BIG - QUAM_SMALL);
+    if (((double)(i_big - i_small) - want) / want > 1e-4 ||
+        (want - (double)(i_big - i_small)) / want > 1e-4) {
+      fprintf(stderr, "bench-m68k: quamachine counts %llu instructions for %d rounds, qemu %.0f\n",
+              i_big - i_small, QUAM_BIG - QUAM_SMALL, want);
+      return 1;
+    }
+    es[i] = te0;
+    eb[i] = te1;
+    qs_t[i] = tq0;
+    qb_t[i] = tq1;
+  }
+  /* The slope between the median times of the two sizes: a load spike in one run moves
+   * one median a little instead of making that run's own slope absurd. */
+  double me = (qbench_median(eb, RUNS) - qbench_median(es, RUNS)) / (qemu_big - qemu_small);
+  double mq = (qbench_median(qb_t, RUNS) - qbench_median(qs_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
+  printf("BENCH qemu_m68k_round_ms %.3f ms\n", me * 1e3);
+  printf("# qemu-m68k %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", qemu_small,
+         es[0], es[RUNS - 1], qemu_big, eb[0], eb[RUNS - 1], RUNS);
+  printf("BENCH quamachine_round_ms %.3f ms\n", mq * 1e3);
+  printf("# quamachine %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", QUAM_SMALL,
+         qs_t[0], qs_t[RUNS - 1], QUAM_BIG, qb_t[0], qb_t[RUNS - 1], RUNS);
+  printf("BENCH quamachine_mips %.1f MIPS\n", (double)per_round / mq / 1e6);
+  printf("BENCH qemu_m68k_min_run_s %.2f s\n", shortest);
+  if (shortest < 2.0) {
+    fprintf(stderr, "bench-m68k: a qemu run took %.2f s, under the 2 s asked for\n", shortest);
+    return 1;
+  }
   printf("BENCH quamachine_vs_qemu %.3f x\n", me / mq);
   return 0;
 }

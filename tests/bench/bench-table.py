@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""bench-table.py -- the closing table of `make bench`: figure, ours, anchor, ratio, goal, from the BENCH lines of meson's benchmark log.
+
+Usage: bench-table.py BENCHMARK_LOG. Every figure of the goal table must appear, as a value
+or as `BENCH <name> skipped <why>`; a figure that is missing altogether (its benchmark did not
+run or printed nothing) is listed as MISSING and the exit status is 1. The ratio is recomputed
+from the medians the benchmarks printed, so the table and the BENCH lines agree.
+"""
+import re
+import sys
+
+# name, ours (BENCH name), anchor (BENCH name, a list: the best of them, or None),
+# 'higher' or 'lower' is better for ours, goal (comparison, value), what the ratio is
+ROWS = [
+    ("queue_spsc_vs_best", "queue_spsc_mops",
+     ["rte_ring_spsc_mops", "boost_spsc_mops", "ck_ring_spsc_mops"], "higher", (">=", 1.0)),
+    ("queue_mpmc_contended_vs_rte_ring", "queue_mpmc_contended_mops",
+     ["rte_ring_mpmc_contended_mops"], "higher", (">=", 1.0)),
+    ("queue_mpmc_mixed_vs_rte_ring", "queue_mpmc_mixed_mops",
+     ["rte_ring_mpmc_mixed_mops"], "higher", None),
+    ("queue_burst8_vs_rte_ring", "queue_burst8_mops", ["rte_ring_burst8_mops"], "higher",
+     (">=", 1.0)),
+    ("queue_burst32_vs_rte_ring", "queue_burst32_mops", ["rte_ring_burst32_mops"], "higher",
+     None),
+    ("rpc_tcp_vs_tcp_echo", "rpc_tcp_rtt_us", ["tcp_echo_rtt_us"], "lower", (">=", 0.8)),
+    ("rpc_vs_redis_same_transport", "rpc_tcp_calls_per_s", ["redis_incr_tcp_per_s"], "higher",
+     (">=", 1.0)),
+    ("rpc_vs_redis_unix", "rpc_unix_calls_per_s", ["redis_incr_unix_per_s"], "higher", None),
+    ("synth_wire_e2e_ns", "synth_wire_e2e_ns", None, "lower", ("<=", 5000.0)),
+    ("synth_e2e_vs_libtcc", "synth_wire_e2e_ns", ["libtcc_template_compile_ns"], "lower",
+     (">=", 50.0)),
+    ("synth_call_speedup", "put_get_synth_ns", ["put_get_generic_ns"], "lower", (">=", 1.3)),
+    ("pipeline4_speedup", "pipeline4_synth_mops", ["pipeline4_generic_mops"], "higher",
+     (">=", 2.5)),
+    ("pump_step_speedup", "pump_move_synth_mops", ["pump_move_generic_mops"], "higher",
+     (">=", 1.5)),
+    ("quamachine_vs_qemu", "quamachine_round_ms", ["qemu_m68k_round_ms"], "lower", (">=", 0.1)),
+]
+
+LINE = re.compile(r"^BENCH (\S+) (\S+)(?: (.*))?$")
+
+
+def read(path):
+    values, skipped, units = {}, {}, {}
+    with open(path, errors="replace") as f:
+        for raw in f:
+            m = LINE.match(raw.strip())
+            if not m:
+                continue
+            name, value, rest = m.group(1), m.group(2), m.group(3) or ""
+            if value == "skipped":
+                skipped[name] = rest
+                continue
+            try:
+                values[name] = float(value)  # the last run of a name wins
+                units[name] = rest
+            except ValueError:
+                pass
+    return values, skipped, units
+
+
+def fmt(v, unit):
+    if v is None:
+        return "-"
+    text = f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
+    return f"{text} {unit}".strip()
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: bench-table.py BENCHMARK_LOG", file=sys.stderr)
+        return 2
+    values, skipped, units = read(sys.argv[1])
+    out, missing = [], 0
+    for name, ours_n, anchors, better, goal in ROWS:
+        if name in skipped or ours_n in skipped:
+            out.append((name, "skipped", "", "", "", skipped.get(name, skipped.get(ours_n, ""))))
+            continue
+        ours = values.get(ours_n)
+        anchor_n = None
+        if anchors:
+            present = [a for a in anchors if a in values]
+            if present:
+                pick = max if better == "higher" else min
+                anchor_n = pick(present, key=lambda a: values[a])
+        anchor = values.get(anchor_n) if anchor_n else None
+        if ours is None or (anchors and anchor is None):
+            missing += 1
+            out.append((name, "MISSING", "", "", "", "its benchmark did not run or printed nothing"))
+            continue
+        if anchors:
+            ratio = ours / anchor if better == "higher" else anchor / ours
+        else:
+            ratio = None
+        judged = ratio if anchors else ours
+        verdict = ""
+        if goal:
+            op, g = goal
+            met = judged >= g if op == ">=" else judged <= g
+            verdict = f"{op} {g:g} {'met' if met else 'NOT met'}"
+        anchor_text = fmt(anchor, units.get(anchor_n, "")) + (f" ({anchor_n})" if anchors and len(anchors) > 1 else "")
+        out.append((name, fmt(ours, units.get(ours_n, "")), anchor_text,
+                    f"{ratio:.3g} x" if ratio is not None else "-", verdict, ""))
+    widths = [max(len(r[i]) for r in out + [("figure", "ours", "anchor", "ratio", "goal", "")])
+              for i in range(5)]
+    head = ("figure", "ours", "anchor", "ratio", "goal")
+    print()
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in out:
+        line = "  ".join(c.ljust(w) for c, w in zip(r[:5], widths))
+        print((line + ("  " + r[5] if r[5] else "")).rstrip())
+    print("\n(medians of interleaved runs; each benchmark's '#' lines give the spread)")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
