@@ -1,0 +1,150 @@
+"""test_harness.py -- the harness itself: quads in namespaces over TCP with tokens, faults, teardown."""
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import distnet
+from distnet import Impairment, Net
+from qua import QuaError
+from qua.testing import die_with_parent
+
+
+def chain(net, names="ABC", impair=None):
+    nodes = [net.node(n) for n in names]
+    for a, b in zip(nodes, nodes[1:]):
+        net.connect(a, b, impair)
+    return nodes
+
+
+def test_quads_in_namespaces_talk_over_tcp_with_tokens(net):
+    a, b, c = chain(net)
+    with b.tcp_client_from(a) as cb:
+        q = cb.create("queue", {"capacity": 8})
+        cb.put(q, 5)
+        assert cb.get(q) == 5
+    with c.tcp_client_from(b) as cc:
+        assert cc.stats().connections >= 1
+    with pytest.raises(QuaError) as e:
+        b.tcp_client_from(a, token="tok-wrong")
+    assert e.value.name == "EAUTH"
+    # Links are point to point: A has no route to C's address.
+    with pytest.raises(QuaError) as e:
+        b.addrs["A"] = c.addrs["B"]  # C's address, as if B were there
+        b.tcp_client_from(a, timeout=2.0)
+    assert e.value.name == "ECONN"
+    # The addresses exist only inside the namespaces.
+    assert "10.77." not in distnet.run("ip", "-o", "addr")
+    assert "10.77.1.1/30" in a.sh("ip", "-o", "addr")
+
+
+def test_teardown_removes_namespaces_processes_and_folders():
+    net = Net()
+    try:
+        a, b = chain(net, "AB")
+        pids = [a.daemon.pid, b.daemon.pid]
+        dirs = [a.daemon.dir, b.daemon.dir]
+        names = [a.ns, b.ns]
+        b.daemon.send_signal(signal.SIGSTOP)  # a stopped quad goes too
+    finally:
+        assert net.close() == []
+    assert net.close() == []
+    assert not any(os.path.exists("/proc/%d" % p) for p in pids)
+    assert not any(os.path.exists(d) for d in dirs)
+    assert not set(names) & set(distnet.netns_list())
+
+
+def test_stale_namespaces_of_a_dead_test_are_removed():
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    ns = "%s%dn1-X" % (distnet.PREFIX, dead.pid)
+    distnet.run("ip", "netns", "add", ns)
+    sleeper = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "30"], preexec_fn=die_with_parent)
+    try:
+        end = time.monotonic() + 5
+        while not distnet.run("ip", "netns", "pids", ns).strip() and time.monotonic() < end:
+            time.sleep(0.02)
+        mine = Net()
+        mine.node("Y")
+        try:
+            gone = distnet.cleanup_stale()
+            assert ns in gone
+            assert ns not in distnet.netns_list()
+            assert mine.nodes["Y"].ns in distnet.netns_list()  # a live test's are kept
+            assert sleeper.wait(5) == -signal.SIGKILL
+        finally:
+            assert mine.close() == []
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+        distnet.run("ip", "netns", "delete", ns, check=False)
+
+
+def test_delayed_link_delays_every_round_trip(net):
+    a, b = chain(net, "AB", impair=Impairment(delay_ms=20, loss=0, reorder=0, duplicate=0))
+    with b.tcp_client_from(a, timeout=20.0) as cb:
+        rtts = []
+        for _ in range(5):
+            t0 = time.monotonic()
+            cb.stats()
+            rtts.append(time.monotonic() - t0)
+        # 20 ms each way: no request can come back in less than 40 ms.
+        assert min(rtts) >= 0.039, "round trips %s: the delay is not applied" % rtts
+
+
+def test_impaired_link_still_delivers_in_order(net):
+    a, b = chain(net, "AB", impair=Impairment(delay_ms=20, loss=0.05, reorder=0.25, duplicate=0.02))
+    with b.tcp_client_from(a, timeout=20.0) as cb:
+        q = cb.create("queue", {"capacity": 512})
+        for base in (0, 100, 200):
+            res = cb.invoke_batch([(q, "put", i) for i in range(base + 1, base + 101)])
+            assert all(r.status == 0 for r in res)
+        got = []
+        for _ in range(3):
+            got += [r.result for r in cb.invoke_batch([(q, "get")] * 100)]
+        assert got == list(range(1, 301))
+
+
+def test_link_down_stops_traffic_and_up_restores_it(net):
+    a, b = chain(net, "AB")
+    cb = b.tcp_client_from(a, timeout=1.0)
+    try:
+        cb.stats()
+        net.link_down(a, b)
+        with pytest.raises(QuaError) as e:
+            cb.stats()
+        assert e.value.name == "ETIMEDOUT"
+        net.link_up(a, b)
+        cb.timeout = 10.0
+        # The reply was only delayed: TCP retransmits it once the link is up.
+        cb.recv("Stats", cb._next_id - 1)
+        assert cb.stats().connections >= 1
+    finally:
+        cb.close()
+
+
+def test_killed_connection_is_econn(net):
+    a, b = chain(net, "AB")
+    with b.tcp_client_from(a, timeout=5.0) as cb:
+        cb.stats()
+        assert net.kill_connections(a, b.addrs["A"]) == 1
+        with pytest.raises(QuaError) as e:
+            cb.stats()
+        assert e.value.name == "ECONN"
+    with b.tcp_client_from(a, timeout=5.0) as cb:
+        assert cb.stats().connections >= 1
+
+
+def test_stopped_quad_answers_after_sigcont(net):
+    (a,) = [net.node("A")]
+    with a.client(timeout=0.5) as c:
+        a.daemon.send_signal(signal.SIGSTOP)
+        with pytest.raises(QuaError) as e:
+            c.stats()
+        assert e.value.name == "ETIMEDOUT"
+        a.daemon.send_signal(signal.SIGCONT)
+        c.timeout = 10.0
+        c.recv("Stats", c._next_id - 1)
+        assert c.stats().requests >= 2
