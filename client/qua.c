@@ -406,7 +406,9 @@ static int verb_stats(ctx_t *x) {
   } rows[] = {{"connections", s.connections}, {"quajects", s.quajects},
               {"requests", s.requests},       {"events_sent", s.events_sent},
               {"events_dropped", s.events_dropped}, {"bytes_in", s.bytes_in},
-              {"bytes_out", s.bytes_out},     {"uptime_ms", s.uptime_ms}};
+              {"bytes_out", s.bytes_out},     {"uptime_ms", s.uptime_ms},
+              {"links", s.links}, {"link_items_sent", s.link_items_sent},
+              {"link_items_acked", s.link_items_acked}};
   size_t n = sizeof rows / sizeof rows[0];
   if (x->o->json)
     printf("{");

@@ -1043,6 +1043,9 @@ int quac_stats(quac_conn_t *c, quac_stats_t *out) {
   out->bytes_in = rep->bytes_in;
   out->bytes_out = rep->bytes_out;
   out->uptime_ms = rep->uptime_ms;
+  out->links = rep->links;
+  out->link_items_sent = rep->link_items_sent;
+  out->link_items_acked = rep->link_items_acked;
   protobuf_c_message_free_unpacked(msg, NULL);
   return 0;
 }

@@ -333,6 +333,7 @@ typedef struct quac_stats {
   uint64_t events_sent, events_dropped;
   uint64_t bytes_in, bytes_out;
   uint64_t uptime_ms;
+  uint64_t links, link_items_sent, link_items_acked; /* the daemon's link quajects */
 } quac_stats_t;
 
 QUAC_API int quac_stats(quac_conn_t *c, quac_stats_t *out);

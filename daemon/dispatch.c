@@ -225,6 +225,7 @@ static void obj_destroy(quad_obj_t *o) {
 }
 
 void quad_conn_release(quad_conn_t *c) {
+  quad_link_conn_closed(c);
   /* Handles first: their bindings go, so nothing calls into c any more. */
   size_t n = c->handles.len, k = 0;
   quad_ref_t **refs = n ? malloc(n * sizeof *refs) : NULL;
@@ -261,8 +262,7 @@ void quad_objs_destroy_all(void) {
     obj_destroy(quad_srv->objs);
 }
 
-/* Names: 1..63 of [A-Za-z0-9_-] ('.' separates a name from a member in the CLI). */
-static bool name_ok(const char *s) {
+bool quad_name_ok(const char *s) {
   size_t n = strlen(s);
   if (n == 0 || n > QUA_NAME_MAX)
     return false;
@@ -409,7 +409,7 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
     FAIL(QUA_ELIMIT, "this connection owns %u quajects, the limit (--max-quajects-per-client)",
          c->owned);
   if (in->name[0] != '\0') {
-    if (!name_ok(in->name))
+    if (!quad_name_ok(in->name))
       FAIL(QUA_EINVAL, "bad name '%.64s': 1 to 63 letters, digits, '_' or '-'", in->name);
     if (obj_by_name(in->name) != NULL)
       FAIL(QUA_EEXIST, "the name '%s' is taken", in->name);
@@ -485,7 +485,7 @@ static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest
   quad_call_t *call = data;
   GET_REF(ref, in->handle);
   quad_obj_t *o = ref->obj;
-  if (!name_ok(in->name))
+  if (!quad_name_ok(in->name))
     FAIL(QUA_EINVAL, "bad name '%.64s': 1 to 63 letters, digits, '_' or '-'", in->name);
   quad_obj_t *other = obj_by_name(in->name);
   if (other == o) {
@@ -754,7 +754,7 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
   qi->id = o->id;
   qi->type = (char *)t->name;
   qi->name = o->name != NULL ? o->name : (char *)"";
-  char line[256];
+  char line[512];
   qua_quaject_describe(o->q, line, sizeof line);
   qi->state = arena_strdup(a, line);
   qi->params = arena_alloc(a, (size_t)t->nparams * sizeof *qi->params);
@@ -853,6 +853,9 @@ static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in
   out.bytes_in = quad_srv->bytes_in;
   out.bytes_out = quad_srv->bytes_out;
   out.uptime_ms = uv_now(quad_srv->loop) - quad_srv->start_ms;
+  out.links = quad_srv->links;
+  out.link_items_sent = quad_srv->link_items_sent;
+  out.link_items_acked = quad_srv->link_items_acked;
   closure(&out, call);
 }
 
@@ -877,6 +880,37 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
   quad_log(QUAD_LOG_DEBUG, "conn %llu: close queue #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  closure(&out, call);
+}
+
+/* --- Links (link.c has the design note) ------------------------------------------- */
+
+static void svc_link_open(Qua__V1__Qua_Service *svc, const Qua__V1__LinkOpenRequest *in,
+                          Qua__V1__LinkOpenReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  quad_obj_t *o = obj_by_name(in->remote);
+  if (o == NULL)
+    FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->remote);
+  Qua__V1__LinkOpenReply out = QUA__V1__LINK_OPEN_REPLY__INIT;
+  int r = quad_link_open(call->c, in, o->q, &out, call->msg, sizeof call->msg);
+  if (r < 0) {
+    call->status = r;
+    closure(NULL, call);
+    return;
+  }
+  closure(&out, call);
+}
+
+static void svc_link_push(Qua__V1__Qua_Service *svc, const Qua__V1__LinkPushRequest *in,
+                          Qua__V1__LinkPushReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  Qua__V1__LinkPushReply out = QUA__V1__LINK_PUSH_REPLY__INIT;
+  int r = quad_link_push(call->c, in, &out, call->msg, sizeof call->msg);
+  if (r < 0) {
+    call->status = r;
+    closure(NULL, call);
+    return;
+  }
   closure(&out, call);
 }
 

@@ -370,6 +370,7 @@ void quad_events_pump(quad_conn_t *c, bool all) {
 }
 
 void quad_on_wake(uv_async_t *a) {
+  quad_link_on_wake();
   for (quad_conn_t *c = quad_srv->conns, *next; c != NULL; c = next) {
     next = c->next; /* a failed write closes c and unlinks it */
     /* Acquire: a handler's record (put before its release of the flag) is

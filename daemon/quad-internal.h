@@ -39,11 +39,18 @@ typedef struct quad_config {
   unsigned max_quajects;
   unsigned max_inflight;
   unsigned max_events;
+  unsigned max_links; /* links from other quads served (link.c) */
   int log_level;
 } quad_config_t;
 
 void quad_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int quad_log_level;
+/* Reads a token file (regular, not accessible to others, 1..QUAD_TOKEN_MAX-1
+ * bytes, trailing white space dropped) into token (QUAD_TOKEN_MAX bytes).
+ * 0, or -1 with why filled. */
+int quad_read_token(const char *path, char *token, size_t *len, char *why, size_t whylen);
+/* Splits "HOST:PORT" (IPv6 as "[ADDR]:PORT"; port 0..65535). 0 or -1. */
+int quad_parse_hostport(const char *spec, char *host, size_t hostlen, unsigned *port);
 
 /* --- A small map of uint64 keys (map.c) -------------------------------- */
 
@@ -199,6 +206,7 @@ typedef struct quad_server {
   unsigned nconns;
   uint64_t requests, events_sent, bytes_in, bytes_out;
   _Atomic uint64_t events_dropped; /* any thread */
+  uint64_t links, link_items_sent, link_items_acked;
 } quad_server_t;
 
 extern quad_server_t *quad_srv;
@@ -226,6 +234,8 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f);
 /* Releases everything a closing connection holds (handles, bindings,
  * owned unpublished objects). */
 void quad_conn_release(quad_conn_t *c);
+/* Names: 1..63 of [A-Za-z0-9_-] ('.' separates a name from a member in the CLI). */
+bool quad_name_ok(const char *s);
 /* Destroys every object left (exit). */
 void quad_objs_destroy_all(void);
 
@@ -244,5 +254,21 @@ void quad_events_pump(quad_conn_t *c, bool all);
 /* The async callback: some connection has events. */
 void quad_on_wake(uv_async_t *a);
 void quad_ring_free(quad_ring_t *r);
+
+/* link.c: the link type (the sender) and the peer side of LinkOpen/LinkPush. */
+/* Registers the link type with libqua (once, before the loop runs). */
+int quad_link_register(void);
+/* LinkOpen on connection c for the quaject q published as in->remote.
+ * 0 with out filled, or a negative status with msg set. */
+int quad_link_open(quad_conn_t *c, const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
+                   Qua__V1__LinkOpenReply *out, char *msg, size_t msglen);
+int quad_link_push(quad_conn_t *c, const Qua__V1__LinkPushRequest *in, Qua__V1__LinkPushReply *out,
+                   char *msg, size_t msglen);
+/* The connection is closing: links attached to it are detached. */
+void quad_link_conn_closed(quad_conn_t *c);
+/* On the loop's wake-up: tells senders whose targets have room again. */
+void quad_link_on_wake(void);
+/* Exit: forgets every peer-side link state. */
+void quad_link_shutdown(void);
 
 #endif /* QUAD_INTERNAL_H */

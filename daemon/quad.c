@@ -75,6 +75,10 @@ static const char usage_text[] =
     "                      connection until its responses are written.\n"
     "  --max-events N      events queued per connection (default 4096); past it\n"
     "                      callback events are dropped and counted.\n"
+    "  --max-links N       links from other quads this one serves (default\n"
+    "                      1024); past it the least recently used detached\n"
+    "                      link is forgotten, or, if all are connected, a new\n"
+    "                      one is refused with ELIMIT.\n"
 "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
@@ -100,6 +104,7 @@ enum {
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
   OPT_MAX_EVENTS,
+  OPT_MAX_LINKS,
   OPT_LOG_LEVEL,
   OPT_SYNTH,
   OPT_HELP,
@@ -114,6 +119,7 @@ static const struct option long_options[] = {
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+    {"max-links", required_argument, NULL, OPT_MAX_LINKS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
     {"help", no_argument, NULL, OPT_HELP},
@@ -144,54 +150,62 @@ static bool parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out) 
   return true;
 }
 
-static int read_token(quad_config_t *cfg) {
-  int fd = open(cfg->token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+int quad_read_token(const char *path, char *token, size_t *len, char *why, size_t whylen) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
-    fprintf(stderr, "quad: cannot open token file %s: %s\n", cfg->token_file, strerror(errno));
-    return 2;
+    snprintf(why, whylen, "cannot open token file %s: %s", path, strerror(errno));
+    return -1;
   }
   struct stat st;
-  int rc = 2;
+  int rc = -1;
   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "quad: token file %s is not a regular file\n", cfg->token_file);
+    snprintf(why, whylen, "token file %s is not a regular file", path);
     goto out;
   }
   if (st.st_mode & (S_IROTH | S_IWOTH)) {
-    fprintf(stderr,
-            "quad: token file %s is accessible to others (mode %04o); refusing to use it "
-            "(chmod o-rw %s)\n",
-            cfg->token_file, (unsigned)(st.st_mode & 07777), cfg->token_file);
+    snprintf(why, whylen,
+             "token file %s is accessible to others (mode %04o); refusing to use it "
+             "(chmod o-rw %s)",
+             path, (unsigned)(st.st_mode & 07777), path);
     goto out;
   }
   char buf[QUAD_TOKEN_MAX + 1];
   ssize_t n = read(fd, buf, sizeof buf);
   if (n < 0) {
-    fprintf(stderr, "quad: cannot read token file %s: %s\n", cfg->token_file, strerror(errno));
+    snprintf(why, whylen, "cannot read token file %s: %s", path, strerror(errno));
     goto out;
   }
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
                    buf[n - 1] == '\t'))
     n--;
   if (n == 0) {
-    fprintf(stderr, "quad: token file %s is empty\n", cfg->token_file);
+    snprintf(why, whylen, "token file %s is empty", path);
     goto out;
   }
   if ((size_t)n >= QUAD_TOKEN_MAX) {
-    fprintf(stderr, "quad: token in %s is longer than %d bytes\n", cfg->token_file,
-            QUAD_TOKEN_MAX - 1);
+    snprintf(why, whylen, "token in %s is longer than %d bytes", path, QUAD_TOKEN_MAX - 1);
     goto out;
   }
   if (memchr(buf, '\0', (size_t)n) != NULL) {
-    fprintf(stderr, "quad: token in %s contains a NUL byte\n", cfg->token_file);
+    snprintf(why, whylen, "token in %s contains a NUL byte", path);
     goto out;
   }
-  memcpy(cfg->token, buf, (size_t)n);
-  cfg->token[n] = '\0';
-  cfg->token_len = (size_t)n;
+  memcpy(token, buf, (size_t)n);
+  token[n] = '\0';
+  *len = (size_t)n;
   rc = 0;
 out:
   close(fd);
   return rc;
+}
+
+static int read_token(quad_config_t *cfg) {
+  char why[PATH_MAX + 128];
+  if (quad_read_token(cfg->token_file, cfg->token, &cfg->token_len, why, sizeof why) < 0) {
+    fprintf(stderr, "quad: %s\n", why);
+    return 2;
+  }
+  return 0;
 }
 
 /* Fills cfg from argv. Returns -1 to go on, else an exit status. */
@@ -200,6 +214,7 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_quajects = 1024;
   cfg->max_inflight = 64;
   cfg->max_events = 4096;
+  cfg->max_links = 1024;
   cfg->log_level = QUAD_LOG_INFO;
   uint64_t v;
   const char *env;
@@ -240,6 +255,11 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (!parse_num(optarg, 1, 1u << 20, &v))
         return usage_error("--max-events '%s': expected 1 to 1048576", optarg);
       cfg->max_events = (unsigned)v;
+      break;
+    case OPT_MAX_LINKS:
+      if (!parse_num(optarg, 1, 1000000, &v))
+        return usage_error("--max-links '%s': expected 1 to 1000000", optarg);
+      cfg->max_links = (unsigned)v;
       break;
     case OPT_LOG_LEVEL: {
       int l = -1;
@@ -387,25 +407,33 @@ static int listen_unix(quad_server_t *srv) {
   return 0;
 }
 
+int quad_parse_hostport(const char *spec, char *host, size_t hostlen, unsigned *port) {
+  const char *colon = strrchr(spec, ':');
+  uint64_t p;
+  if (colon == NULL || colon == spec || (size_t)(colon - spec) >= hostlen ||
+      !parse_num(colon + 1, 0, 65535, &p))
+    return -1;
+  memcpy(host, spec, (size_t)(colon - spec));
+  host[colon - spec] = '\0';
+  size_t hl = strlen(host);
+  if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+    memmove(host, host + 1, hl - 2);
+    host[hl - 2] = '\0';
+  }
+  *port = (unsigned)p;
+  return 0;
+}
+
 static int listen_tcp(quad_server_t *srv) {
   char host[128];
   const char *spec = srv->cfg.listen;
-  const char *colon = strrchr(spec, ':');
-  uint64_t port;
-  if (colon == NULL || colon == spec || (size_t)(colon - spec) >= sizeof host ||
-      !parse_num(colon + 1, 0, 65535, &port)) {
+  unsigned port;
+  if (quad_parse_hostport(spec, host, sizeof host, &port) < 0) {
     quad_log(QUAD_LOG_ERROR, "--listen '%s': expected HOST:PORT", spec);
     return 2;
   }
-  memcpy(host, spec, (size_t)(colon - spec));
-  host[colon - spec] = '\0';
   struct sockaddr_storage ss;
-  char *h = host;
-  size_t hl = strlen(h);
-  if (h[0] == '[' && hl > 2 && h[hl - 1] == ']') {
-    h[hl - 1] = '\0';
-    h++;
-  }
+  const char *h = host;
   if (uv_ip4_addr(h, (int)port, (struct sockaddr_in *)&ss) != 0 &&
       uv_ip6_addr(h, (int)port, (struct sockaddr_in6 *)&ss) != 0) {
     quad_log(QUAD_LOG_ERROR, "--listen '%s': '%s' is not an IP address", spec, h);
@@ -447,6 +475,7 @@ static void maybe_finish(void) {
   if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || uv_is_closing((uv_handle_t *)&srv->wake))
     return;
   quad_objs_destroy_all();
+  quad_link_shutdown();
   /* The signal handlers stay until now: a second SIGTERM must not kill
    * a daemon that is finishing its work. */
   uv_close((uv_handle_t *)&srv->sigterm, on_closed_quietly);
@@ -496,6 +525,11 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
 
   srv.loop = uv_default_loop();
+  if (quad_link_register() < 0) {
+    fprintf(stderr, "quad: cannot register the link type\n");
+    rc = 1;
+    goto out_cfg;
+  }
   uv_async_init(srv.loop, &srv.wake, on_wake);
   uv_timer_init(srv.loop, &srv.deadline);
   uv_signal_init(srv.loop, &srv.sigterm);

@@ -56,6 +56,8 @@ enum quap_method {
   QUAP_DESCRIBE,
   QUAP_STATS,
   QUAP_CLOSE,
+  QUAP_LINK_OPEN,
+  QUAP_LINK_PUSH,
   QUAP_NMETHODS
 };
 

@@ -50,6 +50,7 @@ QUA_API const char *qua_err_name(int err);
 typedef struct qua_quaject qua_quaject_t;
 typedef struct qua_site qua_site_t;
 typedef struct qua_type qua_type_t;
+struct qua_error;
 
 /* Hard limits of the model, checked by the type registry. */
 #define QUA_MAX_ENTRIES 8
@@ -80,6 +81,12 @@ typedef struct qua_bind {
 
 typedef enum qua_param_flags {
   QUA_PARAM_POW2 = 1 << 0, /* the value must be a power of two */
+  /* The value is text, min..max characters long: init receives it as a
+   * `const char *` in the word (NULL when not given), valid only during
+   * init; the type copies what it keeps. The quaject's stored value of the
+   * parameter (qua_quaject_param) is 0. */
+  QUA_PARAM_STRING = 1 << 1,
+  QUA_PARAM_REQUIRED = 1 << 2, /* create refuses to go without it */
 } qua_param_flags_t;
 
 typedef struct qua_param_def {
@@ -226,14 +233,35 @@ struct qua_type {
   qua_type_ops_t ops;
 };
 
-/* The built-in types, and lookup by name. qua_types() returns a NULL-
- * terminated array. */
+/* How many types programs may add to the built-in ones. */
+#define QUA_MAX_EXTRA_TYPES 8
+
+/* The built-in types and the registered ones, and lookup by name.
+ * qua_types() returns a NULL-terminated array. */
 QUA_API const qua_type_t *const *qua_types(void);
 QUA_API const qua_type_t *qua_type_find(const char *name);
 QUA_API int qua_type_entry(const qua_type_t *t, const char *name);    /* index or QUA_ENOENTRY */
 QUA_API int qua_type_callout(const qua_type_t *t, const char *name);  /* index or QUA_ENOCALLOUT */
 QUA_API int qua_type_callback(const qua_type_t *t, const char *name); /* index or QUA_ENOCALLBACK */
 QUA_API int qua_type_param(const qua_type_t *t, const char *name);    /* index or QUA_ENOPARAM */
+
+/* --- Types defined outside libqua ------------------------------------------ */
+
+/* Adds a type (a program's own, such as quad's link) to the registry. The
+ * table must outlive the program. Refused when a type of that name exists,
+ * the table breaks the model's limits, or QUA_MAX_EXTRA_TYPES were added. */
+QUA_API int qua_type_register(const qua_type_t *t, struct qua_error *err);
+
+/* For a type's callentry (inside its read-side section): calls back the
+ * invoker-kind callback cb on the site's handler, then the watchers. */
+QUA_API void qua_fire(qua_site_t *s, int cb, uint64_t arg);
+/* From any thread, inside a read-side section or not: calls back the
+ * broadcast-kind callback cb on every site that supplied a handler, then
+ * the watchers. */
+QUA_API void qua_broadcast(qua_quaject_t *q, int cb, uint64_t arg);
+/* For a type's init or sites_changed hook: returns code, and the failed
+ * control operation's message says why (printf-style, kept per thread). */
+QUA_API int qua_refuse(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* --- Quajects ----------------------------------------------------------- */
 

@@ -49,9 +49,19 @@ const char *qua_err_name(int err) { return qua__errno_name(err); }
 /* The reason a hook gave with its refusal; hooks run on the caller's
  * thread, under the control lock. */
 static _Thread_local const char *refused_why;
+static _Thread_local char refused_buf[160];
 
 int qua__refuse(int code, const char *why) {
   refused_why = why;
+  return code;
+}
+
+int qua_refuse(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(refused_buf, sizeof refused_buf, fmt, ap);
+  va_end(ap);
+  refused_why = refused_buf;
   return code;
 }
 
@@ -122,21 +132,61 @@ int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
 
 /* --- Type registry ------------------------------------------------------------ */
 
-static const qua_type_t *const builtin_types[] = {
+#define NBUILTIN 6
+
+/* The built-in types, then those registered by programs (qua_type_register),
+ * NULL-terminated. A slot is published with a release store after the type
+ * is complete, and never changes again, so lookups take no lock. */
+static const qua_type_t *_Atomic all_types[NBUILTIN + QUA_MAX_EXTRA_TYPES + 1] = {
     &qua__queue_type, &qua__buffer_type, &qua__counter_type,
     &qua__pump_type,  &qua__tee_type,    &qua__clock_type,  NULL,
 };
 
-const qua_type_t *const *qua_types(void) { return builtin_types; }
+const qua_type_t *const *qua_types(void) { return (const qua_type_t *const *)all_types; }
 
 const qua_type_t *qua_type_find(const char *name) {
   if (name == NULL)
     return NULL;
-  for (int i = 0; builtin_types[i] != NULL; i++)
-    if (strcmp(builtin_types[i]->name, name) == 0)
-      return builtin_types[i];
+  const qua_type_t *t;
+  for (int i = 0; (t = atomic_load_explicit(&all_types[i], memory_order_acquire)) != NULL; i++)
+    if (strcmp(t->name, name) == 0)
+      return t;
   return NULL;
 }
+
+int qua_type_register(const qua_type_t *t, qua_error_t *err) {
+  if (t == NULL || t->name == NULL || t->ops.init == NULL)
+    return qua__error(err, QUA_EINVAL, "a type needs a name and an init hook");
+  if (t->nparams > QUA_MAX_PARAMS || t->nentries > QUA_MAX_ENTRIES ||
+      t->ncallouts > QUA_MAX_CALLOUTS || t->ncallbacks > QUA_MAX_CALLBACKS)
+    return qua__error(err, QUA_ELIMIT, "type %s has more members than the model allows", t->name);
+  for (int i = 0; i < t->nentries; i++)
+    if (t->entries[i].arity < 0 || t->entries[i].arity > QUA_MAX_ARITY)
+      return qua__error(err, QUA_EINVAL, "%s.%s: arity %d", t->name, t->entries[i].name,
+                        t->entries[i].arity);
+  qua__ctl_lock();
+  int r = QUA_OK;
+  int i = 0;
+  while (atomic_load_explicit(&all_types[i], memory_order_relaxed) != NULL) {
+    if (strcmp(atomic_load_explicit(&all_types[i], memory_order_relaxed)->name, t->name) == 0) {
+      r = qua__error(err, QUA_EEXIST, "a type named %s exists", t->name);
+      goto out;
+    }
+    i++;
+  }
+  if (i >= NBUILTIN + QUA_MAX_EXTRA_TYPES) {
+    r = qua__error(err, QUA_ELIMIT, "%d types registered, the limit", QUA_MAX_EXTRA_TYPES);
+    goto out;
+  }
+  atomic_store_explicit(&all_types[i], t, memory_order_release);
+out:
+  qua__ctl_unlock();
+  return r;
+}
+
+void qua_fire(qua_site_t *s, int cb, uint64_t arg) { qua__fire(s, cb, arg); }
+
+void qua_broadcast(qua_quaject_t *q, int cb, uint64_t arg) { qua__broadcast_reader(q, cb, arg); }
 
 /* Looks a name up in a table of structs whose first member is `name`. */
 static int find_named(const void *table, size_t stride, int n, const char *name, int notfound) {
@@ -205,6 +255,14 @@ static int parse_params(const qua_type_t *t, const char *const *params, int npar
     seen[p] = true;
     const qua_param_def_t *d = &t->params[p];
     uint64_t v;
+    if (d->flags & QUA_PARAM_STRING) {
+      size_t n = strlen(eq + 1);
+      if (n < d->min || n > d->max)
+        return qua__error(err, QUA_ERANGE, "%s: %zu characters, expected %" PRIu64 " to %" PRIu64,
+                          key, n, d->min, d->max);
+      values[p] = (uint64_t)(uintptr_t)(eq + 1);
+      continue;
+    }
     if (!parse_u64(eq + 1, &v))
       return qua__error(err, QUA_EBADVALUE, "%s=%s: not a number", key, eq + 1);
     if (v < d->min || v > d->max)
@@ -214,6 +272,10 @@ static int parse_params(const qua_type_t *t, const char *const *params, int npar
       return qua__error(err, QUA_ERANGE, "%s=%" PRIu64 ": not a power of two", key, v);
     values[p] = v;
   }
+  for (int i = 0; i < t->nparams; i++)
+    if ((t->params[i].flags & QUA_PARAM_REQUIRED) && !seen[i])
+      return qua__error(err, QUA_EINVAL, "%s needs %s=... (%s)", t->name, t->params[i].name,
+                        t->params[i].help ? t->params[i].help : "required");
   return QUA_OK;
 }
 
@@ -250,6 +312,9 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
   q->synth = synth;
   q->id = atomic_fetch_add(&next_id, 1);
   memcpy(q->params, values, sizeof values);
+  for (int i = 0; i < t->nparams; i++)
+    if (t->params[i].flags & QUA_PARAM_STRING)
+      q->params[i] = 0; /* the text is the caller's: only init sees it */
 
   if (t->ops.body != NULL) {
     q->body = calloc(1, sizeof *q->body);
@@ -267,7 +332,7 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
   qua__ctl_lock();
   r = t->ops.init(q, values);
   if (r < 0) {
-    qua__error(err, r, "%s: %s", t->name, qua_strerror(r));
+    qua__error(err, r, "%s: %s", t->name, take_why(r));
     goto fail_init;
   }
   qua__registry_add(q);

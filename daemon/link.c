@@ -1,0 +1,1025 @@
+/* link.c -- the link quaject: a callentry that forwards items to a callentry published on another quad.
+ *
+ * Design note.
+ *
+ * A link is two halves. The sender is a quaject of type "link" on quad A:
+ * its callentry put(x) takes items on any thread and its loop-side part, a
+ * client of quad B written on libuv (never libquaclient, which blocks),
+ * carries them over one connection. The peer is quad B's side of the
+ * methods LinkOpen and LinkPush (dispatch.c hands them here): per link it
+ * keeps the next sequence number to apply and applies items to the target,
+ * the callentry `entry` of the quaject published as `remote`.
+ *
+ * Threads. put runs on whatever thread calls it (a pump's worker) and takes
+ * no lock: it claims a credit with a CAS on `inflight`, puts the item on
+ * the link's MPSC queue `outq` (an lfq, put_mp), and calls uv_async_send.
+ * Everything else belongs to the loop thread: it moves items from outq into
+ * the ring of unacknowledged items (assigning sequence numbers), writes
+ * pushes, reads replies, releases credits and calls back notfull, up and
+ * down. The peer side runs on the peer's loop only; the one thing another
+ * thread does there is the target's "notfull" handler (a consumer thread),
+ * which sets an atomic flag and wakes the loop.
+ *
+ * States of the sender's connection:
+ *
+ *            create / backoff timer
+ *   DOWN ----------------------------> CONNECTING --connected--> HELLO
+ *    ^  ^                                  |                       |
+ *    |  +-------- any error, EOF, ---------+                 HelloReply ok
+ *    |            refused token or open                            v
+ *    +-------------------------------------------- UP <--ok--- OPENING
+ *                                                  (LinkOpenReply)
+ *
+ * Leaving UP or failing to reach it closes the connection, calls back
+ * "down" (once, until the next "up"), and arms the backoff timer: 50 ms
+ * doubling to 5 s, each delay drawn uniformly from its upper half (jitter),
+ * reset when the link is up. Reaching UP calls back "up".
+ *
+ * Sequence numbers and credits (the sender; seqs start at 1):
+ *
+ *  1. base <= sent <= next and next - base + |outq| == inflight <= window.
+ *     Items base..next-1 sit in the ring (capacity >= window, so it never
+ *     overflows); base is the first item not acknowledged, sent the next
+ *     one to write, next the next sequence number to assign.
+ *  2. A put succeeds only after raising inflight below window, so items in
+ *     flight never exceed the window, end to end: the ring holds them
+ *     until the peer acknowledges them, whatever the connection does.
+ *  3. Acknowledgements are cumulative (the peer's next_seq) and only move
+ *     base forward; the credits of the items acknowledged are returned
+ *     (inflight decreases) and then, if a put found the window exhausted
+ *     since the last time (`full` set), "notfull" is broadcast once. put
+ *     sets `full` before re-reading inflight, the loop returns credits
+ *     before clearing `full` (both sequentially consistent): so either the
+ *     put sees the room, or the loop sees `full` and wakes the pump that
+ *     is about to sleep (its sample came before the put: pump.c note 3).
+ *  4. When a connection ends, sent goes back to base: every item not
+ *     acknowledged is written again on the next connection, whose LinkOpen
+ *     reply first acknowledges what the peer applied meanwhile (an ack that
+ *     was lost with the connection). Items written again count as resent.
+ *  5. A reply saying "full" (the target refused item next_seq) or "gap"
+ *     sends sent back to base too, but only for replies to pushes written
+ *     after the last rewind (request ids grow), so pushes already on the
+ *     wire when the target filled cause one rewind, not one each. The
+ *     sender then waits: for the peer's "notfull" event (when the target
+ *     reports notfull), with a poll every second in case; or, for targets
+ *     without notfull, polling with backoff from 5 ms to 500 ms.
+ *
+ * The peer (per link id, on the peer's loop):
+ *
+ *  6. next_seq is the next item to apply; LinkPush items below it are
+ *     duplicates (dropped and counted), an item equal to it is applied and
+ *     next_seq advances, and a push starting past it (a gap) applies
+ *     nothing. So items are applied in sequence order, each at most once,
+ *     while the peer remembers the link.
+ *  7. The target's refusal (QUA_DIVERTED, "full") stops a push at that
+ *     item; the reply carries next_seq (the acknowledgement of all before
+ *     it) and "full". The target's "notfull" handler, opened on the link's
+ *     own site, then makes the peer send a "notfull" event to the sender.
+ *     The handler runs after the refusal it answers (the target only
+ *     reports the transition that follows a refusal) and the loop reads its
+ *     flag in a later turn than the push, so no refusal waits for a
+ *     notfull that already went by.
+ *  8. A link is attached to one connection at a time. LinkOpen on another
+ *     connection takes it over (the old one's pushes are refused), so a
+ *     half-dead connection the peer has not noticed cannot apply items out
+ *     of order. A link's state outlives its connection (so a resend after
+ *     a reconnect finds next_seq); the peer remembers --max-links
+ *     links and forgets the least recently used detached one past that.
+ *     A forgotten link that comes back starts at the sender's first
+ *     unacknowledged item (LinkOpen's first_seq): what was acknowledged was
+ *     applied by this quad already.
+ *
+ * Why nothing is applied twice or lost while the receiving quad lives: an
+ * item leaves the sender's ring only when acknowledged (1, 3), which the
+ * peer does only after the target accepted it (7); until then it is
+ * written again after every reconnect or refusal (4, 5); and the peer
+ * applies each sequence number once, in order (6, 8).
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "quad-internal.h"
+
+#define QUAD_LINK_WINDOW_MAX 65536u
+#define QUAD_LINK_BATCH_MAX 8192u
+#define QUAD_LINK_BACKOFF_MIN_MS 50u
+#define QUAD_LINK_BACKOFF_MAX_MS 5000u
+#define QUAD_LINK_RBUF 65536u
+#define QUAD_LINK_RTT_SLOTS 64u
+
+enum { P_PEER, P_REMOTE, P_ENTRY, P_WINDOW, P_TOKEN_FILE, P_COUNT };
+enum { CB_FULL, CB_NOTFULL, CB_DOWN, CB_UP };
+enum { E_PUT };
+
+/* Request ids on the sender's connections. */
+enum { ID_HELLO = 1, ID_OPEN = 2, ID_FIRST_PUSH = 3 };
+
+typedef enum link_state { LINK_DOWN, LINK_CONNECTING, LINK_HELLO, LINK_OPENING, LINK_UP } link_state_t;
+
+static const char *const state_names[] = {"down", "connecting", "connecting", "connecting", "up"};
+
+typedef struct quad_link quad_link_t;
+
+/* The quaject's state block: what put touches (any thread). */
+typedef struct link_q {
+  quad_link_t *l;
+  uint64_t window;
+  uv_async_t *wake;
+  qua__lfq_t outq;
+  alignas(64) _Atomic uint64_t inflight; /* items put and not yet acknowledged */
+  alignas(64) _Atomic int full;          /* a put found the window exhausted (note 3) */
+} link_q_t;
+
+/* One connection of a sender to its peer. */
+typedef struct link_conn {
+  union {
+    uv_handle_t h;
+    uv_stream_t s;
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+  } u;
+  uv_connect_t connect;
+  quad_link_t *l; /* NULL once the link let go of it */
+  quap_decoder_t dec;
+  uint8_t *rbuf;
+  uint64_t next_id;
+  uint64_t rewind_id; /* replies to pushes with smaller ids do not rewind (note 5) */
+} link_conn_t;
+
+typedef struct link_write {
+  uv_write_t req;
+  uint8_t *data;
+} link_write_t;
+
+/* The sender's loop-side part. It outlives its quaject until its handles
+ * are closed (refs counts them, and a pending name lookup). */
+struct quad_link {
+  qua_quaject_t *q; /* NULL once the quaject is gone */
+  link_q_t *k;
+  int refs;
+  uint64_t id;
+  char peer[256];
+  char host[256];
+  unsigned port;
+  bool is_unix;
+  char remote[QUA_NAME_MAX + 1];
+  char entry[QUA_NAME_MAX + 1];
+  char token[QUAD_TOKEN_MAX];
+  uint64_t window, mask;
+  uint64_t *ring;
+  uint64_t base, sent, next, high; /* note 1; high: past the last seq ever written */
+  link_state_t state;
+  bool down_announced; /* "down" was called back since the last "up" */
+  bool ever_up;
+  bool remote_full;
+  bool notifies;
+  uint64_t binding;
+  unsigned attempts, poll_ms;
+  size_t batch_max;
+  uv_async_t wake;
+  uv_timer_t timer;
+  link_conn_t *conn;
+  char reason[192];
+  uint64_t items_sent, acked, resent, dups;
+  double rtt_us;
+  struct {
+    uint64_t id, t_ns;
+  } rtt[QUAD_LINK_RTT_SLOTS];
+};
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void) {
+  if (rng_state == 0 && (getrandom(&rng_state, sizeof rng_state, 0) != sizeof rng_state || rng_state == 0))
+    rng_state = uv_hrtime() | 1;
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static void link_connect(quad_link_t *l);
+static void link_kick(quad_link_t *l);
+
+/* --- The quaject ------------------------------------------------------------------ */
+
+/* put(x): forwards x (any thread; note 2 and 3). QUA_DIVERTED with "full"
+ * called back when the window is exhausted. */
+static int link_put(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
+  link_q_t *k = s->state;
+  uint64_t n = atomic_load_explicit(&k->inflight, memory_order_relaxed);
+  for (;;) {
+    if (__builtin_expect(n >= k->window, 0)) {
+      atomic_store(&k->full, 1);
+      n = atomic_load(&k->inflight);
+      if (n >= k->window) {
+        qua_fire(s, CB_FULL, x);
+        return QUA_DIVERTED;
+      }
+      continue;
+    }
+    if (atomic_compare_exchange_weak_explicit(&k->inflight, &n, n + 1, memory_order_acq_rel,
+                                              memory_order_relaxed))
+      break;
+  }
+  /* Room is certain: outq holds at most inflight <= window <= capacity items. */
+  qua__lfq_put_mp(&k->outq, x);
+  uv_async_send(k->wake);
+  return QUA_OK;
+}
+
+static void link_unref(quad_link_t *l) {
+  if (--l->refs > 0)
+    return;
+  free(l->ring);
+  free(l);
+}
+
+static void on_link_handle_closed(uv_handle_t *h) { link_unref(h->data); }
+
+static void on_conn_closed(uv_handle_t *h) {
+  link_conn_t *c = h->data;
+  quap_decoder_fini(&c->dec);
+  free(c->rbuf);
+  free(c);
+}
+
+/* Lets go of the link's connection (if any) and closes it. */
+static void conn_drop(quad_link_t *l) {
+  link_conn_t *c = l->conn;
+  if (c == NULL)
+    return;
+  l->conn = NULL;
+  c->l = NULL;
+  if (!uv_is_closing(&c->u.h))
+    uv_close(&c->u.h, on_conn_closed);
+}
+
+static uint64_t backoff_ms(quad_link_t *l) {
+  uint64_t hi = QUAD_LINK_BACKOFF_MIN_MS;
+  for (unsigned i = 0; i < l->attempts && hi < QUAD_LINK_BACKOFF_MAX_MS; i++)
+    hi *= 2;
+  if (hi > QUAD_LINK_BACKOFF_MAX_MS)
+    hi = QUAD_LINK_BACKOFF_MAX_MS;
+  return hi / 2 + rng_next() % (hi / 2 + 1); /* the upper half: equal jitter */
+}
+
+static void on_timer(uv_timer_t *t);
+
+/* The connection failed or ended: down, resend later (note 4). */
+__attribute__((format(printf, 2, 3))) static void link_fail(quad_link_t *l, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(l->reason, sizeof l->reason, fmt, ap);
+  va_end(ap);
+  quad_log(l->state == LINK_UP ? QUAD_LOG_WARN : QUAD_LOG_INFO, "link #%" PRIu64 " to %s: %s",
+           l->q != NULL ? qua_quaject_id(l->q) : 0, l->peer, l->reason);
+  conn_drop(l);
+  l->state = LINK_DOWN;
+  l->sent = l->base;
+  l->remote_full = false;
+  if (!l->down_announced && l->q != NULL) {
+    l->down_announced = true;
+    qua_broadcast(l->q, CB_DOWN, 0);
+  }
+  uint64_t ms = backoff_ms(l);
+  if (l->attempts < 16)
+    l->attempts++;
+  uv_timer_start(&l->timer, on_timer, ms, 0);
+}
+
+/* --- Writing ------------------------------------------------------------------------ */
+
+static void on_write(uv_write_t *req, int status) {
+  link_write_t *w = (link_write_t *)req;
+  link_conn_t *c = req->handle->data;
+  free(w->data);
+  free(w);
+  if (status < 0 && c->l != NULL)
+    link_fail(c->l, "write: %s", uv_strerror(status));
+}
+
+/* Writes the frames in b (taken). */
+static void conn_write(link_conn_t *c, quap_buf_t *b) {
+  if (b->len == 0)
+    return;
+  link_write_t *w = malloc(sizeof *w);
+  if (w == NULL) {
+    link_fail(c->l, "out of memory");
+    return;
+  }
+  size_t len;
+  w->data = quap_buf_take(b, &len);
+  quad_srv->bytes_out += len;
+  uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)len);
+  int r = uv_write(&w->req, &c->u.s, &buf, 1, on_write);
+  if (r < 0) {
+    free(w->data);
+    free(w);
+    link_fail(c->l, "write: %s", uv_strerror(r));
+  }
+}
+
+/* Writes one request and moves the link to state `then`. */
+static void conn_request(link_conn_t *c, uint64_t id, unsigned method, const ProtobufCMessage *m,
+                         link_state_t then) {
+  quap_buf_t b;
+  quap_buf_init(&b);
+  if (quap_request_append(&b, id, method, m) < 0) {
+    quap_buf_fini(&b);
+    link_fail(c->l, "out of memory");
+    return;
+  }
+  c->l->state = then;
+  conn_write(c, &b);
+  quap_buf_fini(&b);
+}
+
+/* Moves put items into the ring and writes what is not yet sent (notes 1, 5). */
+static void link_kick(quad_link_t *l) {
+  link_q_t *k = l->k;
+  if (k == NULL)
+    return;
+  uint64_t v[256];
+  size_t got;
+  while (qua__lfq_get_n_sc(&k->outq, v, sizeof v / sizeof v[0], &got) <= QUA__LFQ_EDGE && got > 0)
+    for (size_t i = 0; i < got; i++)
+      l->ring[l->next++ & l->mask] = v[i];
+  if (l->state != LINK_UP || l->remote_full || l->sent == l->next)
+    return;
+  link_conn_t *c = l->conn;
+  quap_buf_t b;
+  quap_buf_init(&b);
+  while (l->sent < l->next) {
+    uint64_t n = l->next - l->sent;
+    uint64_t at = l->sent & l->mask;
+    if (n > l->window - at) /* up to the ring's end: items are contiguous */
+      n = l->window - at;
+    if (n > l->batch_max)
+      n = l->batch_max;
+    Qua__V1__LinkPushRequest req = QUA__V1__LINK_PUSH_REQUEST__INIT;
+    req.link = l->id;
+    req.first_seq = l->sent;
+    req.items = &l->ring[at];
+    req.n_items = n;
+    uint64_t id = c->next_id++;
+    if (quap_request_append(&b, id, QUAP_LINK_PUSH, &req.base) < 0) {
+      quap_buf_fini(&b);
+      link_fail(l, "out of memory");
+      return;
+    }
+    l->rtt[id % QUAD_LINK_RTT_SLOTS].id = id;
+    l->rtt[id % QUAD_LINK_RTT_SLOTS].t_ns = uv_hrtime();
+    if (l->sent < l->high) {
+      uint64_t again = (l->high - l->sent < n ? l->high - l->sent : n);
+      l->resent += again;
+    }
+    l->sent += n;
+    if (l->sent > l->high)
+      l->high = l->sent;
+    l->items_sent += n;
+    quad_srv->link_items_sent += n;
+  }
+  conn_write(c, &b);
+  quap_buf_fini(&b);
+}
+
+/* The peer applied every item before next_seq (note 3). */
+static void link_ack(quad_link_t *l, uint64_t next_seq) {
+  if (next_seq > l->next)
+    next_seq = l->next; /* never past what was assigned */
+  if (next_seq <= l->base)
+    return;
+  uint64_t n = next_seq - l->base;
+  l->base = next_seq;
+  if (l->sent < l->base)
+    l->sent = l->base;
+  l->acked += n;
+  quad_srv->link_items_acked += n;
+  atomic_fetch_sub(&l->k->inflight, n);
+  if (atomic_exchange(&l->k->full, 0))
+    qua_broadcast(l->q, CB_NOTFULL, 0);
+}
+
+/* Waits for room on the peer's target (note 5). */
+static void link_pause(quad_link_t *l, link_conn_t *c) {
+  l->remote_full = true;
+  l->sent = l->base;
+  c->rewind_id = c->next_id;
+  uint64_t ms;
+  if (l->notifies) {
+    ms = 1000;
+  } else {
+    l->poll_ms = l->poll_ms == 0 ? 5 : l->poll_ms * 2 > 500 ? 500 : l->poll_ms * 2;
+    ms = l->poll_ms;
+  }
+  uv_timer_start(&l->timer, on_timer, ms, 0);
+}
+
+static void link_resume(quad_link_t *l) {
+  if (!l->remote_full)
+    return;
+  l->remote_full = false;
+  uv_timer_stop(&l->timer);
+  link_kick(l);
+}
+
+static void on_timer(uv_timer_t *t) {
+  quad_link_t *l = t->data;
+  if (l->q == NULL)
+    return;
+  if (l->state == LINK_DOWN)
+    link_connect(l);
+  else if (l->state == LINK_UP && l->remote_full)
+    link_resume(l);
+}
+
+static void on_wake_link(uv_async_t *a) {
+  quad_link_t *l = a->data;
+  if (l->q != NULL)
+    link_kick(l);
+}
+
+/* --- Reading ------------------------------------------------------------------------- */
+
+static void send_open(link_conn_t *c) {
+  quad_link_t *l = c->l;
+  Qua__V1__LinkOpenRequest req = QUA__V1__LINK_OPEN_REQUEST__INIT;
+  req.link = l->id;
+  req.remote = l->remote;
+  req.entry = l->entry;
+  req.first_seq = l->base;
+  conn_request(c, ID_OPEN, QUAP_LINK_OPEN, &req.base, LINK_OPENING);
+}
+
+static void on_response(link_conn_t *c, const Qua__V1__Frame *f) {
+  quad_link_t *l = c->l;
+  unsigned method = f->id == ID_HELLO ? QUAP_HELLO : f->id == ID_OPEN ? QUAP_LINK_OPEN : QUAP_LINK_PUSH;
+  ProtobufCMessage *m = NULL;
+  int r = quap_response_unpack(f, method, &m);
+  if (r < 0) {
+    const char *what = method == QUAP_HELLO ? "refused the hello" : method == QUAP_LINK_OPEN ? "refused to open" : "refused a push";
+    if (r == QUA_EAUTH)
+      link_fail(l, "peer refused the token: %s (%s)", f->message[0] ? f->message : qua_strerror(r),
+                qua_err_name(r));
+    else
+      link_fail(l, "peer %s: %s (%s)", what, f->message[0] ? f->message : qua_strerror(r),
+                qua_err_name(r));
+    return;
+  }
+  if (method == QUAP_HELLO) {
+    const Qua__V1__HelloReply *h = (const Qua__V1__HelloReply *)m;
+    size_t fit = h->max_frame > 128 ? (size_t)(h->max_frame - 64) / 11 : 1;
+    l->batch_max = fit < QUAD_LINK_BATCH_MAX ? fit : QUAD_LINK_BATCH_MAX;
+    protobuf_c_message_free_unpacked(m, NULL);
+    send_open(c);
+    return;
+  }
+  if (method == QUAP_LINK_OPEN) {
+    const Qua__V1__LinkOpenReply *o = (const Qua__V1__LinkOpenReply *)m;
+    l->binding = o->binding;
+    l->notifies = o->notifies;
+    uint64_t next_seq = o->next_seq;
+    protobuf_c_message_free_unpacked(m, NULL);
+    if (next_seq > l->next) {
+      link_fail(l, "peer expects item %" PRIu64 " but only %" PRIu64 " were sent", next_seq,
+                l->next - 1);
+      return;
+    }
+    l->state = LINK_UP;
+    l->attempts = 0;
+    l->poll_ms = 0;
+    l->reason[0] = '\0';
+    link_ack(l, next_seq);
+    l->sent = l->base;
+    c->rewind_id = c->next_id;
+    quad_log(QUAD_LOG_INFO, "link #%" PRIu64 " to %s: up (peer expects %" PRIu64 ")",
+             qua_quaject_id(l->q), l->peer, next_seq);
+    l->down_announced = false;
+    l->ever_up = true;
+    qua_broadcast(l->q, CB_UP, 0);
+    link_kick(l);
+    return;
+  }
+  const Qua__V1__LinkPushReply *p = (const Qua__V1__LinkPushReply *)m;
+  uint64_t slot = f->id % QUAD_LINK_RTT_SLOTS;
+  if (l->rtt[slot].id == f->id) {
+    double us = (double)(uv_hrtime() - l->rtt[slot].t_ns) / 1e3;
+    l->rtt_us = l->rtt_us == 0 ? us : l->rtt_us + (us - l->rtt_us) / 8; /* moving average */
+  }
+  l->dups += p->duplicates;
+  link_ack(l, p->next_seq);
+  if ((p->full || p->gap) && f->id >= c->rewind_id)
+    link_pause(l, c);
+  else if (!p->full && !p->gap)
+    l->poll_ms = 0;
+  protobuf_c_message_free_unpacked(m, NULL);
+}
+
+static void on_event(link_conn_t *c, const Qua__V1__Frame *f) {
+  quad_link_t *l = c->l;
+  if (f->event != NULL && f->event->binding == l->binding && strcmp(f->event->callback, "notfull") == 0)
+    link_resume(l);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  link_conn_t *c = h->data;
+  buf->base = (char *)c->rbuf;
+  buf->len = QUAD_LINK_RBUF;
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  link_conn_t *c = s->data;
+  if (nread == 0 || c->l == NULL)
+    return;
+  if (nread < 0) {
+    link_fail(c->l, "%s", nread == UV_EOF ? "peer closed the connection" : uv_strerror((int)nread));
+    return;
+  }
+  quad_srv->bytes_in += (uint64_t)nread;
+  size_t off = 0;
+  while (off < (size_t)nread && c->l != NULL) {
+    size_t used = 0;
+    Qua__V1__Frame *f = NULL;
+    int r = quap_decoder_feed(&c->dec, c->rbuf + off, (size_t)nread - off, &used, &f);
+    off += used;
+    if (r < 0) {
+      link_fail(c->l, "bad frame from the peer: %s", qua_strerror(r));
+      return;
+    }
+    if (r == 0)
+      break;
+    if (f->kind == QUA__V1__FRAME__KIND__RESPONSE)
+      on_response(c, f);
+    else if (f->kind == QUA__V1__FRAME__KIND__EVENT)
+      on_event(c, f);
+    quap_frame_free(f);
+  }
+}
+
+static void on_connect(uv_connect_t *req, int status) {
+  link_conn_t *c = req->data;
+  quad_link_t *l = c->l;
+  if (l == NULL)
+    return; /* let go of meanwhile */
+  if (status < 0) {
+    link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(status));
+    return;
+  }
+  if (!l->is_unix)
+    uv_tcp_nodelay(&c->u.tcp, 1);
+  int r = uv_read_start(&c->u.s, on_alloc, on_read);
+  if (r < 0) {
+    link_fail(l, "read: %s", uv_strerror(r));
+    return;
+  }
+  Qua__V1__HelloRequest hello = QUA__V1__HELLO_REQUEST__INIT;
+  hello.version = QUAP_VERSION;
+  hello.token = l->token;
+  hello.client = (char *)"quad link";
+  conn_request(c, ID_HELLO, QUAP_HELLO, &hello.base, LINK_HELLO);
+}
+
+static link_conn_t *conn_new(quad_link_t *l) {
+  link_conn_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  c->rbuf = malloc(QUAD_LINK_RBUF);
+  if (c->rbuf == NULL) {
+    free(c);
+    return NULL;
+  }
+  c->l = l;
+  c->next_id = ID_FIRST_PUSH;
+  c->rewind_id = ID_FIRST_PUSH;
+  c->u.h.data = c;
+  c->connect.data = c;
+  quap_decoder_init(&c->dec, QUAP_DEFAULT_MAX_FRAME);
+  return c;
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res) {
+  quad_link_t *l = req->data;
+  free(req);
+  if (l->q != NULL && l->state == LINK_CONNECTING && l->conn == NULL) {
+    if (status < 0) {
+      link_fail(l, "cannot resolve %s: %s", l->host, uv_strerror(status));
+    } else {
+      link_conn_t *c = conn_new(l);
+      int r = c == NULL ? UV_ENOMEM : uv_tcp_init(quad_srv->loop, &c->u.tcp);
+      if (r == 0) {
+        l->conn = c;
+        r = uv_tcp_connect(&c->connect, &c->u.tcp, res->ai_addr, on_connect);
+        if (r < 0)
+          link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
+      } else {
+        free(c != NULL ? c->rbuf : NULL);
+        free(c);
+        link_fail(l, "out of memory");
+      }
+    }
+  }
+  uv_freeaddrinfo(res);
+  link_unref(l);
+}
+
+/* Starts a connection attempt (state CONNECTING). */
+static void link_connect(quad_link_t *l) {
+  l->state = LINK_CONNECTING;
+  if (!l->is_unix) {
+    struct sockaddr_storage ss;
+    if (uv_ip4_addr(l->host, (int)l->port, (struct sockaddr_in *)&ss) != 0 &&
+        uv_ip6_addr(l->host, (int)l->port, (struct sockaddr_in6 *)&ss) != 0) {
+      uv_getaddrinfo_t *req = malloc(sizeof *req);
+      if (req == NULL) {
+        link_fail(l, "out of memory");
+        return;
+      }
+      req->data = l;
+      char port[8];
+      snprintf(port, sizeof port, "%u", l->port);
+      struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+      int r = uv_getaddrinfo(quad_srv->loop, req, on_resolved, l->host, port, &hints);
+      if (r < 0) {
+        free(req);
+        link_fail(l, "cannot resolve %s: %s", l->host, uv_strerror(r));
+        return;
+      }
+      l->refs++;
+      return;
+    }
+    link_conn_t *c = conn_new(l);
+    if (c == NULL) {
+      link_fail(l, "out of memory");
+      return;
+    }
+    uv_tcp_init(quad_srv->loop, &c->u.tcp);
+    l->conn = c;
+    int r = uv_tcp_connect(&c->connect, &c->u.tcp, (struct sockaddr *)&ss, on_connect);
+    if (r < 0)
+      link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
+    return;
+  }
+  link_conn_t *c = conn_new(l);
+  if (c == NULL) {
+    link_fail(l, "out of memory");
+    return;
+  }
+  uv_pipe_init(quad_srv->loop, &c->u.pipe, 0);
+  l->conn = c;
+  uv_pipe_connect(&c->connect, &c->u.pipe, l->host, on_connect);
+}
+
+/* --- Creation ----------------------------------------------------------------------- */
+
+static uint32_t pow2_at_least(uint64_t n) {
+  uint32_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+/* Parses peer=, reads token-file=. 0 or a refusal. */
+static int link_parse(quad_link_t *l, const uint64_t *params) {
+  const char *peer = (const char *)(uintptr_t)params[P_PEER];
+  const char *remote = (const char *)(uintptr_t)params[P_REMOTE];
+  const char *entry = (const char *)(uintptr_t)params[P_ENTRY];
+  const char *token_file = (const char *)(uintptr_t)params[P_TOKEN_FILE];
+  snprintf(l->peer, sizeof l->peer, "%s", peer);
+  if (strncmp(peer, "unix:", 5) == 0) {
+    l->is_unix = true;
+    if (peer[5] == '\0' || strlen(peer + 5) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+      return qua_refuse(QUA_EBADVALUE, "peer=%s: the socket path is empty or too long", peer);
+    snprintf(l->host, sizeof l->host, "%s", peer + 5);
+  } else {
+    const char *colon = strrchr(peer, ':');
+    if (colon == NULL || colon == peer)
+      return qua_refuse(QUA_EBADVALUE, "peer=%s: expected HOST:PORT or unix:PATH", peer);
+    if (quad_parse_hostport(peer, l->host, sizeof l->host, &l->port) < 0 || l->port == 0)
+      return qua_refuse(QUA_EBADVALUE, "peer=%s: the port '%s' is not a number from 1 to 65535",
+                        peer, colon + 1);
+    if (token_file == NULL)
+      return qua_refuse(QUA_EINVAL, "peer=%s is TCP: it needs token-file=PATH", peer);
+  }
+  if (!quad_name_ok(remote))
+    return qua_refuse(QUA_EBADVALUE, "remote=%s: a published name is 1 to 63 letters, digits, "
+                      "'_' or '-'", remote);
+  snprintf(l->remote, sizeof l->remote, "%s", remote);
+  if (entry == NULL)
+    entry = "put";
+  if (!quad_name_ok(entry))
+    return qua_refuse(QUA_EBADVALUE, "entry=%s: not a callentry name", entry);
+  snprintf(l->entry, sizeof l->entry, "%s", entry);
+  if (token_file != NULL) {
+    size_t len;
+    char why[160];
+    if (quad_read_token(token_file, l->token, &len, why, sizeof why) < 0)
+      return qua_refuse(QUA_EINVAL, "%s", why);
+  }
+  return 0;
+}
+
+static int link_init(qua_quaject_t *q, const uint64_t *params) {
+  link_q_t *k = qua_quaject_state(q);
+  quad_link_t *l = calloc(1, sizeof *l);
+  if (l == NULL)
+    return QUA_ENOMEM;
+  int r = link_parse(l, params);
+  if (r < 0)
+    goto fail;
+  k->window = params[P_WINDOW];
+  l->window = pow2_at_least(k->window);
+  l->mask = l->window - 1;
+  l->ring = calloc(l->window, sizeof *l->ring);
+  if (l->ring == NULL) {
+    r = QUA_ENOMEM;
+    goto fail;
+  }
+  if (qua__lfq_init(&k->outq, (uint32_t)l->window) < 0) {
+    r = QUA_ENOMEM;
+    goto fail_ring;
+  }
+  do
+    l->id = rng_next();
+  while (l->id == 0);
+  l->q = q;
+  l->k = k;
+  l->base = l->sent = l->next = l->high = 1;
+  l->batch_max = QUAD_LINK_BATCH_MAX;
+  k->l = l;
+  k->wake = &l->wake;
+  atomic_init(&k->inflight, 0);
+  atomic_init(&k->full, 0);
+  uv_async_init(quad_srv->loop, &l->wake, on_wake_link);
+  uv_timer_init(quad_srv->loop, &l->timer);
+  l->wake.data = l->timer.data = l;
+  l->refs = 2;
+  quad_srv->links++;
+  link_connect(l);
+  return 0;
+
+fail_ring:
+  free(l->ring);
+fail:
+  free(l);
+  return r;
+}
+
+/* After a grace period: no put runs. The loop-side part goes once its
+ * handles are closed. */
+static void link_fini(qua_quaject_t *q) {
+  link_q_t *k = qua_quaject_state(q);
+  quad_link_t *l = k->l;
+  l->q = NULL;
+  l->k = NULL;
+  conn_drop(l);
+  uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
+  uv_close((uv_handle_t *)&l->timer, on_link_handle_closed);
+  qua__lfq_fini(&k->outq);
+  quad_srv->links--;
+}
+
+static int link_describe(const qua_quaject_t *q, char *buf, size_t len) {
+  const link_q_t *k = qua_quaject_state((qua_quaject_t *)q);
+  const quad_link_t *l = k->l;
+  int n = snprintf(buf, len,
+                   "peer=%s remote=%s.%s state=%s window=%" PRIu64 " inflight=%" PRIu64
+                   " acked=%" PRIu64 " resent=%" PRIu64 " dups=%" PRIu64 " rtt_us=%.0f%s",
+                   l->peer, l->remote, l->entry, state_names[l->state], k->window,
+                   atomic_load(&((link_q_t *)k)->inflight), l->acked, l->resent, l->dups,
+                   l->rtt_us, l->remote_full ? " remote=full" : "");
+  if (l->reason[0] != '\0' && n >= 0 && (size_t)n < len)
+    n += snprintf(buf + n, len - (size_t)n, " why=\"%s\"", l->reason);
+  return n;
+}
+
+static const qua_param_def_t link_params[] = {
+    [P_PEER] = {"peer", 0, 1, 255, QUA_PARAM_STRING | QUA_PARAM_REQUIRED,
+                "the peer quad: HOST:PORT (TCP, needs token-file) or unix:PATH"},
+    [P_REMOTE] = {"remote", 0, 1, QUA_NAME_MAX, QUA_PARAM_STRING | QUA_PARAM_REQUIRED,
+                  "the name the target quaject is published under on the peer"},
+    [P_ENTRY] = {"entry", 0, 1, QUA_NAME_MAX, QUA_PARAM_STRING,
+                 "the target's callentry, one word in (default put)"},
+    [P_WINDOW] = {"window", 1024, 1, QUAD_LINK_WINDOW_MAX, 0,
+                  "items in flight (put and not yet acknowledged) at most"},
+    [P_TOKEN_FILE] = {"token-file", 0, 1, 4095, QUA_PARAM_STRING,
+                      "file holding the peer's token (TCP)"},
+};
+
+static const qua_entry_def_t link_entries[] = {
+    [E_PUT] = {"put", 1, false, true, link_put, "forward an item to the remote callentry"},
+};
+
+static const qua_callback_def_t link_callbacks[] = {
+    [CB_FULL] = {"full", QUA_CB_INVOKER, "the window is exhausted (or the remote is full)"},
+    [CB_NOTFULL] = {"notfull", QUA_CB_BROADCAST, "room in the window again, once after full"},
+    [CB_DOWN] = {"down", QUA_CB_BROADCAST, "the connection to the peer was lost"},
+    [CB_UP] = {"up", QUA_CB_BROADCAST, "the connection to the peer is (again) up"},
+};
+
+static const qua_type_t link_type = {
+    .name = "link",
+    .summary = "forwards items to a callentry published on another quad",
+    .state_size = sizeof(link_q_t),
+    .params = link_params,
+    .nparams = P_COUNT,
+    .entries = link_entries,
+    .nentries = 1,
+    .callbacks = link_callbacks,
+    .ncallbacks = 4,
+    .ops = {.init = link_init, .fini = link_fini, .describe = link_describe},
+};
+
+int quad_link_register(void) { return qua_type_register(&link_type, NULL); }
+
+/* --- The peer --------------------------------------------------------------------- */
+
+typedef struct link_peer {
+  uint64_t id;
+  uint64_t next_seq; /* note 6 */
+  quad_conn_t *conn; /* attached to, or NULL */
+  qua_site_t *site;  /* on the target, while attached */
+  uint64_t binding;
+  uint64_t used;     /* for forgetting the least recently used */
+  _Atomic bool room; /* any thread: the target reported notfull */
+  bool reported_full;
+} link_peer_t;
+
+static quad_map_t peers;
+static uint64_t peers_clock, peers_binding;
+static _Atomic bool room_pending;
+
+/* The target has room (any thread: its consumer's). */
+static void on_room(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
+  link_peer_t *p = ctx;
+  atomic_store_explicit(&p->room, true, memory_order_release);
+  atomic_store_explicit(&room_pending, true, memory_order_release);
+  uv_async_send(&quad_srv->wake);
+}
+
+static void peer_detach(link_peer_t *p) {
+  if (p->site != NULL)
+    qua_site_close(p->site); /* the room handler no longer runs */
+  p->site = NULL;
+  p->conn = NULL;
+  p->reported_full = false;
+  atomic_store(&p->room, false);
+}
+
+/* A peer state for link id: known, new, or one forgotten to make room. */
+static link_peer_t *peer_get(uint64_t id, uint64_t first_seq, char *msg, size_t msglen) {
+  link_peer_t *p = quad_map_get(&peers, id);
+  if (p != NULL)
+    return p;
+  if (peers.len >= quad_srv->cfg.max_links) {
+    link_peer_t *old = NULL;
+    for (size_t i = 0; i < peers.cap; i++) {
+      link_peer_t *q = peers.keys[i] != 0 ? peers.vals[i] : NULL;
+      if (q != NULL && q->conn == NULL && (old == NULL || q->used < old->used))
+        old = q;
+    }
+    if (old == NULL) {
+      snprintf(msg, msglen, "this quad serves %u links, the limit (--max-links), all connected",
+               quad_srv->cfg.max_links);
+      return NULL;
+    }
+    quad_map_del(&peers, old->id);
+    free(old);
+  }
+  p = calloc(1, sizeof *p);
+  if (p == NULL || quad_map_put(&peers, id, p) < 0) {
+    free(p);
+    snprintf(msg, msglen, "out of memory");
+    return NULL;
+  }
+  p->id = id;
+  p->next_seq = first_seq != 0 ? first_seq : 1;
+  atomic_init(&p->room, false);
+  return p;
+}
+
+int quad_link_open(quad_conn_t *c, const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
+                   Qua__V1__LinkOpenReply *out, char *msg, size_t msglen) {
+  if (in->link == 0) {
+    snprintf(msg, msglen, "link id 0: ids are non-zero");
+    return QUA_EINVAL;
+  }
+  const qua_type_t *t = qua_quaject_type(q);
+  int e = qua_type_entry(t, in->entry);
+  if (e < 0) {
+    snprintf(msg, msglen, "%s (a %s) has no callentry '%.64s'", in->remote, t->name, in->entry);
+    return QUA_ENOENTRY;
+  }
+  const qua_entry_def_t *ed = &t->entries[e];
+  if (ed->arity != 1 || !ed->remote) {
+    snprintf(msg, msglen, "%s.%s takes %d argument%s: a link carries one word", in->remote,
+             ed->name, ed->arity, ed->arity == 1 ? "" : "s");
+    return QUA_EARITY;
+  }
+  link_peer_t *p = peer_get(in->link, in->first_seq, msg, msglen);
+  if (p == NULL)
+    return QUA_ELIMIT;
+  if (p->conn != NULL)
+    quad_log(QUAD_LOG_INFO, "link %016" PRIx64 ": taken over by conn %llu", p->id,
+             (unsigned long long)c->serial);
+  peer_detach(p); /* note 8: one connection at a time */
+  bool notifies = qua_type_callback(t, "notfull") >= 0;
+  const qua_bind_t handlers[] = {{notifies ? "notfull" : NULL, on_room, p}, {NULL, NULL, NULL}};
+  qua_error_t err = {0};
+  int r = qua_site_open(q, ed->name, handlers, 0, &p->site, &err);
+  if (r < 0) {
+    p->site = NULL;
+    snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : qua_strerror(r));
+    return r;
+  }
+  p->conn = c;
+  p->binding = ++peers_binding;
+  p->used = ++peers_clock;
+  out->next_seq = p->next_seq;
+  out->binding = p->binding;
+  out->notifies = notifies;
+  quad_log(QUAD_LOG_INFO, "conn %llu: link %016" PRIx64 " to %s.%s open at item %" PRIu64,
+           (unsigned long long)c->serial, p->id, in->remote, ed->name, p->next_seq);
+  return 0;
+}
+
+int quad_link_push(quad_conn_t *c, const Qua__V1__LinkPushRequest *in, Qua__V1__LinkPushReply *out,
+                   char *msg, size_t msglen) {
+  link_peer_t *p = quad_map_get(&peers, in->link);
+  if (p == NULL || p->conn != c) {
+    snprintf(msg, msglen, "link %016" PRIx64 " is not open on this connection (LinkOpen first; "
+             "another connection may have taken it over)", in->link);
+    return QUA_ESTATE;
+  }
+  p->used = ++peers_clock;
+  uint64_t seq = in->first_seq;
+  if (seq > p->next_seq) {
+    out->gap = true; /* note 6: nothing past a gap */
+  } else {
+    for (size_t i = 0; i < in->n_items; i++, seq++) {
+      if (seq < p->next_seq) {
+        out->duplicates++;
+        continue;
+      }
+      int r = qua_call(p->site, in->items[i], 0, NULL);
+      if (r == QUA_DIVERTED) {
+        out->full = true; /* note 7 */
+        p->reported_full = true;
+        break;
+      }
+      if (r < 0) {
+        snprintf(msg, msglen, "the target refused item %" PRIu64 ": %s", seq, qua_strerror(r));
+        return r;
+      }
+      p->next_seq++;
+    }
+  }
+  out->next_seq = p->next_seq;
+  return 0;
+}
+
+void quad_link_conn_closed(quad_conn_t *c) {
+  for (size_t i = 0; i < peers.cap; i++) {
+    link_peer_t *p = peers.keys != NULL && peers.keys[i] != 0 ? peers.vals[i] : NULL;
+    if (p != NULL && p->conn == c)
+      peer_detach(p);
+  }
+}
+
+void quad_link_on_wake(void) {
+  if (!atomic_load_explicit(&room_pending, memory_order_relaxed) ||
+      !atomic_exchange_explicit(&room_pending, false, memory_order_acq_rel))
+    return;
+  for (size_t i = 0; i < peers.cap; i++) {
+    link_peer_t *p = peers.keys[i] != 0 ? peers.vals[i] : NULL;
+    if (p == NULL || !atomic_exchange_explicit(&p->room, false, memory_order_acq_rel))
+      continue;
+    if (!p->reported_full || p->conn == NULL || p->conn->state >= QUAD_CLOSING)
+      continue;
+    p->reported_full = false;
+    Qua__V1__Event ev = QUA__V1__EVENT__INIT;
+    ev.binding = p->binding;
+    ev.callback = (char *)"notfull";
+    if (quap_event_append(&p->conn->out, &ev) > 0)
+      quad_srv->events_sent++;
+    quad_conn_flush(p->conn);
+  }
+}
+
+void quad_link_shutdown(void) {
+  for (size_t i = 0; i < peers.cap; i++) {
+    link_peer_t *p = peers.keys != NULL && peers.keys[i] != 0 ? peers.vals[i] : NULL;
+    if (p != NULL) {
+      peer_detach(p);
+      free(p);
+    }
+  }
+  quad_map_fini(&peers);
+}

@@ -1,0 +1,189 @@
+/* test-link-peer.c -- the peer side of a link, spoken by hand: in-order apply, duplicates, gaps, full, takeover. */
+#include <inttypes.h>
+
+#include "qtest.h"
+#include "rawconn.h"
+
+static const char *quad_exe;
+static quad_child_t quad;
+
+/* Creates and publishes a queue; 0 or the status. */
+static int publish_queue(rawconn_t *c, const char *name, const char *capacity) {
+  Qua__V1__CreateRequest r = QUA__V1__CREATE_REQUEST__INIT;
+  char *params[1] = {(char *)capacity};
+  r.type = (char *)"queue";
+  r.name = (char *)name;
+  r.n_params = 1;
+  r.params = params;
+  return rc_call(c, QUAP_CREATE, &r.base, NULL);
+}
+
+static int link_open(rawconn_t *c, uint64_t link, const char *remote, const char *entry,
+                     uint64_t first_seq, Qua__V1__LinkOpenReply **out) {
+  Qua__V1__LinkOpenRequest r = QUA__V1__LINK_OPEN_REQUEST__INIT;
+  r.link = link;
+  r.remote = (char *)remote;
+  r.entry = (char *)entry;
+  r.first_seq = first_seq;
+  ProtobufCMessage *m = NULL;
+  int st = rc_call(c, QUAP_LINK_OPEN, &r.base, &m);
+  if (out != NULL)
+    *out = (Qua__V1__LinkOpenReply *)m;
+  else if (m != NULL)
+    protobuf_c_message_free_unpacked(m, NULL);
+  return st;
+}
+
+/* Pushes items first..; the reply's fields in *rep (zeroed on error). */
+static int link_push(rawconn_t *c, uint64_t link, uint64_t first, const uint64_t *items, size_t n,
+                     Qua__V1__LinkPushReply *rep) {
+  Qua__V1__LinkPushRequest r = QUA__V1__LINK_PUSH_REQUEST__INIT;
+  r.link = link;
+  r.first_seq = first;
+  r.items = (uint64_t *)items;
+  r.n_items = n;
+  ProtobufCMessage *m = NULL;
+  int st = rc_call(c, QUAP_LINK_PUSH, &r.base, &m);
+  qua__v1__link_push_reply__init(rep);
+  if (m != NULL) {
+    Qua__V1__LinkPushReply *p = (Qua__V1__LinkPushReply *)m;
+    rep->next_seq = p->next_seq;
+    rep->full = p->full;
+    rep->gap = p->gap;
+    rep->duplicates = p->duplicates;
+    protobuf_c_message_free_unpacked(m, NULL);
+  }
+  return st;
+}
+
+/* Takes one item from the queue published as name; the status of get. */
+static int get_one(rawconn_t *c, const char *name, uint64_t *item) {
+  Qua__V1__OpenRequest o = QUA__V1__OPEN_REQUEST__INIT;
+  o.name = (char *)name;
+  ProtobufCMessage *m = NULL;
+  if (rc_call(c, QUAP_OPEN, &o.base, &m) != 0 || m == NULL)
+    return QUA_ENOTFOUND;
+  Qua__V1__InvokeRequest r = QUA__V1__INVOKE_REQUEST__INIT;
+  r.handle = ((Qua__V1__OpenReply *)m)->handle;
+  protobuf_c_message_free_unpacked(m, NULL);
+  r.entry = (char *)"get";
+  int st = rc_call(c, QUAP_INVOKE, &r.base, &m);
+  if (st == 0 && m != NULL) {
+    Qua__V1__InvokeReply *ir = (Qua__V1__InvokeReply *)m;
+    st = ir->status;
+    *item = ir->result;
+  }
+  if (m != NULL)
+    protobuf_c_message_free_unpacked(m, NULL);
+  return st;
+}
+
+static void peer_applies_in_order_and_drops_duplicates(void) {
+  rawconn_t c;
+  CU_ASSERT_FATAL(rc_connect_unix(&c, quad.sock) == 0);
+  CU_ASSERT_EQUAL_FATAL(publish_queue(&c, "lp", "capacity=16"), 0);
+  Qua__V1__LinkOpenReply *o = NULL;
+  CU_ASSERT_EQUAL_FATAL(link_open(&c, 0x1234, "lp", "put", 1, &o), 0);
+  CU_ASSERT_EQUAL(o->next_seq, 1);
+  CU_ASSERT(o->notifies);
+  protobuf_c_message_free_unpacked(&o->base, NULL);
+  Qua__V1__LinkPushReply rep;
+  const uint64_t a[] = {10, 20, 30}, b[] = {20, 30, 40}, g[] = {70};
+  CU_ASSERT_EQUAL(link_push(&c, 0x1234, 1, a, 3, &rep), 0);
+  CU_ASSERT_EQUAL(rep.next_seq, 4);
+  CU_ASSERT_EQUAL(rep.duplicates, 0);
+  /* A resend overlapping what was applied: the overlap is dropped. */
+  CU_ASSERT_EQUAL(link_push(&c, 0x1234, 2, b, 3, &rep), 0);
+  CU_ASSERT_EQUAL(rep.next_seq, 5);
+  CU_ASSERT_EQUAL(rep.duplicates, 2);
+  /* Past the next item: nothing applied. */
+  CU_ASSERT_EQUAL(link_push(&c, 0x1234, 7, g, 1, &rep), 0);
+  CU_ASSERT(rep.gap);
+  CU_ASSERT_EQUAL(rep.next_seq, 5);
+  uint64_t item;
+  for (uint64_t want = 10; want <= 40; want += 10) {
+    CU_ASSERT_EQUAL(get_one(&c, "lp", &item), 0);
+    CU_ASSERT_EQUAL(item, want);
+  }
+  CU_ASSERT_EQUAL(get_one(&c, "lp", &item), QUA_DIVERTED); /* empty */
+  /* A new connection finds where the link stands. */
+  rawconn_t d;
+  CU_ASSERT_FATAL(rc_connect_unix(&d, quad.sock) == 0);
+  CU_ASSERT_EQUAL(link_open(&d, 0x1234, "lp", "put", 1, &o), 0);
+  CU_ASSERT_EQUAL(o != NULL ? o->next_seq : 0, 5);
+  if (o != NULL)
+    protobuf_c_message_free_unpacked(&o->base, NULL);
+  /* The old connection lost the link to it. */
+  CU_ASSERT_EQUAL(link_push(&c, 0x1234, 5, g, 1, &rep), QUA_ESTATE);
+  CU_ASSERT_EQUAL(link_push(&d, 0x1234, 5, g, 1, &rep), 0);
+  CU_ASSERT_EQUAL(rep.next_seq, 6);
+  CU_ASSERT_EQUAL(get_one(&d, "lp", &item), 0);
+  CU_ASSERT_EQUAL(item, 70);
+  rc_close(&d);
+  rc_close(&c);
+}
+
+static void peer_stops_at_full_and_says_when_there_is_room(void) {
+  rawconn_t c, u;
+  CU_ASSERT_FATAL(rc_connect_unix(&c, quad.sock) == 0 && rc_connect_unix(&u, quad.sock) == 0);
+  CU_ASSERT_EQUAL_FATAL(publish_queue(&c, "lpf", "capacity=2"), 0);
+  Qua__V1__LinkOpenReply *o = NULL;
+  CU_ASSERT_EQUAL_FATAL(link_open(&c, 0x77, "lpf", "put", 1, &o), 0);
+  uint64_t binding = o->binding;
+  protobuf_c_message_free_unpacked(&o->base, NULL);
+  Qua__V1__LinkPushReply rep;
+  const uint64_t a[] = {1, 2, 3, 4};
+  CU_ASSERT_EQUAL(link_push(&c, 0x77, 1, a, 4, &rep), 0);
+  CU_ASSERT(rep.full);
+  CU_ASSERT_EQUAL(rep.next_seq, 3);
+  CU_ASSERT_PTR_NULL(rc_event(&c, 100)); /* no room yet */
+  uint64_t item;
+  CU_ASSERT_EQUAL(get_one(&u, "lpf", &item), 0);
+  CU_ASSERT_EQUAL(item, 1);
+  Qua__V1__Frame *ev = rc_event(&c, 2000);
+  CU_ASSERT_FATAL(ev != NULL && ev->event != NULL);
+  CU_ASSERT_EQUAL(ev->event->binding, binding);
+  CU_ASSERT_STRING_EQUAL(ev->event->callback, "notfull");
+  quap_frame_free(ev);
+  CU_ASSERT_EQUAL(link_push(&c, 0x77, 3, a + 2, 2, &rep), 0);
+  CU_ASSERT(rep.full);
+  CU_ASSERT_EQUAL(rep.next_seq, 4);
+  rc_close(&u);
+  rc_close(&c);
+}
+
+static void link_open_and_push_refusals_name_the_problem(void) {
+  rawconn_t c;
+  CU_ASSERT_FATAL(rc_connect_unix(&c, quad.sock) == 0);
+  CU_ASSERT_EQUAL_FATAL(publish_queue(&c, "lpr", "capacity=2"), 0);
+  CU_ASSERT_EQUAL(link_open(&c, 9, "nosuch", "put", 1, NULL), QUA_ENOTFOUND);
+  CU_ASSERT_EQUAL(link_open(&c, 9, "lpr", "count", 1, NULL), QUA_EARITY);
+  CU_ASSERT_EQUAL(link_open(&c, 9, "lpr", "nosuch", 1, NULL), QUA_ENOENTRY);
+  CU_ASSERT_EQUAL(link_open(&c, 0, "lpr", "put", 1, NULL), QUA_EINVAL);
+  Qua__V1__LinkPushReply rep;
+  const uint64_t a[] = {1};
+  CU_ASSERT_EQUAL(link_push(&c, 9, 1, a, 1, &rep), QUA_ESTATE);
+  rc_close(&c);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test-link-peer PATH-TO-QUAD\n");
+    return 2;
+  }
+  quad_exe = argv[1];
+  signal(SIGPIPE, SIG_IGN);
+  if (quad_start(&quad, quad_exe, NULL) != 0) {
+    quad_stop(&quad, SIGKILL, 100, NULL);
+    return 1;
+  }
+  static const qtest_case_t cases[] = {
+      {"peer_applies_in_order_and_drops_duplicates", peer_applies_in_order_and_drops_duplicates},
+      {"peer_stops_at_full_and_says_when_there_is_room",
+       peer_stops_at_full_and_says_when_there_is_room},
+      {"link_open_and_push_refusals_name_the_problem", link_open_and_push_refusals_name_the_problem},
+      {NULL, NULL}};
+  int rc = qtest_run("link-peer", cases);
+  quad_stop(&quad, SIGTERM, 5000, NULL);
+  return rc;
+}

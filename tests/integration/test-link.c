@@ -1,0 +1,617 @@
+/* test-link.c -- links between two quads: items once and in order over unix and TCP, full/notfull, reconnects, bad parameters. */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+#include "itest.h"
+
+#define N_ITEMS 100000u
+#define BIG_QUEUE "capacity=131072"
+
+static itest_daemon_t A, B;
+static unsigned b_port;
+static char tokdir[64], token_path[128], wrong_token_path[128], open_token_path[128];
+static char b_unix[160], b_tcp[64];
+
+/* --- Helpers ------------------------------------------------------------------------ */
+
+static unsigned free_port(void) {
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof sa;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+      getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+    return 0;
+  close(fd);
+  return ntohs(sa.sin_port);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+  if (fd >= 0) {
+    if (write(fd, text, strlen(text)) < 0)
+      perror("write");
+    fchmod(fd, mode);
+    close(fd);
+  }
+}
+
+/* Creates a quaject from NULL-terminated "key=value" strings; 0 on failure
+ * (code in *rc when rc is not NULL). */
+static uint64_t make(quac_conn_t *c, const char *type, const char *name, int *rc, ...) {
+  const char *params[16];
+  size_t n = 0;
+  va_list ap;
+  va_start(ap, rc);
+  const char *p;
+  while ((p = va_arg(ap, const char *)) != NULL && n < 16)
+    params[n++] = p;
+  va_end(ap);
+  uint64_t h = 0;
+  int r = quac_create(c, type, params, n, name, &h, NULL);
+  if (rc != NULL)
+    *rc = r;
+  else if (r < 0)
+    fprintf(stderr, "create %s: %s\n", type, quac_last_error(c));
+  return r < 0 ? 0 : h;
+}
+
+static uint64_t count_of(quac_conn_t *c, uint64_t q) {
+  quac_result_t r;
+  return quac_invoke(c, q, "count", NULL, 0, &r) == 0 ? r.result : UINT64_MAX;
+}
+
+/* Waits until queue q holds n items (at most timeout_s). */
+static bool wait_count(quac_conn_t *c, uint64_t q, uint64_t n, double timeout_s) {
+  double end = itest_now() + timeout_s;
+  uint64_t k;
+  while ((k = count_of(c, q)) != n && itest_now() < end)
+    itest_sleep_ms(5);
+  if (k != n)
+    fprintf(stderr, "queue holds %" PRIu64 " items, expected %" PRIu64 "\n", k, n);
+  return k == n;
+}
+
+/* Puts first..first+n-1 into queue q, in batches. */
+static bool fill(quac_conn_t *c, uint64_t q, uint64_t first, uint64_t n) {
+  static quac_call_t calls[512];
+  static quac_result_t res[512];
+  for (uint64_t done = 0; done < n;) {
+    size_t k = n - done < 512 ? (size_t)(n - done) : 512;
+    for (size_t i = 0; i < k; i++)
+      calls[i] = (quac_call_t){.handle = q, .entry = "put", .nargs = 1, .args = {first + done + i}};
+    if (quac_invoke_batch(c, calls, k, res) < 0)
+      return false;
+    for (size_t i = 0; i < k; i++)
+      if (res[i].status != 0)
+        return false;
+    done += k;
+  }
+  return true;
+}
+
+/* Takes n items from queue q and checks they are first, first+1, ... */
+static bool take_in_order(quac_conn_t *c, uint64_t q, uint64_t first, uint64_t n) {
+  static quac_call_t calls[512];
+  static quac_result_t res[512];
+  uint64_t want = first;
+  for (uint64_t done = 0; done < n;) {
+    size_t k = n - done < 512 ? (size_t)(n - done) : 512;
+    for (size_t i = 0; i < k; i++)
+      calls[i] = (quac_call_t){.handle = q, .entry = "get"};
+    if (quac_invoke_batch(c, calls, k, res) < 0)
+      return false;
+    for (size_t i = 0; i < k; i++, want++)
+      if (res[i].status != 0 || res[i].result != want) {
+        fprintf(stderr, "item %" PRIu64 ": got %" PRIu64 " (status %d)\n", want, res[i].result,
+                res[i].status);
+        return false;
+      }
+    done += k;
+  }
+  return true;
+}
+
+/* A number after "key=" in the link's state line (UINT64_MAX: none). */
+static uint64_t field(quac_conn_t *c, uint64_t h, const char *key, char *line, size_t len) {
+  quac_quaject_info_t *qi;
+  if (quac_describe(c, h, NULL, &qi) < 0)
+    return UINT64_MAX;
+  snprintf(line, len, "%s", qi->state);
+  quac_free(qi);
+  char pat[32];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *p = strstr(line, pat);
+  return p != NULL ? strtoull(p + strlen(pat), NULL, 10) : UINT64_MAX;
+}
+
+/* Waits until the link's state line contains `text`. */
+static bool wait_state(quac_conn_t *c, uint64_t h, const char *text, double timeout_s, char *line,
+                       size_t len) {
+  double end = itest_now() + timeout_s;
+  do {
+    field(c, h, "window", line, len);
+    if (strstr(line, text) != NULL)
+      return true;
+    itest_sleep_ms(10);
+  } while (itest_now() < end);
+  fprintf(stderr, "link state never showed '%s': %s\n", text, line);
+  return false;
+}
+
+/* A stream: N_ITEMS in a queue on A, a pump, a link, a queue on B. */
+typedef struct stream {
+  quac_conn_t *a, *b;
+  uint64_t dst, src, link, pump;
+} stream_t;
+
+/* Makes the stream's quajects (the link with peer and up to two more
+ * parameters, which may be NULL); the pump is not wired yet. */
+static bool stream_make(stream_t *st, const char *dst_name, const char *peer, const char *p1,
+                        const char *p2) {
+  char remote[96];
+  snprintf(remote, sizeof remote, "remote=%s", dst_name);
+  st->a = itest_connect(&A);
+  st->b = itest_connect(&B);
+  if (st->a == NULL || st->b == NULL)
+    return false;
+  st->dst = make(st->b, "queue", dst_name, NULL, BIG_QUEUE, NULL);
+  st->src = make(st->a, "queue", NULL, NULL, BIG_QUEUE, NULL);
+  if (st->dst == 0 || st->src == 0 || !fill(st->a, st->src, 1, N_ITEMS))
+    return false;
+  st->link = make(st->a, "link", NULL, NULL, peer, remote, p1, p2, NULL);
+  st->pump = make(st->a, "pump", NULL, NULL, NULL);
+  return st->link != 0 && st->pump != 0;
+}
+
+static bool stream_start(stream_t *st) {
+  return quac_wire(st->a, st->pump, "sink", st->link, "put") == 0 &&
+         quac_wire(st->a, st->pump, "source", st->src, "get") == 0;
+}
+
+/* Every item arrived once and in order, and was acknowledged. */
+static void stream_check_and_close(stream_t *st) {
+  char line[512];
+  CU_ASSERT(wait_count(st->b, st->dst, N_ITEMS, 30));
+  CU_ASSERT_EQUAL(field(st->a, st->link, "acked", line, sizeof line), N_ITEMS);
+  CU_ASSERT_EQUAL(field(st->a, st->link, "inflight", line, sizeof line), 0);
+  CU_ASSERT(strstr(line, "state=up") != NULL);
+  CU_ASSERT(take_in_order(st->b, st->dst, 1, N_ITEMS));
+  CU_ASSERT_EQUAL(count_of(st->b, st->dst), 0);
+  CU_ASSERT_EQUAL(quac_destroy(st->b, st->dst, true), 0);
+  quac_close(st->a);
+  quac_close(st->b);
+}
+
+static void carry_items(const char *peer, const char *token_file) {
+  stream_t st;
+  CU_ASSERT_FATAL(stream_make(&st, "carry-dst", peer, token_file, NULL));
+  CU_ASSERT_FATAL(stream_start(&st));
+  CU_ASSERT(wait_count(st.b, st.dst, N_ITEMS, 30));
+  char line[512];
+  CU_ASSERT_EQUAL(field(st.a, st.link, "dups", line, sizeof line), 0);
+  CU_ASSERT_EQUAL(field(st.a, st.link, "resent", line, sizeof line), 0);
+  quac_stats_t stats;
+  CU_ASSERT_EQUAL(quac_stats(st.a, &stats), 0);
+  CU_ASSERT_EQUAL(stats.links, 1);
+  CU_ASSERT(stats.link_items_acked >= N_ITEMS);
+  stream_check_and_close(&st);
+}
+
+/* --- Cases ------------------------------------------------------------------------- */
+
+static void link_carries_100k_items_once_in_order_over_unix(void) { carry_items(b_unix, NULL); }
+
+static void link_carries_100k_items_once_in_order_over_tcp_with_token(void) {
+  char tf[160];
+  snprintf(tf, sizeof tf, "token-file=%s", token_path);
+  carry_items(b_tcp, tf);
+}
+
+typedef struct heard {
+  uint64_t binding[4];
+  int n[4];
+  char order[64];
+  int norder;
+} heard_t;
+
+static void on_heard(void *ctx, quac_conn_t *c, const quac_event_t *ev) {
+  heard_t *h = ctx;
+  for (int i = 0; i < 4; i++)
+    if (ev->binding == h->binding[i]) {
+      h->n[i]++;
+      if (h->norder < (int)sizeof h->order - 1)
+        h->order[h->norder++] = (char)('0' + i);
+    }
+}
+
+/* The remote queue holds 4, the window 8: 12 items go, the 13th is
+ * refused with "full"; taking from the remote queue gives "notfull". */
+static void full_window_raises_full_then_notfull(void) {
+  quac_conn_t *a = itest_connect(&A), *b = itest_connect(&B);
+  CU_ASSERT_FATAL(a != NULL && b != NULL);
+  uint64_t dst = make(b, "queue", "small-dst", NULL, "capacity=4", NULL);
+  char tf[160];
+  snprintf(tf, sizeof tf, "token-file=%s", token_path);
+  uint64_t link = make(a, "link", NULL, NULL, b_tcp, "remote=small-dst", "window=8", tf, NULL);
+  CU_ASSERT_FATAL(dst != 0 && link != 0);
+  heard_t h = {0};
+  quac_on_event(a, on_heard, &h);
+  CU_ASSERT_EQUAL(quac_bind_callback(a, link, "notfull", &h.binding[0]), 0);
+  char line[512];
+  CU_ASSERT_FATAL(wait_state(a, link, "state=up", 5, line, sizeof line));
+  quac_result_t r;
+  for (uint64_t v = 1; v <= 12; v++) {
+    int s, tries = 0;
+    /* A put may find the window full until the first acknowledgements come. */
+    while ((s = quac_invoke(a, link, "put", &v, 1, &r)) == QUA_DIVERTED && tries++ < 200)
+      itest_sleep_ms(5);
+    CU_ASSERT_EQUAL(s, 0);
+  }
+  CU_ASSERT(wait_state(a, link, "inflight=8 acked=4", 5, line, sizeof line));
+  CU_ASSERT(strstr(line, "remote=full") != NULL);
+  /* Puts refused before the first acknowledgements came had their notfull. */
+  quac_poll(a, 100);
+  h.n[0] = 0;
+  uint64_t v = 13;
+  CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(r.nfired, 1);
+  CU_ASSERT_STRING_EQUAL(r.fired[0].callback, "full");
+  CU_ASSERT_EQUAL(r.fired[0].arg, 13);
+  quac_poll(a, 100);
+  CU_ASSERT_EQUAL(h.n[0], 0);
+  /* Room on B: the peer tells the link, which resends 5.. and gets credits back. */
+  CU_ASSERT(take_in_order(b, dst, 1, 4));
+  double end = itest_now() + 5;
+  while (h.n[0] == 0 && itest_now() < end)
+    quac_poll(a, 50);
+  CU_ASSERT_EQUAL(h.n[0], 1);
+  CU_ASSERT(wait_state(a, link, "inflight=4 acked=8", 5, line, sizeof line));
+  CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), 0);
+  CU_ASSERT(take_in_order(b, dst, 5, 4));
+  CU_ASSERT(wait_count(b, dst, 4, 5));
+  CU_ASSERT(take_in_order(b, dst, 9, 4));
+  CU_ASSERT(wait_count(b, dst, 1, 5));
+  CU_ASSERT(take_in_order(b, dst, 13, 1));
+  CU_ASSERT_EQUAL(count_of(b, dst), 0);
+  CU_ASSERT(wait_state(a, link, "inflight=0 acked=13", 5, line, sizeof line));
+  CU_ASSERT_EQUAL(quac_destroy(b, dst, true), 0);
+  quac_close(a);
+  quac_close(b);
+}
+
+/* A TCP relay the test can cut: the link talks to B through it. */
+typedef struct relay {
+  int lfd, wake[2];
+  unsigned port, target;
+  _Atomic int cut_req, cuts, accepted;
+  _Atomic bool stop, mute; /* mute: A's pushes are read and dropped */
+  pthread_t thread;
+} relay_t;
+
+static bool relay_pass(int from, int to, bool drop) {
+  char buf[65536];
+  ssize_t n = read(from, buf, sizeof buf);
+  if (n <= 0)
+    return false;
+  if (drop)
+    return true;
+  for (ssize_t off = 0; off < n;) {
+    ssize_t w = write(to, buf + off, (size_t)(n - off));
+    if (w <= 0)
+      return false;
+    off += w;
+  }
+  return true;
+}
+
+static void *relay_main(void *arg) {
+  relay_t *r = arg;
+  while (!atomic_load(&r->stop)) {
+    struct pollfd lp[2] = {{.fd = r->lfd, .events = POLLIN}, {.fd = r->wake[0], .events = POLLIN}};
+    if (poll(lp, 2, 1000) <= 0 || !(lp[0].revents & POLLIN))
+      continue;
+    int c = accept(r->lfd, NULL, NULL);
+    if (c < 0)
+      continue;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)r->target),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
+      close(c);
+      if (s >= 0)
+        close(s);
+      continue;
+    }
+    atomic_fetch_add(&r->accepted, 1);
+    for (;;) {
+      struct pollfd p[3] = {{.fd = c, .events = POLLIN}, {.fd = s, .events = POLLIN},
+                            {.fd = r->wake[0], .events = POLLIN}};
+      if (poll(p, 3, 1000) < 0)
+        break;
+      if (p[2].revents & POLLIN) {
+        char x;
+        if (read(r->wake[0], &x, 1) < 0)
+          break;
+        if (atomic_load(&r->stop) || atomic_exchange(&r->cut_req, 0)) {
+          atomic_fetch_add(&r->cuts, 1);
+          break;
+        }
+      }
+      if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && !relay_pass(c, s, atomic_load(&r->mute)))
+        break;
+      if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && !relay_pass(s, c, false))
+        break;
+    }
+    /* An abortive close (RST), as a killed connection looks. */
+    struct linger lg = {1, 0};
+    setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    close(c);
+    close(s);
+    atomic_store(&r->mute, false);
+  }
+  return NULL;
+}
+
+static int relay_start(relay_t *r, unsigned target) {
+  memset(r, 0, sizeof *r);
+  r->target = target;
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof sa;
+  r->lfd = socket(AF_INET, SOCK_STREAM, 0);
+  if (r->lfd < 0 || bind(r->lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(r->lfd, 4) < 0 ||
+      getsockname(r->lfd, (struct sockaddr *)&sa, &len) < 0 || pipe(r->wake) < 0)
+    return -1;
+  r->port = ntohs(sa.sin_port);
+  return pthread_create(&r->thread, NULL, relay_main, r) == 0 ? 0 : -1;
+}
+
+static void relay_poke(relay_t *r) {
+  if (write(r->wake[1], "x", 1) < 0)
+    perror("relay");
+}
+
+static void relay_stop(relay_t *r) {
+  atomic_store(&r->stop, true);
+  relay_poke(r);
+  pthread_join(r->thread, NULL);
+  close(r->lfd);
+  close(r->wake[0]);
+  close(r->wake[1]);
+}
+
+/* Cutting the TCP connection mid-stream, after the link's pushes were lost
+ * for a while (as on a dying path): down, up, the items lost resent,
+ * everything once and in order. */
+static void killed_connection_resends_without_duplicates(void) {
+  relay_t relay;
+  CU_ASSERT_FATAL(relay_start(&relay, b_port) == 0);
+  char peer[64], tf[160], line[512];
+  snprintf(peer, sizeof peer, "peer=127.0.0.1:%u", relay.port);
+  snprintf(tf, sizeof tf, "token-file=%s", token_path);
+  stream_t st;
+  CU_ASSERT_FATAL(stream_make(&st, "cut-dst", peer, "window=256", tf));
+  quac_conn_t *a = st.a, *b = st.b;
+  uint64_t link = st.link, dst = st.dst;
+  CU_ASSERT_FATAL(wait_state(a, link, "state=up", 5, line, sizeof line));
+  heard_t h = {0};
+  quac_on_event(a, on_heard, &h);
+  CU_ASSERT_EQUAL(quac_bind_callback(a, link, "down", &h.binding[1]), 0);
+  CU_ASSERT_EQUAL(quac_bind_callback(a, link, "up", &h.binding[2]), 0);
+  CU_ASSERT_FATAL(stream_start(&st));
+  /* Cut while items are in flight, until a cut caught some (at most 10). */
+  int cuts = 0;
+  while (cuts < 10 && count_of(b, dst) < N_ITEMS * 9 / 10) {
+    if (field(a, link, "inflight", line, sizeof line) == 0 || strstr(line, "state=up") == NULL) {
+      itest_sleep_ms(1);
+      continue;
+    }
+    atomic_store(&relay.mute, true);
+    itest_sleep_ms(20);
+    atomic_store(&relay.cut_req, 1);
+    relay_poke(&relay);
+    cuts++;
+    if (cuts >= 3 && field(a, link, "resent", line, sizeof line) > 0)
+      break;
+    wait_state(a, link, "state=up", 10, line, sizeof line);
+  }
+  CU_ASSERT(cuts >= 1);
+  CU_ASSERT(wait_count(b, dst, N_ITEMS, 30));
+  CU_ASSERT(field(a, link, "resent", line, sizeof line) > 0);
+  /* Each cut was heard as down, then up. */
+  quac_poll(a, 100);
+  CU_ASSERT(h.n[1] >= 1);
+  CU_ASSERT_EQUAL(h.n[2], h.n[1]);
+  for (int i = 0; i < h.norder; i++)
+    CU_ASSERT_EQUAL(h.order[i], i % 2 == 0 ? '1' : '2');
+  CU_ASSERT(atomic_load(&relay.accepted) >= 2);
+  stream_check_and_close(&st);
+  relay_stop(&relay);
+}
+
+/* Refused creations name the problem and create nothing. */
+static void bad_parameters_are_refused_and_create_nothing(void) {
+  quac_conn_t *a = itest_connect(&A);
+  CU_ASSERT_FATAL(a != NULL);
+  char tf[160], otf[160], dir[96], peer[64];
+  snprintf(tf, sizeof tf, "token-file=%s", token_path);
+  snprintf(otf, sizeof otf, "token-file=%s", open_token_path);
+  snprintf(dir, sizeof dir, "token-file=%s", tokdir);
+  snprintf(peer, sizeof peer, "%s", b_tcp);
+  const struct {
+    const char *params[4];
+    int code;
+    const char *says;
+  } bad[] = {
+      {{"remote=dst", tf}, QUA_EINVAL, "link needs peer="},
+      {{peer, tf}, QUA_EINVAL, "link needs remote="},
+      {{"peer=127.0.0.1:0", "remote=dst", tf}, QUA_EBADVALUE, "port '0'"},
+      {{"peer=127.0.0.1:65536", "remote=dst", tf}, QUA_EBADVALUE, "port '65536'"},
+      {{"peer=127.0.0.1:http", "remote=dst", tf}, QUA_EBADVALUE, "port 'http'"},
+      {{"peer=localhost", "remote=dst", tf}, QUA_EBADVALUE, "expected HOST:PORT or unix:PATH"},
+      {{"peer=unix:", "remote=dst"}, QUA_EBADVALUE, "socket path"},
+      {{peer, "remote=dst"}, QUA_EINVAL, "needs token-file"},
+      {{peer, "remote=dst", "token-file=/nonexistent/token"}, QUA_EINVAL, "cannot open token file"},
+      {{peer, "remote=dst", dir}, QUA_EINVAL, "not a regular file"},
+      {{peer, "remote=dst", otf}, QUA_EINVAL, "accessible to others"},
+      {{peer, "remote=dst", tf, "window=0"}, QUA_ERANGE, "window=0: out of range 1..65536"},
+      {{peer, "remote=dst", tf, "window=65537"}, QUA_ERANGE, "window=65537: out of range"},
+      {{peer, "remote=a.b", tf}, QUA_EBADVALUE, "remote=a.b"},
+      {{peer, "remote=dst", tf, "colour=red"}, QUA_ENOPARAM, "no parameter 'colour'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    size_t n = 0;
+    while (n < 4 && bad[i].params[n] != NULL)
+      n++;
+    uint64_t h = 0;
+    int r = quac_create(a, "link", bad[i].params, n, NULL, &h, NULL);
+    CU_ASSERT_EQUAL(r, bad[i].code);
+    if (strstr(quac_last_error(a), bad[i].says) == NULL) {
+      fprintf(stderr, "case %zu: '%s' does not say '%s'\n", i, quac_last_error(a), bad[i].says);
+      CU_FAIL("the error does not name the problem");
+    }
+  }
+  quac_quaject_list_t *l;
+  CU_ASSERT_EQUAL_FATAL(quac_list(a, &l), 0);
+  CU_ASSERT_EQUAL(l->nquajects, 0);
+  quac_free(l);
+  quac_stats_t st;
+  CU_ASSERT_EQUAL(quac_stats(a, &st), 0);
+  CU_ASSERT_EQUAL(st.links, 0);
+  /* At the limit: accepted. */
+  const char *ok[] = {peer, "remote=dst", tf, "window=65536"};
+  uint64_t h;
+  CU_ASSERT_EQUAL(quac_create(a, "link", ok, 4, NULL, &h, NULL), 0);
+  CU_ASSERT_EQUAL(quac_destroy(a, h, false), 0);
+  quac_close(a);
+}
+
+/* A wrong token: the link is down and says why. */
+static void wrong_token_gives_down_with_reason(void) {
+  quac_conn_t *a = itest_connect(&A), *b = itest_connect(&B);
+  CU_ASSERT_FATAL(a != NULL && b != NULL);
+  uint64_t dst = make(b, "queue", "tok-dst", NULL, NULL);
+  char tf[160], line[512];
+  snprintf(tf, sizeof tf, "token-file=%s", wrong_token_path);
+  uint64_t link = make(a, "link", "wrong", NULL, b_tcp, "remote=tok-dst", tf, NULL);
+  CU_ASSERT_FATAL(dst != 0 && link != 0);
+  CU_ASSERT(wait_state(a, link, "state=down", 5, line, sizeof line));
+  CU_ASSERT(strstr(line, "why=\"peer refused the token: wrong token (EAUTH)\"") != NULL);
+  /* qua show prints it too. */
+  itest_out_t o;
+  CU_ASSERT_EQUAL(itest_qua(&o, &A, "show", "wrong", NULL), 0);
+  CU_ASSERT(strstr(o.out, "state=down") != NULL && strstr(o.out, "wrong token") != NULL);
+  uint64_t v = 1;
+  quac_result_t r;
+  CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, &r), 0); /* kept for when it is up */
+  CU_ASSERT_EQUAL(count_of(b, dst), 0);
+  CU_ASSERT_EQUAL(quac_destroy(a, link, false), 0);
+  CU_ASSERT_EQUAL(quac_destroy(b, dst, true), 0);
+  quac_close(a);
+  quac_close(b);
+}
+
+/* The target published under another name than asked: down, and why; up
+ * once it exists, with what was put meanwhile. */
+static void missing_remote_gives_down_then_up_when_published(void) {
+  quac_conn_t *a = itest_connect(&A), *b = itest_connect(&B);
+  CU_ASSERT_FATAL(a != NULL && b != NULL);
+  char line[512];
+  uint64_t link = make(a, "link", NULL, NULL, b_unix, "remote=later", NULL);
+  CU_ASSERT_FATAL(link != 0);
+  CU_ASSERT(wait_state(a, link, "state=down", 5, line, sizeof line));
+  CU_ASSERT(strstr(line, "no quaject is published as 'later'") != NULL);
+  for (uint64_t v = 1; v <= 3; v++)
+    CU_ASSERT_EQUAL(quac_invoke(a, link, "put", &v, 1, NULL), 0);
+  uint64_t dst = make(b, "queue", "later", NULL, NULL);
+  CU_ASSERT_FATAL(dst != 0);
+  CU_ASSERT(wait_state(a, link, "state=up", 10, line, sizeof line));
+  CU_ASSERT(wait_count(b, dst, 3, 5));
+  CU_ASSERT(take_in_order(b, dst, 1, 3));
+  CU_ASSERT_EQUAL(quac_destroy(b, dst, true), 0);
+  quac_close(a);
+  quac_close(b);
+}
+
+/* The peer serves --max-links links: at the limit all connected, one more
+ * is refused; once one goes, the waiting link gets in. */
+static void peer_link_limit_refuses_then_admits(void) {
+  itest_daemon_t C;
+  CU_ASSERT_FATAL(itest_start(&C, "--max-links", "2", (char *)NULL) == 0);
+  quac_conn_t *a = itest_connect(&A), *c = itest_connect(&C);
+  CU_ASSERT_FATAL(a != NULL && c != NULL);
+  CU_ASSERT_FATAL(make(c, "queue", "lim", NULL, NULL) != 0);
+  char peer[200], line[512];
+  snprintf(peer, sizeof peer, "peer=unix:%s", C.sock);
+  uint64_t l1 = make(a, "link", NULL, NULL, peer, "remote=lim", NULL);
+  uint64_t l2 = make(a, "link", NULL, NULL, peer, "remote=lim", NULL);
+  CU_ASSERT(wait_state(a, l1, "state=up", 5, line, sizeof line));
+  CU_ASSERT(wait_state(a, l2, "state=up", 5, line, sizeof line));
+  uint64_t l3 = make(a, "link", NULL, NULL, peer, "remote=lim", NULL);
+  CU_ASSERT(wait_state(a, l3, "state=down", 5, line, sizeof line));
+  CU_ASSERT(strstr(line, "serves 2 links, the limit (--max-links)") != NULL);
+  CU_ASSERT_EQUAL(quac_destroy(a, l1, false), 0);
+  CU_ASSERT(wait_state(a, l3, "state=up", 10, line, sizeof line));
+  uint64_t v = 7;
+  CU_ASSERT_EQUAL(quac_invoke(a, l3, "put", &v, 1, NULL), 0);
+  CU_ASSERT(wait_state(a, l3, "acked=1", 5, line, sizeof line));
+  quac_close(a);
+  quac_close(c);
+  itest_stop(&C);
+}
+
+int main(int argc, char **argv) {
+  if (itest_init(argc, argv) < 0)
+    return 2;
+  snprintf(tokdir, sizeof tokdir, "/tmp/qua-link-tok-XXXXXX");
+  if (mkdtemp(tokdir) == NULL)
+    return 2;
+  snprintf(token_path, sizeof token_path, "%s/token", tokdir);
+  snprintf(wrong_token_path, sizeof wrong_token_path, "%s/wrong", tokdir);
+  snprintf(open_token_path, sizeof open_token_path, "%s/open", tokdir);
+  write_file(token_path, "s3cret-link-token\n", 0600);
+  write_file(wrong_token_path, "not-the-token\n", 0600);
+  write_file(open_token_path, "s3cret-link-token\n", 0644);
+  b_port = free_port();
+  char listen[64], tokarg[160];
+  snprintf(listen, sizeof listen, "127.0.0.1:%u", b_port);
+  snprintf(tokarg, sizeof tokarg, "%s", token_path);
+  int rc = 1;
+  if (itest_start(&B, "--listen", listen, "--token-file", tokarg, (char *)NULL) < 0 ||
+      itest_start(&A, (char *)NULL) < 0)
+    goto out;
+  snprintf(b_unix, sizeof b_unix, "peer=unix:%s", B.sock);
+  snprintf(b_tcp, sizeof b_tcp, "peer=127.0.0.1:%u", b_port);
+  static const qtest_case_t tests[] = {
+      {"link_carries_100k_items_once_in_order_over_unix",
+       link_carries_100k_items_once_in_order_over_unix},
+      {"link_carries_100k_items_once_in_order_over_tcp_with_token",
+       link_carries_100k_items_once_in_order_over_tcp_with_token},
+      {"full_window_raises_full_then_notfull", full_window_raises_full_then_notfull},
+      {"killed_connection_resends_without_duplicates", killed_connection_resends_without_duplicates},
+      {"bad_parameters_are_refused_and_create_nothing",
+       bad_parameters_are_refused_and_create_nothing},
+      {"wrong_token_gives_down_with_reason", wrong_token_gives_down_with_reason},
+      {"missing_remote_gives_down_then_up_when_published",
+       missing_remote_gives_down_then_up_when_published},
+      {"peer_link_limit_refuses_then_admits", peer_link_limit_refuses_then_admits},
+      {NULL, NULL},
+  };
+  rc = qtest_run("link", tests);
+  if (rc != 0) {
+    itest_dump_log(&A);
+    itest_dump_log(&B);
+  }
+out:
+  itest_stop(&A);
+  itest_stop(&B);
+  char cmd[96];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tokdir);
+  if (system(cmd) != 0)
+    fprintf(stderr, "cannot remove %s\n", tokdir);
+  return rc;
+}
