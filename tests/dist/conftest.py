@@ -53,4 +53,7 @@ def net(request):
     problems = n.close()
     if n.tunem_counters:
         sys.stderr.write(n.tunem_counters)
+    if problems:
+        for node in n.nodes.values():
+            sys.stderr.write("--- quad %s\n%s" % (node.name, node.daemon.log_text()[-20000:]))
     assert not problems, problems

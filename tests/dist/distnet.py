@@ -91,8 +91,8 @@ def netns_list():
     return [line.split()[0] for line in out.splitlines() if line.strip()]
 
 
-def _owner_pid(ns):
-    m = re.match(PREFIX + r"(\d+)n\d+-", ns)
+def _owner_pid(ns, prefix=PREFIX):
+    m = re.match(prefix + r"(\d+)n\d+-", ns)
     return int(m.group(1)) if m else None
 
 
@@ -117,11 +117,12 @@ def _delete_netns(ns, deadline=5.0):
     return False
 
 
-def cleanup_stale():
-    """Deletes namespaces of this harness whose test process is gone; their names."""
+def cleanup_stale(prefix=PREFIX):
+    """Deletes namespaces of this harness (named prefix<pid>n<k>-...) whose
+    test process is gone; returns their names."""
     gone = []
     for ns in netns_list():
-        pid = _owner_pid(ns)
+        pid = _owner_pid(ns, prefix)
         if pid is not None and pid != os.getpid() and not os.path.exists("/proc/%d" % pid):
             _delete_netns(ns)
             gone.append(ns)
@@ -193,6 +194,12 @@ class Node:
 
     def rss_kb(self):
         return vmrss_kb(self.daemon.pid)
+
+    def tcp_retransmits(self):
+        """Segments retransmitted by the TCP connections open in the
+        namespace (the totals of `ss -ti`'s retrans:N/TOTAL)."""
+        out = self.sh("ss", "-t", "-i", "-n")
+        return sum(int(m) for m in re.findall(r"\bretrans:\d+/(\d+)", out))
 
     def sh(self, *argv, check=True):
         """Runs a command in the node's namespace (ip netns exec)."""
@@ -285,6 +292,8 @@ class Net:
                 st = n.daemon.stop()
                 if st is None:
                     problems.append("quad %s had to be killed" % n.name)
+                elif st != 0:
+                    problems.append("quad %s exited with status %d" % (n.name, st))
         for p in self.procs:
             if p.poll() is None:
                 p.terminate()

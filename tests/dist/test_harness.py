@@ -7,7 +7,8 @@ import time
 import pytest
 
 import distnet
-from distnet import Impairment, Net
+from distnet import Impairment, Net, RssWatch
+from scenario import Collector, capacity_for, drain, fill, item, pump
 from qua import QuaError
 from qua.testing import die_with_parent
 
@@ -59,7 +60,10 @@ def test_teardown_removes_namespaces_processes_and_folders():
 def test_stale_namespaces_of_a_dead_test_are_removed():
     dead = subprocess.Popen(["true"])
     dead.wait()
-    ns = "%s%dn1-X" % (distnet.PREFIX, dead.pid)
+    # A prefix of its own, so that other test processes starting meanwhile
+    # (meson runs them in parallel) do not clean this one up first.
+    prefix = distnet.PREFIX + "T"
+    ns = "%s%dn1-X" % (prefix, dead.pid)
     distnet.run("ip", "netns", "add", ns)
     sleeper = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "30"], preexec_fn=die_with_parent)
     try:
@@ -69,10 +73,11 @@ def test_stale_namespaces_of_a_dead_test_are_removed():
         mine = Net()
         mine.node("Y")
         try:
-            gone = distnet.cleanup_stale()
-            assert ns in gone
+            assert distnet.cleanup_stale(prefix) == [ns]
             assert ns not in distnet.netns_list()
-            assert mine.nodes["Y"].ns in distnet.netns_list()  # a live test's are kept
+            # A live test's namespaces are kept.
+            assert mine.nodes["Y"].ns not in distnet.cleanup_stale()
+            assert mine.nodes["Y"].ns in distnet.netns_list()
             assert sleeper.wait(5) == -signal.SIGKILL
         finally:
             assert mine.close() == []
@@ -148,3 +153,38 @@ def test_stopped_quad_answers_after_sigcont(net):
         c.timeout = 10.0
         c.recv("Stats", c._next_id - 1)
         assert c.stats().requests >= 2
+
+
+def test_collector_flags_duplicates_gaps_and_strangers():
+    c = Collector([1, 2], 3)
+    for w in (item(1, 1), item(2, 1), item(1, 2)):
+        c.take(w)
+    with pytest.raises(AssertionError, match="duplicate"):
+        c.take(item(1, 2))
+    with pytest.raises(AssertionError, match="gap"):
+        c.take(item(2, 3))
+    with pytest.raises(AssertionError, match="unknown source"):
+        c.take(item(3, 1))
+    c.take(item(1, 3))
+    c.take(item(2, 2))
+    assert not c.complete()
+    c.take(item(2, 3))
+    assert c.complete()
+    with pytest.raises(AssertionError, match="past the last"):
+        c.take(item(2, 4))
+
+
+def test_drain_checks_a_pump_chain_in_one_quad(net):
+    a = net.node("A")
+    n = 20000
+    with a.client() as c:
+        src = c.create("queue", {"capacity": capacity_for(n)})
+        mid = c.create("queue", {"capacity": 1024})
+        c.create("queue", {"capacity": 1024}, name="out")
+        out = c.open("out")
+        fill(c, src, 1, n)
+        rss = RssWatch([a], limit_kb=16 * 1024)
+        pump(c, src, mid, n)
+        pump(c, mid, out, n)
+        drain(a, "out", Collector([1], n), n, rss=rss, deadline=60)
+        rss.check()

@@ -74,6 +74,7 @@ class Daemon:
         self.tcp_host = None
         self.tcp_port = None
         self.proc = None
+        self._final_log = ""
         write_token(self.token_file, token)
         argv = [quad_path(), "--socket", self.socket]
         if listen is not None:
@@ -121,6 +122,9 @@ class Daemon:
                            % (self.name, timeout, self.log_text()))
 
     def log_text(self):
+        """The daemon's log so far (kept after stop() removed the folder)."""
+        if self.dir is None:
+            return self._final_log
         try:
             with open(self.log, errors="replace") as f:
                 return f.read()
@@ -160,6 +164,7 @@ class Daemon:
         elif self.proc is not None:
             status = self.proc.returncode
         if self.dir is not None:
+            self._final_log = self.log_text()
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
         return status

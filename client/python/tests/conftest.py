@@ -28,7 +28,8 @@ def quad(request):
     if any(getattr(i, "qua_failed", False) for i in request.session.items
            if i.module is request.module):
         sys.stderr.write("--- %s\n%s" % (d.log, d.log_text()))
-    d.stop()
+    status = d.stop()
+    assert status == 0, "quad exited with status %s:\n%s" % (status, d.log_text())
 
 
 @pytest.fixture
