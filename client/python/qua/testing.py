@@ -155,8 +155,11 @@ class Daemon:
         status = None
         if self.proc is not None and self.proc.poll() is None:
             try:
-                self.proc.send_signal(sig)
+                # SIGCONT first, for a stopped daemon; never after `sig`: it
+                # would land in the exit path (LeakSanitizer's stop-the-world
+                # there hangs on it in an ASan build).
                 self.proc.send_signal(signal.SIGCONT)
+                self.proc.send_signal(sig)
                 status = self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
