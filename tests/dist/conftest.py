@@ -7,11 +7,16 @@ test process that no longer exists are removed (cleanup_stale).
 """
 import os
 import shutil
+import signal
 import sys
 
 import pytest
 
 import distnet
+
+
+def _interrupt(sig, frame):
+    raise KeyboardInterrupt("SIGTERM")
 
 
 def pytest_sessionstart(session):
@@ -27,6 +32,9 @@ def pytest_sessionstart(session):
         distnet.run("ip", "netns", "list")
     except Exception as e:  # no permission for namespaces in this container
         pytest.exit("skipped: ip netns does not work here: %s" % e, returncode=77)
+    # meson's timeout sends SIGTERM: turn it into an interruption, so that
+    # the fixtures' finalizers still tear the test's world down.
+    signal.signal(signal.SIGTERM, _interrupt)
     gone = distnet.cleanup_stale()
     if gone:
         sys.stderr.write("distnet: removed stale namespaces %s\n" % " ".join(gone))

@@ -28,9 +28,11 @@ import itertools
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 
@@ -117,15 +119,24 @@ def _delete_netns(ns, deadline=5.0):
     return False
 
 
+def _dead(pid):
+    return pid is not None and pid != os.getpid() and not os.path.exists("/proc/%d" % pid)
+
+
 def cleanup_stale(prefix=PREFIX):
     """Deletes namespaces of this harness (named prefix<pid>n<k>-...) whose
-    test process is gone; returns their names."""
+    test process is gone, and its quads' folders (prefix<pid>-<node>-...
+    in the temporary folder); returns the namespaces' names."""
     gone = []
     for ns in netns_list():
-        pid = _owner_pid(ns, prefix)
-        if pid is not None and pid != os.getpid() and not os.path.exists("/proc/%d" % pid):
+        if _dead(_owner_pid(ns, prefix)):
             _delete_netns(ns)
             gone.append(ns)
+    tmp = tempfile.gettempdir()
+    for name in os.listdir(tmp):
+        m = re.match(prefix + r"(\d+)-", name)
+        if m and _dead(int(m.group(1))):
+            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
     return gone
 
 
@@ -168,8 +179,8 @@ class Node:
 
     def start(self, args=()):
         self.daemon = Daemon(listen="0.0.0.0:%d" % PORT, args=args, token="tok-" + self.ns,
-                             prefix="qdist-%s-" % self.name, name="quad " + self.name,
-                             preexec=lambda: enter_netns(self.ns))
+                             prefix="%s%d-%s-" % (PREFIX, os.getpid(), self.name),
+                             name="quad " + self.name, preexec=lambda: enter_netns(self.ns))
         return self
 
     @property

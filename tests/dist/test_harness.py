@@ -1,7 +1,9 @@
 """test_harness.py -- the harness itself: quads in namespaces over TCP with tokens, faults, teardown."""
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -65,6 +67,7 @@ def test_stale_namespaces_of_a_dead_test_are_removed():
     prefix = distnet.PREFIX + "T"
     ns = "%s%dn1-X" % (prefix, dead.pid)
     distnet.run("ip", "netns", "add", ns)
+    folder = tempfile.mkdtemp(prefix="%s%d-X-" % (prefix, dead.pid))
     sleeper = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "30"], preexec_fn=die_with_parent)
     try:
         end = time.monotonic() + 5
@@ -74,6 +77,7 @@ def test_stale_namespaces_of_a_dead_test_are_removed():
         mine.node("Y")
         try:
             assert distnet.cleanup_stale(prefix) == [ns]
+            assert not os.path.exists(folder)
             assert ns not in distnet.netns_list()
             # A live test's namespaces are kept.
             assert mine.nodes["Y"].ns not in distnet.cleanup_stale()
@@ -85,6 +89,7 @@ def test_stale_namespaces_of_a_dead_test_are_removed():
         if sleeper.poll() is None:
             sleeper.kill()
         distnet.run("ip", "netns", "delete", ns, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_delayed_link_delays_every_round_trip(net):

@@ -35,9 +35,12 @@ def put_until_full(c, link, nxt, last, notfull, bound):
     return nxt, False
 
 
-def produce(c, link, nxt, last, notfull):
-    """Puts items nxt..last, waiting for "notfull" after each "full"."""
+def produce(c, link, nxt, last, notfull, deadline=60.0):
+    """Puts items nxt..last, waiting for "notfull" after each "full"; all
+    within `deadline` seconds."""
+    end = time.monotonic() + deadline
     while nxt <= last:
+        assert time.monotonic() < end, "items %d..%d not taken within %.0f s" % (nxt, last, deadline)
         nxt, full = put_until_full(c, link, nxt, last, notfull, last - nxt + 1)
         if full:
             assert notfull.next(timeout=STALL_S) is not None, \
