@@ -240,8 +240,12 @@ static void print_type_text(const quac_type_info_t *t) {
   printf("%s: %s\n", t->name, t->summary);
   for (size_t i = 0; i < t->nparams; i++) {
     const quac_param_info_t *p = &t->params[i];
-    printf("  param    %s=%" PRIu64 " (%" PRIu64 "..%" PRIu64 "%s)  %s\n", p->name, p->def, p->min,
-           p->max, p->pow2 ? ", power of two" : "", p->help);
+    if (p->text)
+      printf("  param    %s=TEXT (%" PRIu64 "..%" PRIu64 " characters%s)  %s\n", p->name, p->min,
+             p->max, p->required ? ", required" : "", p->help);
+    else
+      printf("  param    %s=%" PRIu64 " (%" PRIu64 "..%" PRIu64 "%s)  %s\n", p->name, p->def,
+             p->min, p->max, p->pow2 ? ", power of two" : "", p->help);
   }
   for (size_t i = 0; i < t->nentries; i++) {
     const quac_member_info_t *m = &t->entries[i];
@@ -371,6 +375,8 @@ static int verb_show(ctx_t *x) {
     printf("name:    %s\nid:      %" PRIu64 "\ntype:    %s\nstate:   %s\n", q->name, q->id,
            q->type, q->state);
     for (size_t i = 0; i < q->nparams; i++) {
+      if (t != NULL && i < t->nparams && t->params[i].text)
+        continue; /* text parameters are in the state line */
       if (t != NULL && i < t->nparams)
         printf("param:   %s=%" PRIu64 "\n", t->params[i].name, q->params[i]);
       else

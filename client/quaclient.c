@@ -571,6 +571,8 @@ int quac_list_types(quac_conn_t *c, quac_type_list_t **out) {
       params->min = ti->params[k]->min;
       params->max = ti->params[k]->max;
       params->pow2 = ti->params[k]->pow2;
+      params->text = ti->params[k]->text;
+      params->required = ti->params[k]->required;
       params->help = ti->params[k]->help;
     }
     t->nentries = ti->n_entries;

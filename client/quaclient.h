@@ -118,6 +118,8 @@ typedef struct quac_param_info {
   uint64_t def, min, max;
   bool pow2;
   const char *help;
+  bool text;     /* text of min..max characters; a quaject's value of it reads 0 */
+  bool required; /* create refuses to go without it */
 } quac_param_info_t;
 
 /* A callentry, callout or callback of a type. */

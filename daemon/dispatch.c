@@ -355,6 +355,8 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
       p->min = t->params[k].min;
       p->max = t->params[k].max;
       p->pow2 = (t->params[k].flags & QUA_PARAM_POW2) != 0;
+      p->text = (t->params[k].flags & QUA_PARAM_STRING) != 0;
+      p->required = (t->params[k].flags & QUA_PARAM_REQUIRED) != 0;
       p->help = (char *)(t->params[k].help ? t->params[k].help : "");
       ti->params[ti->n_params++] = p;
     }

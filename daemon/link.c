@@ -33,17 +33,22 @@
  * Leaving UP or failing to reach it closes the connection, calls back
  * "down" (once, until the next "up"), and arms the backoff timer: 50 ms
  * doubling to 5 s, each delay drawn uniformly from its upper half (jitter),
- * reset when the link is up. Reaching UP calls back "up".
+ * reset when the link is up. Reaching UP calls back "up". A peer that
+ * answers nothing for QUAD_LINK_TIMEOUT_MS while the link waits for it
+ * (connecting, hello, open, or items in flight) is taken for dead the same
+ * way: TCP alone does not notice a stopped peer or a vanished path.
  *
  * Sequence numbers and credits (the sender; seqs start at 1):
  *
- *  1. base <= sent <= next and next - base + |outq| == inflight <= window.
- *     Items base..next-1 sit in the ring (capacity >= window, so it never
- *     overflows); base is the first item not acknowledged, sent the next
- *     one to write, next the next sequence number to assign.
- *  2. A put succeeds only after raising inflight below window, so items in
- *     flight never exceed the window, end to end: the ring holds them
- *     until the peer acknowledges them, whatever the connection does.
+ *  1. base <= sent <= next, and next - base + |outq| <= inflight <= window
+ *     (equal but while a put is between its CAS and its lfq put). Items
+ *     base..next-1 sit in the ring (capacity >= window, so it never
+ *     overflows, nor does outq); base is the first item not acknowledged,
+ *     sent the next one to write, next the next sequence number to assign.
+ *  2. A put succeeds only after raising inflight while it is below window,
+ *     so items in flight never exceed the window, end to end: the ring
+ *     holds them until the peer acknowledges them, whatever the connection
+ *     does.
  *  3. Acknowledgements are cumulative (the peer's next_seq) and only move
  *     base forward; the credits of the items acknowledged are returned
  *     (inflight decreases) and then, if a put found the window exhausted
@@ -113,6 +118,10 @@
 #define QUAD_LINK_BACKOFF_MAX_MS 5000u
 #define QUAD_LINK_RBUF 65536u
 #define QUAD_LINK_RTT_SLOTS 64u
+/* A peer that does not answer for this long while the link waits for it
+ * (connecting, or items in flight) is taken for dead: down, reconnect. */
+#define QUAD_LINK_TIMEOUT_MS 1000u
+#define QUAD_LINK_WATCH_MS 250u
 
 enum { P_PEER, P_REMOTE, P_ENTRY, P_WINDOW, P_TOKEN_FILE, P_COUNT };
 enum { CB_FULL, CB_NOTFULL, CB_DOWN, CB_UP };
@@ -123,7 +132,6 @@ enum { ID_HELLO = 1, ID_OPEN = 2, ID_FIRST_PUSH = 3 };
 
 typedef enum link_state { LINK_DOWN, LINK_CONNECTING, LINK_HELLO, LINK_OPENING, LINK_UP } link_state_t;
 
-static const char *const state_names[] = {"down", "connecting", "connecting", "connecting", "up"};
 
 typedef struct quad_link quad_link_t;
 
@@ -185,6 +193,10 @@ struct quad_link {
   size_t batch_max;
   uv_async_t wake;
   uv_timer_t timer;
+  uv_timer_t watchdog;
+  uint64_t waiting_since; /* ms: the attempt began, or items went out with none in flight */
+  uint64_t last_rx;       /* ms: the peer's last bytes */
+  struct addrinfo *addrs, *ai; /* a resolved name, and the address being tried */
   link_conn_t *conn;
   char reason[192];
   uint64_t items_sent, acked, resent, dups;
@@ -262,6 +274,12 @@ static void conn_drop(quad_link_t *l) {
     uv_close(&c->u.h, on_conn_closed);
 }
 
+static void addrs_free(quad_link_t *l) {
+  if (l->addrs != NULL)
+    uv_freeaddrinfo(l->addrs);
+  l->addrs = l->ai = NULL;
+}
+
 static uint64_t backoff_ms(quad_link_t *l) {
   uint64_t hi = QUAD_LINK_BACKOFF_MIN_MS;
   for (unsigned i = 0; i < l->attempts && hi < QUAD_LINK_BACKOFF_MAX_MS; i++)
@@ -282,6 +300,7 @@ __attribute__((format(printf, 2, 3))) static void link_fail(quad_link_t *l, cons
   quad_log(l->state == LINK_UP ? QUAD_LOG_WARN : QUAD_LOG_INFO, "link #%" PRIu64 " to %s: %s",
            l->q != NULL ? qua_quaject_id(l->q) : 0, l->peer, l->reason);
   conn_drop(l);
+  addrs_free(l);
   l->state = LINK_DOWN;
   l->sent = l->base;
   l->remote_full = false;
@@ -355,6 +374,8 @@ static void link_kick(quad_link_t *l) {
   if (l->state != LINK_UP || l->remote_full || l->sent == l->next)
     return;
   link_conn_t *c = l->conn;
+  if (l->sent == l->base) /* nothing was in flight: the wait for a reply starts now */
+    l->waiting_since = uv_now(quad_srv->loop);
   quap_buf_t b;
   quap_buf_init(&b);
   while (l->sent < l->next) {
@@ -439,6 +460,24 @@ static void on_timer(uv_timer_t *t) {
     link_connect(l);
   else if (l->state == LINK_UP && l->remote_full)
     link_resume(l);
+}
+
+/* Takes a silent peer for dead (QUAD_LINK_TIMEOUT_MS): while connecting,
+ * or while items are in flight with no reply. A peer that is only slow
+ * costs a reconnect and a resend, never an item. */
+static void on_watchdog(uv_timer_t *t) {
+  quad_link_t *l = t->data;
+  if (l->q == NULL || l->state == LINK_DOWN)
+    return;
+  uint64_t now = uv_now(quad_srv->loop);
+  uint64_t since = l->waiting_since > l->last_rx ? l->waiting_since : l->last_rx;
+  if (l->state != LINK_UP) {
+    if (now - l->waiting_since > QUAD_LINK_TIMEOUT_MS)
+      link_fail(l, "no answer from %s within %u ms", l->peer, QUAD_LINK_TIMEOUT_MS);
+  } else if (l->sent > l->base && now - since > QUAD_LINK_TIMEOUT_MS) {
+    link_fail(l, "no reply from the peer for %u ms with %" PRIu64 " items in flight",
+              QUAD_LINK_TIMEOUT_MS, l->sent - l->base);
+  }
 }
 
 static void on_wake_link(uv_async_t *a) {
@@ -544,6 +583,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     return;
   }
   quad_srv->bytes_in += (uint64_t)nread;
+  c->l->last_rx = uv_now(quad_srv->loop);
   size_t off = 0;
   while (off < (size_t)nread && c->l != NULL) {
     size_t used = 0;
@@ -564,11 +604,22 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   }
 }
 
+static void connect_tcp(quad_link_t *l, const struct sockaddr *sa);
+
 static void on_connect(uv_connect_t *req, int status) {
   link_conn_t *c = req->data;
   quad_link_t *l = c->l;
   if (l == NULL)
     return; /* let go of meanwhile */
+  if (status < 0 && l->ai != NULL && l->ai->ai_next != NULL) {
+    /* The name has another address: try it now. */
+    l->ai = l->ai->ai_next;
+    conn_drop(l);
+    l->waiting_since = uv_now(quad_srv->loop);
+    connect_tcp(l, l->ai->ai_addr);
+    return;
+  }
+  addrs_free(l);
   if (status < 0) {
     link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(status));
     return;
@@ -605,34 +656,39 @@ static link_conn_t *conn_new(quad_link_t *l) {
   return c;
 }
 
+/* Connects over TCP to sa. */
+static void connect_tcp(quad_link_t *l, const struct sockaddr *sa) {
+  link_conn_t *c = conn_new(l);
+  if (c == NULL) {
+    link_fail(l, "out of memory");
+    return;
+  }
+  uv_tcp_init(quad_srv->loop, &c->u.tcp);
+  l->conn = c;
+  int r = uv_tcp_connect(&c->connect, &c->u.tcp, sa, on_connect);
+  if (r < 0)
+    link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
+}
+
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res) {
   quad_link_t *l = req->data;
   free(req);
-  if (l->q != NULL && l->state == LINK_CONNECTING && l->conn == NULL) {
-    if (status < 0) {
-      link_fail(l, "cannot resolve %s: %s", l->host, uv_strerror(status));
-    } else {
-      link_conn_t *c = conn_new(l);
-      int r = c == NULL ? UV_ENOMEM : uv_tcp_init(quad_srv->loop, &c->u.tcp);
-      if (r == 0) {
-        l->conn = c;
-        r = uv_tcp_connect(&c->connect, &c->u.tcp, res->ai_addr, on_connect);
-        if (r < 0)
-          link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
-      } else {
-        free(c != NULL ? c->rbuf : NULL);
-        free(c);
-        link_fail(l, "out of memory");
-      }
-    }
+  if (l->q == NULL || l->state != LINK_CONNECTING || l->conn != NULL) {
+    uv_freeaddrinfo(res);
+  } else if (status < 0) {
+    uv_freeaddrinfo(res);
+    link_fail(l, "cannot resolve %s: %s", l->host, uv_strerror(status));
+  } else {
+    l->addrs = l->ai = res; /* tried in turn (on_connect) */
+    connect_tcp(l, res->ai_addr);
   }
-  uv_freeaddrinfo(res);
   link_unref(l);
 }
 
 /* Starts a connection attempt (state CONNECTING). */
 static void link_connect(quad_link_t *l) {
   l->state = LINK_CONNECTING;
+  l->waiting_since = uv_now(quad_srv->loop);
   if (!l->is_unix) {
     struct sockaddr_storage ss;
     if (uv_ip4_addr(l->host, (int)l->port, (struct sockaddr_in *)&ss) != 0 &&
@@ -655,16 +711,7 @@ static void link_connect(quad_link_t *l) {
       l->refs++;
       return;
     }
-    link_conn_t *c = conn_new(l);
-    if (c == NULL) {
-      link_fail(l, "out of memory");
-      return;
-    }
-    uv_tcp_init(quad_srv->loop, &c->u.tcp);
-    l->conn = c;
-    int r = uv_tcp_connect(&c->connect, &c->u.tcp, (struct sockaddr *)&ss, on_connect);
-    if (r < 0)
-      link_fail(l, "cannot connect to %s: %s", l->peer, uv_strerror(r));
+    connect_tcp(l, (struct sockaddr *)&ss);
     return;
   }
   link_conn_t *c = conn_new(l);
@@ -759,8 +806,10 @@ static int link_init(qua_quaject_t *q, const uint64_t *params) {
   atomic_init(&k->full, 0);
   uv_async_init(quad_srv->loop, &l->wake, on_wake_link);
   uv_timer_init(quad_srv->loop, &l->timer);
-  l->wake.data = l->timer.data = l;
-  l->refs = 2;
+  uv_timer_init(quad_srv->loop, &l->watchdog);
+  l->wake.data = l->timer.data = l->watchdog.data = l;
+  l->refs = 3;
+  uv_timer_start(&l->watchdog, on_watchdog, QUAD_LINK_WATCH_MS, QUAD_LINK_WATCH_MS);
   quad_srv->links++;
   link_connect(l);
   return 0;
@@ -780,10 +829,20 @@ static void link_fini(qua_quaject_t *q) {
   l->q = NULL;
   l->k = NULL;
   conn_drop(l);
+  addrs_free(l);
   uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->timer, on_link_handle_closed);
+  uv_close((uv_handle_t *)&l->watchdog, on_link_handle_closed);
   qua__lfq_fini(&k->outq);
   quad_srv->links--;
+}
+
+/* What show prints: up; down after a failure, while it retries (with the
+ * reason); connecting before the first attempt ended. */
+static const char *link_state_name(const quad_link_t *l) {
+  if (l->state == LINK_UP)
+    return "up";
+  return l->reason[0] != '\0' ? "down" : "connecting";
 }
 
 static int link_describe(const qua_quaject_t *q, char *buf, size_t len) {
@@ -792,7 +851,7 @@ static int link_describe(const qua_quaject_t *q, char *buf, size_t len) {
   int n = snprintf(buf, len,
                    "peer=%s remote=%s.%s state=%s window=%" PRIu64 " inflight=%" PRIu64
                    " acked=%" PRIu64 " resent=%" PRIu64 " dups=%" PRIu64 " rtt_us=%.0f%s",
-                   l->peer, l->remote, l->entry, state_names[l->state], k->window,
+                   l->peer, l->remote, l->entry, link_state_name(l), k->window,
                    atomic_load(&((link_q_t *)k)->inflight), l->acked, l->resent, l->dups,
                    l->rtt_us, l->remote_full ? " remote=full" : "");
   if (l->reason[0] != '\0' && n >= 0 && (size_t)n < len)
@@ -968,7 +1027,8 @@ int quad_link_push(quad_conn_t *c, const Qua__V1__LinkPushRequest *in, Qua__V1__
         out->duplicates++;
         continue;
       }
-      int r = qua_call(p->site, in->items[i], 0, NULL);
+      uint64_t ret; /* a callentry that returns a word (counter.add) has it dropped */
+      int r = qua_call(p->site, in->items[i], 0, &ret);
       if (r == QUA_DIVERTED) {
         out->full = true; /* note 7 */
         p->reported_full = true;

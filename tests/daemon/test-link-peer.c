@@ -152,6 +152,31 @@ static void peer_stops_at_full_and_says_when_there_is_room(void) {
   rc_close(&c);
 }
 
+/* A target whose callentry returns a word (a counter's add): the word is dropped. */
+static void peer_applies_to_a_callentry_with_a_result(void) {
+  rawconn_t c;
+  CU_ASSERT_FATAL(rc_connect_unix(&c, quad.sock) == 0);
+  Qua__V1__CreateRequest cr = QUA__V1__CREATE_REQUEST__INIT;
+  cr.type = (char *)"counter";
+  cr.name = (char *)"lpc";
+  ProtobufCMessage *m = NULL;
+  CU_ASSERT_EQUAL_FATAL(rc_call(&c, QUAP_CREATE, &cr.base, &m), 0);
+  uint64_t h = ((Qua__V1__CreateReply *)m)->handle;
+  protobuf_c_message_free_unpacked(m, NULL);
+  CU_ASSERT_EQUAL_FATAL(link_open(&c, 0x55, "lpc", "add", 1, NULL), 0);
+  Qua__V1__LinkPushReply rep;
+  const uint64_t a[] = {1, 2, 3, 4};
+  CU_ASSERT_EQUAL(link_push(&c, 0x55, 1, a, 4, &rep), 0);
+  CU_ASSERT_EQUAL(rep.next_seq, 5);
+  Qua__V1__InvokeRequest r = QUA__V1__INVOKE_REQUEST__INIT;
+  r.handle = h;
+  r.entry = (char *)"read";
+  CU_ASSERT_EQUAL_FATAL(rc_call(&c, QUAP_INVOKE, &r.base, &m), 0);
+  CU_ASSERT_EQUAL(((Qua__V1__InvokeReply *)m)->result, 10);
+  protobuf_c_message_free_unpacked(m, NULL);
+  rc_close(&c);
+}
+
 static void link_open_and_push_refusals_name_the_problem(void) {
   rawconn_t c;
   CU_ASSERT_FATAL(rc_connect_unix(&c, quad.sock) == 0);
@@ -181,6 +206,7 @@ int main(int argc, char **argv) {
       {"peer_applies_in_order_and_drops_duplicates", peer_applies_in_order_and_drops_duplicates},
       {"peer_stops_at_full_and_says_when_there_is_room",
        peer_stops_at_full_and_says_when_there_is_room},
+      {"peer_applies_to_a_callentry_with_a_result", peer_applies_to_a_callentry_with_a_result},
       {"link_open_and_push_refusals_name_the_problem", link_open_and_push_refusals_name_the_problem},
       {NULL, NULL}};
   int rc = qtest_run("link-peer", cases);

@@ -21,6 +21,7 @@
 
 #include "itest.h"
 #include "qbench.h"
+#include "redis-anchor.h"
 
 #define RUNS 5
 #define ECHO_SIZE 64
@@ -206,69 +207,6 @@ static double rpc_calls_per_s(double seconds) {
   return qbench_median(runs, RUNS);
 }
 
-/* Starts redis-server on a private loopback port without persistence. */
-static pid_t start_redis(const char *server, unsigned *port_out) {
-  for (int attempt = 0; attempt < 5; attempt++) {
-    unsigned port = 20000 + (unsigned)rand() % 40000;
-    char ports[16];
-    snprintf(ports, sizeof ports, "%u", port);
-    pid_t pid = fork();
-    if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      int nul = open("/dev/null", O_RDWR);
-      dup2(nul, 0);
-      dup2(nul, 1);
-      dup2(nul, 2);
-      execl(server, server, "--port", ports, "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--daemonize", "no", "--dir", daemon_.dir, (char *)NULL);
-      _exit(127);
-    }
-    double end = itest_now() + 5.0;
-    while (itest_now() < end) {
-      struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-      int fd = socket(AF_INET, SOCK_STREAM, 0);
-      int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-      close(fd);
-      if (ok) {
-        *port_out = port;
-        return pid;
-      }
-      if (itest_wait(pid, 0) != -1)
-        break; /* exited: the port was taken, try another */
-      itest_sleep_ms(20);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-  }
-  return -1;
-}
-
-/* One redis-benchmark run: PING_MBULK requests per second (else PING_INLINE). */
-static double redis_ping_once(const char *benchmark, unsigned port, long n) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "'%s' -h 127.0.0.1 -p %u -c %d -P %d -t ping -n %ld -q 2>/dev/null",
-           benchmark, port, CONNS, DEPTH, n);
-  FILE *p = popen(cmd, "r");
-  if (p == NULL)
-    return -1;
-  char line[4096];
-  double inl = -1, mbulk = -1;
-  while (fgets(line, sizeof line, p) != NULL) {
-    /* -q rewrites its progress with \r: the figure follows the last one. */
-    char *s = strrchr(line, '\r');
-    s = s != NULL ? s + 1 : line;
-    double v;
-    char *m;
-    if ((m = strstr(s, "PING_MBULK:")) != NULL && sscanf(m, "PING_MBULK: %lf", &v) == 1)
-      mbulk = v;
-    else if ((m = strstr(s, "PING_INLINE:")) != NULL && sscanf(m, "PING_INLINE: %lf", &v) == 1)
-      inl = v;
-  }
-  pclose(p);
-  return mbulk > 0 ? mbulk : inl;
-}
-
 static int bench_throughput(const char *redis_server, const char *redis_benchmark) {
   double seconds = QTEST_SANITIZED ? 0.5 : 1.0;
   double rpc = rpc_calls_per_s(seconds);
@@ -276,29 +214,14 @@ static int bench_throughput(const char *redis_server, const char *redis_benchmar
     return die("the rpc run failed");
   printf("BENCH rpc_calls_per_s %.0f calls/s\n", rpc);
   fflush(stdout);
-  if (redis_server == NULL || redis_server[0] == '\0' || access(redis_server, X_OK) != 0 ||
-      redis_benchmark == NULL || redis_benchmark[0] == '\0' || access(redis_benchmark, X_OK) != 0) {
-    fprintf(stderr, "bench-rpc: redis-server or redis-benchmark missing (apt-get install "
-                    "redis-server redis-tools): redis anchor skipped\n");
+  if (!redis_available(redis_server, redis_benchmark, "bench-rpc"))
     return 77;
-  }
-  unsigned port;
-  pid_t redis = start_redis(redis_server, &port);
-  if (redis < 0)
-    return die("cannot start redis-server");
   long n = qtest_scale(1000000, 200000);
-  double runs[RUNS];
-  int ok = 1;
-  for (int r = 0; r < RUNS && ok; r++)
-    ok = (runs[r] = redis_ping_once(redis_benchmark, port, n)) > 0;
-  kill(redis, SIGTERM);
-  if (itest_wait(redis, 5) == -1) {
-    kill(redis, SIGKILL);
-    waitpid(redis, NULL, 0);
-  }
-  if (!ok)
-    return die("redis-benchmark gave no figure");
-  double redis_rps = qbench_median(runs, RUNS);
+  static const char *const labels[] = {"PING_MBULK", "PING_INLINE", NULL};
+  double redis_rps = redis_bench_median(redis_server, redis_benchmark, daemon_.dir, RUNS, CONNS,
+                                        DEPTH, "ping", n, labels);
+  if (redis_rps <= 0)
+    return die("redis-benchmark gave no figure (or redis-server did not start)");
   printf("BENCH redis_ping_p16_per_s %.0f requests/s\n", redis_rps);
   printf("BENCH rpc_vs_redis_p16 %.3f ratio\n", rpc / redis_rps);
   return 0;

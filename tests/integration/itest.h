@@ -79,13 +79,18 @@ static inline void itest_dump_log(const itest_daemon_t *d) {
   fclose(f);
 }
 
-static inline void itest_remove_dir(itest_daemon_t *d) {
+/* Removes a folder the test made, and what it holds. */
+static inline void itest_rm_rf(const char *dir) {
   char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0)
+    fprintf(stderr, "itest: cannot remove %s\n", dir);
+}
+
+static inline void itest_remove_dir(itest_daemon_t *d) {
   if (d->dir[0] == '\0')
     return;
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "itest: cannot remove %s\n", d->dir);
+  itest_rm_rf(d->dir);
   d->dir[0] = '\0';
 }
 
@@ -118,19 +123,10 @@ static inline void itest_stop_all(void) {
       itest_stop_sig(itest_running[i], SIGKILL);
 }
 
-/* Starts quad with its socket in a fresh private folder and the extra
- * arguments in ap (NULL-terminated; "@DIR@" in an argument is replaced by
- * the folder). The socket is given with --socket, or, when via_env, only
- * in quad's $QUA_SOCKET. Waits until it accepts a connection. 0 or -1. */
-static inline int itest_vstart(itest_daemon_t *d, bool via_env, va_list ap) {
-  memset(d, 0, sizeof *d);
-  snprintf(d->dir, sizeof d->dir, "/tmp/qua-itest-XXXXXX");
-  if (mkdtemp(d->dir) == NULL) {
-    perror("mkdtemp");
-    return -1;
-  }
-  snprintf(d->sock, sizeof d->sock, "%s/quad.sock", d->dir);
-  snprintf(d->log, sizeof d->log, "%s/quad.log", d->dir);
+/* Runs quad for d (its folder, socket and log already chosen) with the
+ * extra arguments in ap, and waits until it accepts a connection (see
+ * itest_vstart). The log is appended to. 0 or -1. */
+static inline int itest_spawn(itest_daemon_t *d, bool via_env, va_list ap) {
   char expanded[ITEST_MAX_ARGS][256];
   char *argv[ITEST_MAX_ARGS + 4];
   int argc = 0;
@@ -158,7 +154,7 @@ static inline int itest_vstart(itest_daemon_t *d, bool via_env, va_list ap) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
       _exit(127);
-    int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (fd >= 0) {
       dup2(fd, 2);
       close(fd);
@@ -175,10 +171,13 @@ static inline int itest_vstart(itest_daemon_t *d, bool via_env, va_list ap) {
     _exit(127);
   }
   d->pid = pid;
+  bool listed = false;
   for (size_t i = 0; i < sizeof itest_running / sizeof itest_running[0]; i++)
+    listed = listed || itest_running[i] == d;
+  for (size_t i = 0; !listed && i < sizeof itest_running / sizeof itest_running[0]; i++)
     if (itest_running[i] == NULL) {
       itest_running[i] = d;
-      break;
+      listed = true;
     }
   double end = itest_now() + 20.0;
   while (itest_now() < end) {
@@ -198,6 +197,40 @@ static inline int itest_vstart(itest_daemon_t *d, bool via_env, va_list ap) {
   fprintf(stderr, "itest: quad did not accept within 20 s\n");
   itest_dump_log(d);
   return -1;
+}
+
+/* Starts quad with its socket in a fresh private folder and the extra
+ * arguments in ap (NULL-terminated; "@DIR@" in an argument is replaced by
+ * the folder). The socket is given with --socket, or, when via_env, only
+ * in quad's $QUA_SOCKET. Waits until it accepts a connection. 0 or -1. */
+static inline int itest_vstart(itest_daemon_t *d, bool via_env, va_list ap) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->dir, sizeof d->dir, "/tmp/qua-itest-XXXXXX");
+  if (mkdtemp(d->dir) == NULL) {
+    perror("mkdtemp");
+    return -1;
+  }
+  snprintf(d->sock, sizeof d->sock, "%s/quad.sock", d->dir);
+  snprintf(d->log, sizeof d->log, "%s/quad.log", d->dir);
+  return itest_spawn(d, via_env, ap);
+}
+
+/* Stops the daemon (SIGTERM) and starts it again on the same socket, in
+ * the same folder, with the extra arguments given (NULL-terminated). 0 or -1. */
+static inline int itest_restart(itest_daemon_t *d, ...) {
+  if (d->pid > 0) {
+    kill(d->pid, SIGTERM);
+    if (itest_wait(d->pid, 10.0) == -1) {
+      kill(d->pid, SIGKILL);
+      waitpid(d->pid, NULL, 0);
+    }
+    d->pid = 0;
+  }
+  va_list ap;
+  va_start(ap, d);
+  int r = itest_spawn(d, false, ap);
+  va_end(ap);
+  return r;
 }
 
 /* Starts quad on a private socket given with --socket; extra arguments
