@@ -119,9 +119,10 @@ def test_impaired_link_still_delivers_in_order(net):
 
 def test_link_down_stops_traffic_and_up_restores_it(net):
     a, b = chain(net, "AB")
-    cb = b.tcp_client_from(a, timeout=1.0)
+    cb = b.tcp_client_from(a, timeout=10.0)
     try:
         cb.stats()
+        cb.timeout = 1.0
         net.link_down(a, b)
         with pytest.raises(QuaError) as e:
             cb.stats()

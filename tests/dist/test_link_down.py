@@ -8,21 +8,12 @@ once and in order; VmRSS stays bounded.
 """
 import time
 
-import pytest
-
 from distnet import RssWatch
 from scenario import Line, Watcher
 
 N = 30000
 RSS_LIMIT_KB = 16 * 1024
 OUTAGE_S = 2.0
-
-
-# The link's known bug (see the report of issue 10): reported as an expected
-# failure at the one check it fails, after every other check has passed.
-NO_LIVENESS = ("link: no liveness check. A connection whose path is down for 2 s is not noticed "
-               "(no heartbeat, no timeout on unacknowledged pushes): TCP retransmits once the "
-               "device is up, so neither down nor up is heard")
 
 
 def test_link_down_for_2s_midstream(net):
@@ -47,8 +38,6 @@ def test_link_down_for_2s_midstream(net):
             heard = dict(watcher.collect())
             print("link down: %d items in %.1f s; heard %s; VmRSS growth (KiB) %s; links %s"
                   % (N, took, heard, rss.growth(), line.link_states()))
-            if heard == {"toB": []}:
-                pytest.xfail(NO_LIVENESS)
             watcher.assert_down_then_up()
         finally:
             watcher.close()
