@@ -9,6 +9,7 @@ it goes. Faults are injected from the drain loop at given item counts, so
 they hit mid-stream. Every wait is bounded: DRAIN_STALL seconds without an
 item fails the test, and so does the test's overall deadline.
 """
+import threading
 import time
 
 SOURCE_SHIFT = 40
@@ -53,7 +54,7 @@ def capacity_for(n):
     return c
 
 
-def fill(client, queue, source, n):
+def fill_queue(client, queue, source, n):
     """Puts items 1..n of `source` into a queue that has room for them."""
     for base in range(0, n, FILL_BATCH):
         calls = [(queue, "put", item(source, i)) for i in range(base + 1, min(n, base + FILL_BATCH) + 1)]
@@ -130,10 +131,12 @@ class Line:
     The first node has one queue src<s> per source, filled with that
     source's items 1..n, and for each a link (to<Next>, or to<Next><s> with
     several sources) to the next node's queue; its pumps are made by
-    start(), so that the flow begins only then. The first node's client
+    start(), so that the flow begins only then. With fill=False the source
+    queues start empty (a Feeder fills them). The first node's client
     stays open (self.client) until close()."""
 
-    def __init__(self, net, names, n, sources=(1,), impair=None, window=None, capacity=4096):
+    def __init__(self, net, names, n, sources=(1,), impair=None, window=None, capacity=4096,
+                 fill=True):
         self.nodes = [net.node(x) for x in names]
         self.n, self.sources = n, list(sources)
         for a, b in zip(self.nodes, self.nodes[1:]):
@@ -153,7 +156,8 @@ class Line:
         self.srcs = []
         for s in self.sources:
             q = self.client.create("queue", {"capacity": capacity_for(n)}, name="src%d" % s)
-            fill(self.client, q, s, n)
+            if fill:
+                fill_queue(self.client, q, s, n)
             name = "to" + second.name + ("%d" % s if len(self.sources) > 1 else "")
             self.links.append(name)
             self.srcs.append(q)
@@ -209,6 +213,45 @@ class Line:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Feeder:
+    """Puts each source's items 1..n into its queue on `node` (the queues
+    published as src<s>), `batch` items per source every 1/rate_batches
+    seconds, from a thread with a connection of its own: a producer that
+    keeps producing while faults happen. join() waits for it (bounded) and
+    raises what went wrong in it."""
+
+    def __init__(self, node, sources, n, batch=100, rate_batches=100.0):
+        self.node, self.sources, self.n = node, list(sources), n
+        self.batch, self.period = batch, 1.0 / rate_batches
+        self.error = None
+        self.thread = threading.Thread(target=self._run, name="feeder")
+
+    def _run(self):
+        try:
+            with self.node.client(timeout=30.0) as c:
+                queues = {s: c.open("src%d" % s) for s in self.sources}
+                due = time.monotonic()
+                for base in range(0, self.n, self.batch):
+                    for s, q in queues.items():
+                        top = min(self.n, base + self.batch)
+                        res = c.invoke_batch([(q, "put", item(s, i)) for i in range(base + 1, top + 1)])
+                        assert all(r.status == 0 for r in res), "feeding src%d: %s" % (s, res)
+                    due += self.period
+                    time.sleep(max(0.0, due - time.monotonic()))
+        except BaseException as e:  # raised again by join()
+            self.error = e
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def join(self, timeout=60.0):
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the feeder did not finish within %.0f s" % timeout
+        if self.error is not None:
+            raise self.error
 
 
 class Watcher:

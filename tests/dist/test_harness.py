@@ -10,7 +10,7 @@ import pytest
 
 import distnet
 from distnet import Impairment, Net, RssWatch
-from scenario import Collector, capacity_for, drain, fill, item, pump
+from scenario import Collector, capacity_for, drain, fill_queue, item, pump
 from qua import QuaError
 from qua.testing import die_with_parent
 
@@ -188,7 +188,7 @@ def test_drain_checks_a_pump_chain_in_one_quad(net):
         mid = c.create("queue", {"capacity": 1024})
         c.create("queue", {"capacity": 1024}, name="out")
         out = c.open("out")
-        fill(c, src, 1, n)
+        fill_queue(c, src, 1, n)
         rss = RssWatch([a], limit_kb=16 * 1024)
         pump(c, src, mid, n)
         pump(c, mid, out, n)
