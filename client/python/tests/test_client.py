@@ -280,3 +280,17 @@ def test_no_response_is_etimedout(tmp_path):
         Client.unix(path, timeout=0.3)
     assert e.value.name == "ETIMEDOUT"
     srv.close()
+
+
+def test_pipelined_requests_and_interleaved_events(client):
+    # Fifty puts sent without waiting into a queue this connection drains:
+    # items come back as events between the responses, and every response
+    # still finds its request by id.
+    q = client.create("queue", {"capacity": 64})
+    d = client.bind(q, callout="get", credits=100)
+    ids = [client.send("Invoke", qua_pb2.InvokeRequest(handle=q, entry="put", args=[i]))
+           for i in range(1, 51)]
+    replies = [client.recv("Invoke", rid) for rid in reversed(ids)]
+    assert all(r.status == 0 for r in replies)
+    assert [next(d).arg for _ in range(50)] == list(range(1, 51))
+    assert d.next(timeout=0.2) is None
