@@ -190,8 +190,10 @@ class Client:
     def tcp(cls, host, port, token, client="qua-python", timeout=DEFAULT_TIMEOUT, family=0):
         """Connects to host:port over TCP and says Hello with `token`; a wrong
         or missing token is QuaError EAUTH (the daemon closes the connection)."""
-        infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
-        af, kind, proto, _, addr = infos[0]
+        try:
+            af, kind, proto, _, addr = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)[0]
+        except OSError as e:
+            raise QuaError(_ECONN, "cannot resolve %s: %s" % (host, e.strerror or e)) from None
         s = socket.socket(af, kind, proto)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return cls._open(s, addr, token, client, timeout, "%s:%s" % (host, port))

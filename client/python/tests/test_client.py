@@ -249,6 +249,9 @@ def test_no_daemon_is_econn(tmp_path):
     with pytest.raises(QuaError) as e:
         Client.unix(str(tmp_path / "nothing.sock"))
     assert e.value.name == "ECONN"
+    with pytest.raises(QuaError) as e:  # nothing listens on port 1 of loopback
+        Client.tcp("127.0.0.1", 1, token="t")
+    assert e.value.name == "ECONN"
 
 
 def test_oversized_frame_from_the_daemon_is_refused(tmp_path):
