@@ -274,17 +274,17 @@ class Watcher:
         return self.client.poll(timeout=0) is None and not any(self.heard.values())
 
     def collect(self, settle=10.0):
-        """Collects events until every link's last one is "up" (at most
-        `settle` seconds); returns {link: [callbacks in order]}."""
+        """Collects every event that has come, then waits until each link's
+        last one is "up" (at most `settle` seconds, the first time);
+        returns {link: [callbacks in order]}."""
         end = time.monotonic() + (0.0 if self.settled else settle)
         self.settled = True
-        while time.monotonic() < end:
-            if all(h and h[-1] == "up" for h in self.heard.values()):
-                break
-            ev = self.client.poll(timeout=max(0.0, end - time.monotonic()))
-            if ev is not None:
-                self.heard[self.names[ev.handle]].append(ev.callback)
-        return self.heard
+        while True:
+            done = all(h and h[-1] == "up" for h in self.heard.values())
+            ev = self.client.poll(timeout=0 if done else max(0.0, end - time.monotonic()))
+            if ev is None:
+                return self.heard
+            self.heard[self.names[ev.handle]].append(ev.callback)
 
     def assert_down_then_up(self):
         """Each link heard "down" first, "up" last, the two alternating."""

@@ -7,6 +7,7 @@ connections). Each link resends what B did not acknowledge and B drops
 what it already applied: every source's items arrive once and in order.
 A watcher on A hears each link go "down" and come back "up".
 """
+import re
 import time
 
 from distnet import RssWatch
@@ -42,7 +43,12 @@ def test_connections_killed_in_flight(net):
             rss.check()
             assert len(killed) == KILLS and all(killed), "sockets killed per fault: %s" % killed
             watcher.assert_down_then_up()
+            # Items were in flight when connections died: the links wrote
+            # some again (qua show's resent).
+            states = line.link_states()
+            resent = sum(int(re.search(r"\bresent=(\d+)", st).group(1)) for st in states.values())
+            assert resent > 0, "no item was resent: %s" % states
             print("conn kill: %d items in %.1f s; killed %s; heard %s; VmRSS growth (KiB) %s; "
-                  "links %s" % (total, took, killed, watcher.heard, rss.growth(), line.link_states()))
+                  "links %s" % (total, took, killed, watcher.heard, rss.growth(), states))
         finally:
             watcher.close()
