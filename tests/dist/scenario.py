@@ -2,11 +2,11 @@
 
 Items are words (source << 40) | n, n counting 1..N per source, so that
 the last stage can check that every source's items arrived exactly once
-and in order (Collector). A source is a queue filled before its pump runs;
-the last stage is a queue the test drains through a callout binding with
+and in order (Collector). A source is a queue filled before its pump runs,
+or fed at a steady rate while it runs (Feeder); the last stage is a queue the test drains through a callout binding with
 credits (at most CREDITS items granted ahead), sampling the quads' VmRSS as
 it goes. Faults are injected from the drain loop at given item counts, so
-they hit mid-stream. Every wait is bounded: DRAIN_STALL seconds without an
+they hit mid-stream; Watcher hears the links' down and up. Every wait is bounded: DRAIN_STALL seconds without an
 item fails the test, and so does the test's overall deadline.
 """
 import threading
