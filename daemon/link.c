@@ -67,7 +67,12 @@
  *     wire when the target filled cause one rewind, not one each. The
  *     sender then waits: for the peer's "notfull" event (when the target
  *     reports notfull), with a poll every second in case; or, for targets
- *     without notfull, polling with backoff from 5 ms to 500 ms.
+ *     without notfull, polling with backoff from 5 ms to 500 ms. After a
+ *     "full" reply, puts are refused with "full" too (remote_full), until
+ *     the link resumes pushing or goes down; put sets `full` before
+ *     re-reading remote_full and the loop clears remote_full before the
+ *     acknowledgement that broadcasts notfull, so as in note 3 the put
+ *     that heard "full" hears "notfull" once the target took an item.
  *
  * The peer (per link id, on the peer's loop):
  *
@@ -143,6 +148,7 @@ typedef struct link_q {
   qua__lfq_t outq;
   alignas(64) _Atomic uint64_t inflight; /* items put and not yet acknowledged */
   alignas(64) _Atomic int full;          /* a put found the window exhausted (note 3) */
+  _Atomic int remote_full;               /* the target refused an item (note 5) */
 } link_q_t;
 
 /* One connection of a sender to its peer. */
@@ -222,10 +228,18 @@ static void link_kick(quad_link_t *l);
 
 /* --- The quaject ------------------------------------------------------------------ */
 
-/* put(x): forwards x (any thread; note 2 and 3). QUA_DIVERTED with "full"
- * called back when the window is exhausted. */
+/* put(x): forwards x (any thread; note 2, 3 and 5). QUA_DIVERTED with
+ * "full" called back when the window is exhausted or the remote target
+ * refused an item and has not taken it since. */
 static int link_put(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
   link_q_t *k = s->state;
+  if (__builtin_expect(atomic_load_explicit(&k->remote_full, memory_order_relaxed), 0)) {
+    atomic_store(&k->full, 1);
+    if (atomic_load(&k->remote_full)) {
+      qua_fire(s, CB_FULL, x);
+      return QUA_DIVERTED;
+    }
+  }
   uint64_t n = atomic_load_explicit(&k->inflight, memory_order_relaxed);
   for (;;) {
     if (__builtin_expect(n >= k->window, 0)) {
@@ -304,6 +318,7 @@ __attribute__((format(printf, 2, 3))) static void link_fail(quad_link_t *l, cons
   l->state = LINK_DOWN;
   l->sent = l->base;
   l->remote_full = false;
+  atomic_store(&l->k->remote_full, 0);
   if (!l->down_announced && l->q != NULL) {
     l->down_announced = true;
     qua_broadcast(l->q, CB_DOWN, 0);
@@ -448,6 +463,7 @@ static void link_resume(quad_link_t *l) {
   if (!l->remote_full)
     return;
   l->remote_full = false;
+  atomic_store(&l->k->remote_full, 0);
   uv_timer_stop(&l->timer);
   link_kick(l);
 }
@@ -555,9 +571,11 @@ static void on_response(link_conn_t *c, const Qua__V1__Frame *f) {
   }
   l->dups += p->duplicates;
   link_ack(l, p->next_seq);
-  if ((p->full || p->gap) && f->id >= c->rewind_id)
+  if ((p->full || p->gap) && f->id >= c->rewind_id) {
     link_pause(l, c);
-  else if (!p->full && !p->gap)
+    if (p->full) /* puts hear "full" until the target takes again (note 5) */
+      atomic_store(&l->k->remote_full, 1);
+  } else if (!p->full && !p->gap)
     l->poll_ms = 0;
   protobuf_c_message_free_unpacked(m, NULL);
 }

@@ -84,14 +84,6 @@ def test_stopped_receiver_fills_the_window(net):
               % (W, taken, state_stopped, c.describe(link).state, took))
 
 
-# The link's deviation from issue 10, reported as an expected failure at the
-# one check it fails, after everything else has been checked.
-REMOTE_FULL_NOT_FULL = (
-    "link: put does not report full when the remote callentry reported full; it takes items "
-    "until the window is exhausted (issue 10: full 'when the window is exhausted or the remote "
-    "callentry reported full')")
-
-
 def test_remote_full_is_full_for_the_producer(net):
     """B's queue holds 8 items and nobody drains it yet. Once link toB
     (window 64) has heard B's queue refuse an item (its state says
@@ -105,21 +97,20 @@ def test_remote_full_is_full_for_the_producer(net):
         link = create_link(c, a, b, "inB", "toB", window=W)
         nxt = 1
         for _ in range(12):  # 8 fit; the 9th is refused by B's queue
-            assert c.put(link, item(1, nxt)).status == 0
+            r = c.put(link, item(1, nxt))
+            if r.status != 0:  # the link heard B refuse already
+                assert r.fired_names() == ["full"], "put: %s" % r
+                break
             nxt += 1
+        assert nxt > 9, "only %d puts taken before full" % (nxt - 1)
         end = time.monotonic() + STALL_S
         while "remote=full" not in c.describe(link).state:
             assert time.monotonic() < end, "no remote=full: %s" % c.describe(link).state
             time.sleep(0.01)
         r = c.put(link, item(1, nxt))
-        deviates = r.status == 0
-        if deviates:
-            nxt += 1
-        else:
-            assert r.fired_names() == ["full"], "put with the remote full: %s" % r
+        assert r.status != 0 and r.fired_names() == ["full"], "put with the remote full: %s" % r
         taken = nxt - 1
         took = drain(b, "inB", Collector([1], taken), taken, deadline=30)
         print("remote full: %d items taken, put then gave %s; drain %.1f s; %s"
               % (taken, r, took, c.describe(link).state))
-    if deviates:
-        pytest.xfail(REMOTE_FULL_NOT_FULL)
+
