@@ -37,6 +37,7 @@ typedef struct quad_call {
   uint64_t id;
   int status;
   bool replied;
+  const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
   char msg[192];
 } quad_call_t;
 
@@ -283,12 +284,61 @@ bool quad_name_ok(const char *s) {
 
 /* --- Methods ---------------------------------------------------------------------- */
 
-/* Compares in time that depends only on the expected token's length. */
-static bool token_equal(const char *given, const char *want, size_t wlen) {
-  size_t glen = strlen(given);
+/* Reads a varint at p[*i..n) into *v. false when it runs off the end. */
+static bool pb_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v) {
+  *v = 0;
+  for (int sh = 0; sh <= 63; sh += 7) {
+    if (*i >= n)
+      return false;
+    *v |= (uint64_t)(p[*i] & 0x7f) << sh;
+    if ((p[(*i)++] & 0x80) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The length of the last occurrence of string (length-delimited) field
+ * `field` in the protobuf message body p[0..n), or 0 when it is absent;
+ * SIZE_MAX when the body cannot be walked. protobuf-c hands strings over
+ * NUL-terminated, which hides what follows an embedded NUL: this sees it. */
+static size_t pb_field_len(const uint8_t *p, size_t n, uint32_t field) {
+  size_t i = 0, len = 0;
+  while (i < n) {
+    uint64_t key, v;
+    if (!pb_varint(p, n, &i, &key))
+      return SIZE_MAX;
+    switch (key & 7) {
+    case 0:
+      if (!pb_varint(p, n, &i, &v))
+        return SIZE_MAX;
+      break;
+    case 2:
+      if (!pb_varint(p, n, &i, &v) || v > n - i)
+        return SIZE_MAX;
+      if (key >> 3 == field)
+        len = (size_t)v;
+      i += (size_t)v;
+      break;
+    case 1:
+      i += 8;
+      break;
+    case 5:
+      i += 4;
+      break;
+    default:
+      return SIZE_MAX;
+    }
+  }
+  return i == n ? len : SIZE_MAX;
+}
+
+/* Compares the given token, glen bytes as sent (NULs included), with the
+ * expected one, in time that depends only on the expected token's length. */
+static bool token_equal(const char *given, size_t glen, const char *want, size_t wlen) {
+  size_t gshown = strlen(given); /* bytes of `given` before any NUL */
   volatile unsigned char diff = glen != wlen;
   for (size_t i = 0; i < wlen; i++)
-    diff |= (unsigned char)want[i] ^ (unsigned char)(i < glen ? given[i] : 0);
+    diff |= (unsigned char)want[i] ^ (unsigned char)(i < gshown ? given[i] : 0);
   return diff == 0;
 }
 
@@ -296,11 +346,19 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
                       Qua__V1__HelloReply_Closure closure, void *data) {
   quad_call_t *call = data;
   quad_conn_t *c = call->c;
-  if (c->tcp && c->state == QUAD_NEW &&
-      !token_equal(in->token, quad_srv->cfg.token, quad_srv->cfg.token_len)) {
-    quad_log(QUAD_LOG_WARN, "conn %llu (%s): wrong token", (unsigned long long)c->serial, c->peer);
-    c->close_after = true;
-    FAIL(QUA_EAUTH, "wrong token");
+  if (c->tcp && c->state == QUAD_NEW) {
+    if (quad_hello_blocked(c, call->msg, sizeof call->msg)) {
+      c->close_after = true;
+      call->status = QUA_ELIMIT;
+      closure(NULL, call);
+      return;
+    }
+    size_t glen = pb_field_len(call->body->data, call->body->len, 2); /* HelloRequest.token */
+    if (!token_equal(in->token, glen, quad_srv->cfg.token, quad_srv->cfg.token_len)) {
+      quad_hello_failed(c, "wrong token");
+      c->close_after = true;
+      FAIL(QUA_EAUTH, "wrong token");
+    }
   }
   if (in->version != QUAP_VERSION) {
     if (c->tcp && c->state == QUAD_NEW)
@@ -310,6 +368,7 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
   }
   if (c->state == QUAD_NEW) {
     c->state = QUAD_READY;
+    quad_hello_done(c);
     quad_log(QUAD_LOG_INFO, "conn %llu (%s): hello from \"%s\"", (unsigned long long)c->serial,
              c->peer, in->client);
   }
@@ -598,6 +657,38 @@ static void on_fired(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   }
 }
 
+/* The number of invoker callbacks of t: what a call on it may report fired. */
+static int invoker_callbacks(const qua_type_t *t) {
+  int n = 0;
+  for (int k = 0; k < t->ncallbacks; k++)
+    n += t->callbacks[k].kind == QUA_CB_INVOKER;
+  return n;
+}
+
+/* Bytes of protobuf that one varint-sized field takes at most: tag and a
+ * 10-byte varint. */
+#define PB_VARINT_MAX 11
+/* A length-delimited field: tag and a length of up to 3 bytes (< 2 MiB). */
+#define PB_LEN_MAX 4
+
+/* The most bytes the reply to `in`, one element of an InvokeBatchReply, can
+ * take: status, result, and QUAD_FIRED_MAX fired callbacks named as the
+ * longest invoker callback of the handle's type. */
+static size_t invoke_reply_bound(quad_conn_t *c, const Qua__V1__InvokeRequest *in) {
+  size_t n = PB_LEN_MAX + 3 * PB_VARINT_MAX; /* the element, status, has_result, result */
+  quad_ref_t *ref = quad_map_get(&c->handles, in->handle);
+  if (ref == NULL)
+    return n;
+  const qua_type_t *t = qua_quaject_type(ref->obj->q);
+  size_t longest = 0;
+  for (int k = 0; k < t->ncallbacks; k++)
+    if (t->callbacks[k].kind == QUA_CB_INVOKER && strlen(t->callbacks[k].name) > longest)
+      longest = strlen(t->callbacks[k].name);
+  if (invoker_callbacks(t) > 0)
+    n += QUAD_FIRED_MAX * (PB_LEN_MAX + PB_LEN_MAX + longest + PB_VARINT_MAX);
+  return n;
+}
+
 /* Runs one call; a request-level error returns negative with msg set. */
 static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1__InvokeReply *out,
                       arena_t *a, char *msg, size_t msglen) {
@@ -638,6 +729,17 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
       return r;
     }
   }
+  /* Room for the fired callbacks is taken before the call: once the call
+   * ran, nothing may fail and report it as not done. */
+  Qua__V1__FiredCallback **fired = NULL, *fc = NULL;
+  if (invoker_callbacks(t) > 0) {
+    fired = arena_alloc(a, QUAD_FIRED_MAX * sizeof *fired);
+    fc = arena_alloc(a, QUAD_FIRED_MAX * sizeof *fc);
+    if (fired == NULL || fc == NULL) {
+      snprintf(msg, msglen, "out of memory: the call was not made");
+      return QUA_ENOMEM;
+    }
+  }
   uint64_t a0 = in->n_args > 0 ? in->args[0] : 0, a1 = in->n_args > 1 ? in->args[1] : 0;
   uint64_t ret = 0;
   c->nfired = 0;
@@ -645,11 +747,8 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
   out->status = r;
   out->has_result = ed->returns && r == QUA_OK;
   out->result = out->has_result ? ret : 0;
-  if (c->nfired > 0) {
-    out->fired = arena_alloc(a, (size_t)c->nfired * sizeof *out->fired);
-    Qua__V1__FiredCallback *fc = arena_alloc(a, (size_t)c->nfired * sizeof *fc);
-    if (out->fired == NULL || fc == NULL)
-      return QUA_ENOMEM;
+  if (c->nfired > 0 && fired != NULL) {
+    out->fired = fired;
     for (int i = 0; i < c->nfired; i++) {
       qua__v1__fired_callback__init(&fc[i]);
       fc[i].callback = (char *)t->callbacks[c->fired[i].cb].name;
@@ -680,6 +779,18 @@ static void svc_invoke(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeRequest *
 static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBatchRequest *in,
                              Qua__V1__InvokeBatchReply_Closure closure, void *data) {
   quad_call_t *call = data;
+  /* Both refusals come before any call runs: a batch runs whole or not at all. */
+  if (in->n_calls > QUAD_BATCH_MAX)
+    FAIL(QUA_ELIMIT, "a batch of %zu calls: at most %d calls per InvokeBatch", in->n_calls,
+         QUAD_BATCH_MAX);
+  size_t bound = QUAD_FRAME_OVERHEAD;
+  for (size_t i = 0; i < in->n_calls; i++)
+    bound += invoke_reply_bound(call->c, in->calls[i]);
+  if (bound > quad_srv->cfg.max_frame)
+    FAIL(QUA_ETOOBIG,
+         "the replies of these %zu calls may take %zu bytes, over --max-frame (%zu): "
+         "send fewer calls per batch; none was made",
+         in->n_calls, bound, quad_srv->cfg.max_frame);
   arena_t a = {0};
   Qua__V1__InvokeBatchReply out = QUA__V1__INVOKE_BATCH_REPLY__INIT;
   Qua__V1__InvokeReply *replies = arena_alloc(&a, in->n_calls * sizeof *replies);
@@ -954,12 +1065,11 @@ static void svc_link_push(Qua__V1__Qua_Service *svc, const Qua__V1__LinkPushRequ
 static Qua__V1__Qua_Service quad_service = QUA__V1__QUA__INIT(svc_);
 
 void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
-  quad_call_t call = {.c = c, .id = f->id};
+  quad_call_t call = {.c = c, .id = f->id, .body = &f->body};
   char msg[160];
   if (c->tcp && c->state == QUAD_NEW &&
       !(f->kind == QUA__V1__FRAME__KIND__REQUEST && f->method == QUAP_HELLO)) {
-    quad_log(QUAD_LOG_WARN, "conn %llu (%s): request before Hello", (unsigned long long)c->serial,
-             c->peer);
+    quad_hello_failed(c, "request before Hello");
     quad_conn_respond(c, f->id, QUA_EAUTH, "say Hello with the token first", NULL);
     c->close_after = true;
     return;

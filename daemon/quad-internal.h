@@ -40,6 +40,7 @@ typedef struct quad_config {
   unsigned max_inflight;
   unsigned max_events;
   unsigned max_links; /* links from other quads served (link.c) */
+  unsigned hello_timeout_ms; /* TCP: Hello must come within it */
   int log_level;
 } quad_config_t;
 
@@ -139,6 +140,11 @@ enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
 
 #define QUAD_RBUF 65536
 #define QUAD_FIRED_MAX 16
+/* Calls in one InvokeBatch, past which it is refused (ELIMIT) unrun. */
+#define QUAD_BATCH_MAX 1024
+/* Bytes a response frame takes besides its body (kind, id, status, the
+ * body's tag and length), rounded up. */
+#define QUAD_FRAME_OVERHEAD 64
 /* Bytes handed to the socket and not yet written, past which the loop
  * stops moving events into the output (they wait in the ring). */
 #define QUAD_WRITE_HIGH (256u * 1024u)
@@ -154,6 +160,7 @@ struct quad_conn {
   bool tcp;
   enum quad_state state;
   char peer[96];
+  char host[64];               /* TCP: the peer's address, the key of Hello rate limits */
   quad_conn_t *next, *prev;
 
   quap_decoder_t dec;
@@ -219,6 +226,21 @@ void quad_on_tcp_connection(uv_stream_t *server, int status);
 void quad_conn_close(quad_conn_t *c, const char *why);
 /* Hands the output buffer to the socket. */
 void quad_conn_flush(quad_conn_t *c);
+/* A TCP connection's frames before Hello: at most this many bytes. */
+#define QUAD_HELLO_FRAME 4096
+/* Failed Hellos one peer address may make in a window of
+ * QUAD_HELLO_WINDOW_MS before its Hellos are refused until the window
+ * ends; the first QUAD_HELLO_LOGGED failures of a window are logged. */
+#define QUAD_HELLO_FAILS 10
+#define QUAD_HELLO_WINDOW_MS 10000
+#define QUAD_HELLO_LOGGED 3
+/* True when c's peer has used up its failed Hellos (msg says until when). */
+bool quad_hello_blocked(quad_conn_t *c, char *msg, size_t msglen);
+/* Counts a failed Hello of c's peer and logs it, within the log budget. */
+void quad_hello_failed(quad_conn_t *c, const char *why);
+/* Hello succeeded: the connection takes full-size frames, and its
+ * handshake timer stops. */
+void quad_hello_done(quad_conn_t *c);
 /* Appends a response for request id; too large responses become ETOOBIG. */
 void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
                        const ProtobufCMessage *out);

@@ -66,6 +66,11 @@ static const char usage_text[] =
     "  --token-file FILE   the token TCP clients must send in Hello. FILE must\n"
     "                      not be readable by others; trailing white space is\n"
     "                      ignored.\n"
+    "  --hello-timeout MS  a TCP connection must say Hello within MS\n"
+    "                      milliseconds (default 5000), in a frame of at most\n"
+    "                      4096 bytes, or it is closed. Peers with 10 failed\n"
+    "                      Hellos in 10 s are refused (ELIMIT) for the rest\n"
+    "                      of those 10 s.\n"
     "  --max-frame BYTES   largest frame accepted (default 1048576); a larger\n"
     "                      one is answered ETOOBIG and closes the connection.\n"
     "  --max-quajects-per-client N\n"
@@ -101,6 +106,7 @@ enum {
   OPT_SOCKET = 256,
   OPT_LISTEN,
   OPT_TOKEN_FILE,
+  OPT_HELLO_TIMEOUT,
   OPT_MAX_FRAME,
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
@@ -116,6 +122,7 @@ static const struct option long_options[] = {
     {"socket", required_argument, NULL, OPT_SOCKET},
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
     {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
@@ -216,6 +223,7 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_inflight = 64;
   cfg->max_events = 4096;
   cfg->max_links = 1024;
+  cfg->hello_timeout_ms = 5000;
   cfg->log_level = QUAD_LOG_INFO;
   uint64_t v;
   const char *env;
@@ -227,15 +235,23 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (optarg[0] == '\0')
         return usage_error("--socket: empty path");
       free(cfg->socket_path);
-      cfg->socket_path = strdup(optarg);
+      if ((cfg->socket_path = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
       break;
     case OPT_LISTEN:
       free(cfg->listen);
-      cfg->listen = strdup(optarg);
+      if ((cfg->listen = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
       break;
     case OPT_TOKEN_FILE:
       free(cfg->token_file);
-      cfg->token_file = strdup(optarg);
+      if ((cfg->token_file = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
+      break;
+    case OPT_HELLO_TIMEOUT:
+      if (!parse_num(optarg, 1, 3600000, &v))
+        return usage_error("--hello-timeout '%s': expected milliseconds, 1 to 3600000", optarg);
+      cfg->hello_timeout_ms = (unsigned)v;
       break;
     case OPT_MAX_FRAME:
       if (!parse_num(optarg, 64, UINT32_C(1) << 30, &v))
@@ -324,7 +340,10 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if ((size_t)snprintf(path, sizeof path, "%s/qua/quad.sock", xdg) >= sizeof path)
         return usage_error("XDG_RUNTIME_DIR is too long");
     }
-    cfg->socket_path = strdup(path);
+    if ((cfg->socket_path = strdup(path)) == NULL) {
+      fprintf(stderr, "quad: out of memory\n");
+      return 1;
+    }
     cfg->socket_default = true;
   }
   if (strlen(cfg->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
