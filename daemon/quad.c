@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "quad-internal.h"
@@ -485,7 +487,65 @@ static int listen_tcp(quad_server_t *srv) {
 
 /* --- Shutdown ------------------------------------------------------------------------ */
 
-#define QUAD_EXIT_DEADLINE_MS 4000
+/* After SIGTERM: at QUAD_EXIT_DEADLINE_MS the loop closes every socket,
+ * written or not; at QUAD_EXIT_HARD_MS a watchdog thread ends the process
+ * (exit status 0, socket file removed) whatever the loop is doing: a
+ * thread join or a grace period inside a destroy cannot hold quad. */
+#define QUAD_EXIT_DEADLINE_MS 2500
+#define QUAD_EXIT_HARD_MS 3500
+
+static pthread_mutex_t watchdog_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watchdog_cv;
+static pthread_t watchdog_thread;
+static bool watchdog_started, watchdog_done;
+
+static void *watchdog(void *arg) {
+  struct timespec end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  end.tv_sec += QUAD_EXIT_HARD_MS / 1000;
+  end.tv_nsec += (long)(QUAD_EXIT_HARD_MS % 1000) * 1000000L;
+  if (end.tv_nsec >= 1000000000L) {
+    end.tv_sec++;
+    end.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&watchdog_mu);
+  int r = 0;
+  while (!watchdog_done && r != ETIMEDOUT)
+    r = pthread_cond_timedwait(&watchdog_cv, &watchdog_mu, &end);
+  bool done = watchdog_done;
+  pthread_mutex_unlock(&watchdog_mu);
+  if (done)
+    return NULL;
+  /* The loop is stuck in control work: what it did not write is lost. */
+  quad_log(QUAD_LOG_WARN, "still busy %d ms after the signal; exiting now", QUAD_EXIT_HARD_MS);
+  unlink(quad_srv->cfg.socket_path);
+  fflush(stderr);
+  _exit(0);
+}
+
+/* Starts the watchdog (once). */
+static void watchdog_start(void) {
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&watchdog_cv, &ca);
+  pthread_condattr_destroy(&ca);
+  if (pthread_create(&watchdog_thread, NULL, watchdog, NULL) == 0)
+    watchdog_started = true;
+  else
+    quad_log(QUAD_LOG_ERROR, "cannot start the exit watchdog: the exit deadline is not enforced");
+}
+
+/* The loop finished: the watchdog ends without acting. */
+static void watchdog_stop(void) {
+  if (!watchdog_started)
+    return;
+  pthread_mutex_lock(&watchdog_mu);
+  watchdog_done = true;
+  pthread_cond_signal(&watchdog_cv);
+  pthread_mutex_unlock(&watchdog_mu);
+  pthread_join(watchdog_thread, NULL);
+}
 
 static void on_closed_quietly(uv_handle_t *h) {}
 
@@ -523,6 +583,7 @@ static void on_signal(uv_signal_t *s, int signum) {
   }
   srv->stopping = true;
   quad_log(QUAD_LOG_INFO, "%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+  watchdog_start();
   if (srv->have_unix)
     uv_close((uv_handle_t *)&srv->unix_listener, on_closed_quietly);
   if (srv->have_tcp)
@@ -579,6 +640,7 @@ int main(int argc, char **argv) {
            srv.cfg.max_events, srv.cfg.max_quajects);
   uv_run(srv.loop, UV_RUN_DEFAULT);
   unlink(srv.cfg.socket_path);
+  watchdog_stop();
   rc = 0;
 
 out_loop:

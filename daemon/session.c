@@ -297,7 +297,7 @@ static void decode_error(quad_conn_t *c, int r) {
 static void conn_process(quad_conn_t *c) {
   unsigned limit = quad_srv->cfg.max_inflight;
   while (c->state < QUAD_CLOSING && !c->close_after && c->rbuf_off < c->rbuf_len &&
-         (c->inflight < limit || quad_srv->stopping)) {
+         c->inflight < limit) {
     size_t used = 0;
     Qua__V1__Frame *f = NULL;
     int r = quap_decoder_feed(&c->dec, c->rbuf + c->rbuf_off, c->rbuf_len - c->rbuf_off, &used, &f);
@@ -521,7 +521,8 @@ void quad_conns_force_close(void) {
 void quad_conns_shutdown(void) {
   while (quad_srv->conns != NULL) {
     quad_conn_t *c = quad_srv->conns;
-    /* Requests already read are answered before the connection closes. */
+    /* Requests already read are answered before the connection closes, up
+     * to --max-inflight: what is past it was not taken and gets no answer. */
     if (c->rbuf_off < c->rbuf_len)
       conn_process(c);
     if (c->state < QUAD_CLOSING)
