@@ -23,6 +23,12 @@
  *     QUA__V1__QUA__INIT. Every handler replies exactly once, through its
  *     closure, before returning: with the output message, or with NULL
  *     after quad_call_t's status and message were set.
+ *  5. Control follows the creator's identity (the peer's uid on the unix
+ *     socket, the token on TCP): only a connection of that identity, or
+ *     root, may Unpublish, Close or Destroy an object (EPERM otherwise);
+ *     any connection may Open a published one and use it. List shows a
+ *     connection the published objects and those it holds a handle on:
+ *     what it can open or already reaches, nothing else.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -134,6 +140,7 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   o->q = q;
   o->id = qua_quaject_id(q);
   o->owner = owner;
+  o->ident = owner != NULL ? owner->ident : QUAD_IDENT_NONE;
   o->next = quad_srv->objs;
   if (o->next != NULL)
     o->next->prev = o;
@@ -142,6 +149,31 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   if (owner != NULL)
     owner->owned++;
   return o;
+}
+
+/* Whether c may unpublish, close or destroy o: its creating connection,
+ * another connection of the creator's identity, or root (note 5). */
+static bool may_control(const quad_conn_t *c, const quad_obj_t *o) {
+  return o->owner == c || c->ident == 0 || (c->ident != QUAD_IDENT_NONE && c->ident == o->ident);
+}
+
+/* In a method: refuses with EPERM, naming the rule, unless the caller may
+ * control o. */
+#define DENY_UNLESS_CONTROL(o, verb)                                                         \
+  if (!may_control(call->c, (o))) {                                                          \
+    char who_[32];                                                                           \
+    ident_name((o)->ident, who_, sizeof who_);                                               \
+    FAIL(QUA_EPERM, "quaject #%" PRIu64 " was created by %s: only that identity or root may " \
+         verb " it", (o)->id, who_);                                                         \
+  }
+
+static void ident_name(int64_t ident, char *buf, size_t len) {
+  if (ident == QUAD_IDENT_TOKEN)
+    snprintf(buf, len, "the TCP token");
+  else if (ident == QUAD_IDENT_NONE)
+    snprintf(buf, len, "an unknown peer");
+  else
+    snprintf(buf, len, "uid %lld", (long long)ident);
 }
 
 static quad_obj_t *obj_by_name(const char *name) {
@@ -550,6 +582,7 @@ static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest
   quad_call_t *call = data;
   GET_REF(ref, in->handle);
   quad_obj_t *o = ref->obj;
+  DENY_UNLESS_CONTROL(o, "destroy");
   int k;
   const quad_obj_t *p;
   if (!in->force && (p = wired_into(o, &k)) != NULL) {
@@ -593,6 +626,7 @@ static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishReq
   quad_obj_t *o = obj_by_name(in->name);
   if (o == NULL)
     FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
+  DENY_UNLESS_CONTROL(o, "unpublish");
   free(o->name);
   o->name = NULL;
   if (o->owner == NULL) {
@@ -950,6 +984,8 @@ static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
   while (last != NULL && last->next != NULL)
     last = last->next;
   for (quad_obj_t *o = last; !a.failed && o != NULL; o = o->prev) {
+    if (o->name == NULL && ref_of(call->c, o) == NULL)
+      continue; /* what this connection can neither open nor reach */
     if (quaject_info(&a, call->c, o, false, &qis[out.n_quajects]) < 0)
       break;
     out.quajects[out.n_quajects] = &qis[out.n_quajects];
@@ -1016,6 +1052,7 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
   quad_call_t *call = data;
   GET_REF(ref, in->handle);
   quad_obj_t *o = ref->obj;
+  DENY_UNLESS_CONTROL(o, "close");
   const qua_type_t *t = qua_quaject_type(o->q);
   if (t != qua_type_find("queue"))
     FAIL(QUA_EINVAL, "%s #%" PRIu64 " is a %s: only a queue can be closed",

@@ -82,6 +82,7 @@ struct quad_obj {
   uint64_t id;
   char *name;          /* published name, or NULL */
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
+  int64_t ident;       /* the creator's identity (quad_conn.ident) */
   quad_ref_t *refs;    /* every connection's handle on it */
   quad_obj_t *next, *prev;
 };
@@ -161,6 +162,8 @@ struct quad_conn {
   enum quad_state state;
   char peer[96];
   char host[64];               /* TCP: the peer's address, the key of Hello rate limits */
+  int64_t ident;               /* who it is: the peer's uid on the unix socket,
+                                  QUAD_IDENT_TOKEN on TCP, QUAD_IDENT_NONE unknown */
   quad_conn_t *next, *prev;
 
   quap_decoder_t dec;
@@ -226,6 +229,11 @@ void quad_on_tcp_connection(uv_stream_t *server, int status);
 void quad_conn_close(quad_conn_t *c, const char *why);
 /* Hands the output buffer to the socket. */
 void quad_conn_flush(quad_conn_t *c);
+/* Identities besides uids (quad_conn.ident): the token's holder (TCP),
+ * and a peer whose credentials could not be read. */
+#define QUAD_IDENT_TOKEN (-1)
+#define QUAD_IDENT_NONE (-2)
+
 /* A TCP connection's frames before Hello: at most this many bytes. */
 #define QUAD_HELLO_FRAME 4096
 /* Failed Hellos one peer address may make in a window of

@@ -383,11 +383,14 @@ void quad_on_unix_connection(uv_stream_t *server, int status) {
   uv_os_fd_t fd;
   struct ucred cred;
   socklen_t len = sizeof cred;
-  if (uv_fileno(&c->u.h, &fd) == 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+  c->ident = QUAD_IDENT_NONE;
+  if (uv_fileno(&c->u.h, &fd) == 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
     snprintf(c->peer, sizeof c->peer, "unix pid=%ld uid=%ld gid=%ld", (long)cred.pid,
              (long)cred.uid, (long)cred.gid);
-  else
+    c->ident = (int64_t)cred.uid;
+  } else {
     snprintf(c->peer, sizeof c->peer, "unix (no credentials)");
+  }
   conn_start(c);
 }
 
@@ -411,6 +414,7 @@ void quad_on_tcp_connection(uv_stream_t *server, int status) {
   }
   snprintf(c->peer, sizeof c->peer, "tcp %s:%d", host, port);
   snprintf(c->host, sizeof c->host, "%s", host);
+  c->ident = QUAD_IDENT_TOKEN;
   /* Until Hello: small frames, and a deadline. */
   if (c->dec.max_frame > QUAD_HELLO_FRAME)
     c->dec.max_frame = QUAD_HELLO_FRAME;

@@ -136,4 +136,15 @@ static inline void witness_check(witness_t *w) {
   CU_ASSERT_EQUAL(counter_add(&w->c, w->counter, 3), w->expect);
 }
 
+/* Writes `token` to a fresh token file (mode 0600) named after tag and
+ * this process, its path in path. */
+static inline void token_file(char *path, size_t len, const char *tag, const char *token) {
+  snprintf(path, len, "/tmp/quad-%s-token-%ld", tag, (long)getpid());
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "%s\n", token);
+  fclose(f);
+  chmod(path, 0600);
+}
+
 #endif /* QUA_TESTS_QUADCALLS_H */

@@ -105,12 +105,7 @@ static void batch_whose_reply_could_exceed_the_frame_is_refused_unrun(void) {
 static char token_path[96];
 
 static void tcp_quad(quad_child_t *q, const char *timeout_ms) {
-  snprintf(token_path, sizeof token_path, "/tmp/quad-holes-token-%ld", (long)getpid());
-  FILE *f = fopen(token_path, "w");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  fputs("s3cret-token\n", f);
-  fclose(f);
-  chmod(token_path, 0600);
+  token_file(token_path, sizeof token_path, "holes", "s3cret-token");
   const char *extra[] = {"--listen", "127.0.0.1:0", "--token-file", token_path,
                          "--hello-timeout", timeout_ms, NULL};
   CU_ASSERT_EQUAL_FATAL(quad_start(q, quad_exe, extra), 0);
