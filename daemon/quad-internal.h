@@ -41,6 +41,11 @@ typedef struct quad_config {
   unsigned max_events;
   unsigned max_links; /* links from other quads served (link.c) */
   unsigned hello_timeout_ms; /* TCP: Hello must come within it */
+  /* Unix peers allowed besides root (--allow-uid, --allow-group); with
+   * neither given, the members of the socket's group. */
+#define QUAD_ALLOW_MAX 32
+  uint32_t allow_uids[QUAD_ALLOW_MAX], allow_gids[QUAD_ALLOW_MAX];
+  unsigned n_allow_uids, n_allow_gids;
   int log_level;
 } quad_config_t;
 
@@ -233,6 +238,10 @@ void quad_conn_flush(quad_conn_t *c);
  * and a peer whose credentials could not be read. */
 #define QUAD_IDENT_TOKEN (-1)
 #define QUAD_IDENT_NONE (-2)
+
+/* Whether a unix peer (uid, primary gid) may connect; when not, why names
+ * the rule. quad.c. */
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen);
 
 /* A TCP connection's frames before Hello: at most this many bytes. */
 #define QUAD_HELLO_FRAME 4096

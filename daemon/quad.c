@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -68,6 +70,11 @@ static const char usage_text[] =
     "  --token-file FILE   the token TCP clients must send in Hello. FILE must\n"
     "                      not be readable by others; trailing white space is\n"
     "                      ignored.\n"
+    "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
+    "  --allow-group GROUP let unix peers in this group (name or gid) connect\n"
+    "                      (repeatable). Root may always connect; with neither\n"
+    "                      option, the members of the socket's group may.\n"
+    "                      Others are refused with EPERM, naming the rule.\n"
     "  --hello-timeout MS  a TCP connection must say Hello within MS\n"
     "                      milliseconds (default 5000), in a frame of at most\n"
     "                      4096 bytes, or it is closed. Peers with 10 failed\n"
@@ -109,6 +116,8 @@ enum {
   OPT_LISTEN,
   OPT_TOKEN_FILE,
   OPT_HELLO_TIMEOUT,
+  OPT_ALLOW_UID,
+  OPT_ALLOW_GROUP,
   OPT_MAX_FRAME,
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
@@ -125,6 +134,8 @@ static const struct option long_options[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
+    {"allow-uid", required_argument, NULL, OPT_ALLOW_UID},
+    {"allow-group", required_argument, NULL, OPT_ALLOW_GROUP},
     {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
@@ -250,6 +261,24 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if ((cfg->token_file = strdup(optarg)) == NULL)
         return usage_error("out of memory");
       break;
+    case OPT_ALLOW_UID:
+      if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))
+        return usage_error("--allow-uid '%s': expected a numeric uid", optarg);
+      if (cfg->n_allow_uids == QUAD_ALLOW_MAX)
+        return usage_error("--allow-uid: at most %d", QUAD_ALLOW_MAX);
+      cfg->allow_uids[cfg->n_allow_uids++] = (uint32_t)v;
+      break;
+    case OPT_ALLOW_GROUP: {
+      struct group *g = getgrnam(optarg);
+      if (g != NULL)
+        v = g->gr_gid;
+      else if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))
+        return usage_error("--allow-group '%s': no such group", optarg);
+      if (cfg->n_allow_gids == QUAD_ALLOW_MAX)
+        return usage_error("--allow-group: at most %d", QUAD_ALLOW_MAX);
+      cfg->allow_gids[cfg->n_allow_gids++] = (uint32_t)v;
+      break;
+    }
     case OPT_HELLO_TIMEOUT:
       if (!parse_num(optarg, 1, 3600000, &v))
         return usage_error("--hello-timeout '%s': expected milliseconds, 1 to 3600000", optarg);
@@ -353,6 +382,9 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   return -1;
 }
 
+/* The socket's group, the default rule's (set by listen_unix). */
+static gid_t socket_gid;
+
 /* --- Listeners ---------------------------------------------------------------------- */
 
 /* Removes a socket file nobody answers on. 0, or 1 after a message. */
@@ -420,6 +452,8 @@ static int listen_unix(quad_server_t *srv) {
   }
   srv->unix_bound = true;
   chmod(path, 0660);
+  struct stat sst;
+  socket_gid = stat(path, &sst) == 0 ? sst.st_gid : getegid();
   r = uv_listen((uv_stream_t *)&srv->unix_listener, 128, quad_on_unix_connection);
   if (r < 0) {
     quad_log(QUAD_LOG_ERROR, "cannot listen on %s: %s", path, uv_strerror(r));
@@ -427,6 +461,49 @@ static int listen_unix(quad_server_t *srv) {
   }
   quad_log(QUAD_LOG_INFO, "listening on unix %s (mode 0660)", path);
   return 0;
+}
+
+/* Whether user uid (primary group gid) is a member of group g. */
+static bool in_group(uint32_t uid, uint32_t gid, uint32_t g) {
+  if (gid == g)
+    return true;
+  struct passwd *pw = getpwuid(uid);
+  if (pw == NULL)
+    return false;
+  gid_t groups[256];
+  int n = 256;
+  if (getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) < 0)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (groups[i] == g)
+      return true;
+  return false;
+}
+
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen) {
+  const quad_config_t *cfg = &quad_srv->cfg;
+  if (uid == 0)
+    return true;
+  for (unsigned i = 0; i < cfg->n_allow_uids; i++)
+    if (cfg->allow_uids[i] == uid)
+      return true;
+  for (unsigned i = 0; i < cfg->n_allow_gids; i++)
+    if (in_group(uid, gid, cfg->allow_gids[i]))
+      return true;
+  bool by_default = cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0;
+  if (by_default && in_group(uid, gid, (uint32_t)socket_gid))
+    return true;
+  if (by_default)
+    snprintf(why, whylen,
+             "uid %lu is not allowed: only root and members of the socket's group (gid %lu) "
+             "may connect (quad --allow-uid, --allow-group)",
+             (unsigned long)uid, (unsigned long)socket_gid);
+  else
+    snprintf(why, whylen,
+             "uid %lu is not allowed: only root and the uids and groups given with "
+             "--allow-uid and --allow-group may connect",
+             (unsigned long)uid);
+  return false;
 }
 
 int quad_parse_hostport(const char *spec, char *host, size_t hostlen, unsigned *port) {

@@ -388,6 +388,14 @@ void quad_on_unix_connection(uv_stream_t *server, int status) {
     snprintf(c->peer, sizeof c->peer, "unix pid=%ld uid=%ld gid=%ld", (long)cred.pid,
              (long)cred.uid, (long)cred.gid);
     c->ident = (int64_t)cred.uid;
+    char why[192];
+    if (!quad_peer_allowed(cred.uid, cred.gid, why, sizeof why)) {
+      conn_start(c);
+      c->inflight++; /* the refusal answers no request: count it (on_write) */
+      quad_conn_respond(c, 0, QUA_EPERM, why, NULL);
+      quad_conn_close(c, why);
+      return;
+    }
   } else {
     snprintf(c->peer, sizeof c->peer, "unix (no credentials)");
   }
