@@ -254,6 +254,7 @@ static void obj_destroy(quad_obj_t *o) {
   if (o->next != NULL)
     o->next->prev = o->prev;
   quad_srv->nobjs--;
+  quad_srv->nthreads -= o->active;
   free(o->name);
   free(o);
 }
@@ -531,6 +532,14 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
       FAIL(QUA_EINVAL, "%.64s: expected target=host or target=m68k", in->params[i]);
     }
   }
+  /* The daemon-wide limits, before anything is made. */
+  if (quad_srv->nobjs >= quad_srv->cfg.max_quajects_total)
+    FAIL(QUA_ELIMIT, "the daemon runs %u quajects, the limit (--max-quajects)", quad_srv->nobjs);
+  const qua_type_t *type = m68k != NULL ? m68k : qua_type_find(in->type);
+  bool active = type != NULL && type->ops.start != NULL;
+  if (active && quad_srv->nthreads >= quad_srv->cfg.max_threads)
+    FAIL(QUA_ELIMIT, "the daemon runs %u quajects with threads of their own, the limit "
+         "(--max-threads)", quad_srv->nthreads);
   qua_error_t err = {0};
   qua_quaject_t *q = NULL;
   int r = m68k != NULL ? qua_create_with(m68k, params, (int)nparams, &q, &err)
@@ -544,6 +553,8 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
     goto nomem;
   if ((o = obj_add(q, c)) == NULL)
     goto nomem;
+  o->active = active;
+  quad_srv->nthreads += active;
   if ((ref = ref_add(c, o)) == NULL)
     goto nomem;
   o->name = name;
@@ -983,12 +994,25 @@ static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
   quad_obj_t *last = quad_srv->objs;
   while (last != NULL && last->next != NULL)
     last = last->next;
+  /* One page: ids above after_id, at most QUAD_LIST_PAGE of them and what
+   * fits in --max-frame; `more` when others follow. */
+  size_t bytes = QUAD_FRAME_OVERHEAD;
   for (quad_obj_t *o = last; !a.failed && o != NULL; o = o->prev) {
-    if (o->name == NULL && ref_of(call->c, o) == NULL)
-      continue; /* what this connection can neither open nor reach */
-    if (quaject_info(&a, call->c, o, false, &qis[out.n_quajects]) < 0)
+    if (o->id <= in->after_id || (o->name == NULL && ref_of(call->c, o) == NULL))
+      continue; /* before the page, or what this connection can neither open nor reach */
+    if (out.n_quajects == QUAD_LIST_PAGE) {
+      out.more = true;
       break;
-    out.quajects[out.n_quajects] = &qis[out.n_quajects];
+    }
+    Qua__V1__QuajectInfo *qi = &qis[out.n_quajects];
+    if (quaject_info(&a, call->c, o, false, qi) < 0)
+      break;
+    bytes += qua__v1__quaject_info__get_packed_size(qi) + PB_LEN_MAX;
+    if (bytes > quad_srv->cfg.max_frame) {
+      out.more = true;
+      break;
+    }
+    out.quajects[out.n_quajects] = qi;
     out.n_quajects++;
   }
   if (a.failed) {

@@ -37,6 +37,8 @@ typedef struct quad_config {
   size_t token_len;
   size_t max_frame;
   unsigned max_quajects;
+  unsigned max_quajects_total; /* daemon-wide (--max-quajects) */
+  unsigned max_threads;        /* active quajects (pumps, clocks), daemon-wide */
   unsigned max_inflight;
   unsigned max_events;
   unsigned max_links; /* links from other quads served (link.c) */
@@ -88,6 +90,7 @@ struct quad_obj {
   char *name;          /* published name, or NULL */
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
   int64_t ident;       /* the creator's identity (quad_conn.ident) */
+  bool active;         /* runs a thread of its own (ops.start): counts in nthreads */
   quad_ref_t *refs;    /* every connection's handle on it */
   quad_obj_t *next, *prev;
 };
@@ -151,6 +154,8 @@ enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
 /* Bytes a response frame takes besides its body (kind, id, status, the
  * body's tag and length), rounded up. */
 #define QUAD_FRAME_OVERHEAD 64
+/* Quajects in one List reply at most (it is paged: ListRequest.after_id). */
+#define QUAD_LIST_PAGE 4096
 /* Bytes handed to the socket and not yet written, past which the loop
  * stops moving events into the output (they wait in the ring). */
 #define QUAD_WRITE_HIGH (256u * 1024u)
@@ -217,6 +222,7 @@ typedef struct quad_server {
   unsigned nalive;      /* connections not yet freed, closing ones included */
   quad_obj_t *objs;
   unsigned nobjs;
+  unsigned nthreads; /* active objects */
   /* Statistics. */
   unsigned nconns;
   uint64_t requests, events_sent, bytes_in, bytes_out;

@@ -70,6 +70,10 @@ static const char usage_text[] =
     "  --token-file FILE   the token TCP clients must send in Hello. FILE must\n"
     "                      not be readable by others; trailing white space is\n"
     "                      ignored.\n"
+    "  --max-quajects N    quajects the daemon runs in all (default 100000);\n"
+    "                      past it Create is refused with ELIMIT.\n"
+    "  --max-threads N     quajects with a thread of their own (pumps,\n"
+    "                      clocks) in all (default 256); past it: ELIMIT.\n"
     "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
     "  --allow-group GROUP let unix peers in this group (name or gid) connect\n"
     "                      (repeatable). Root may always connect; with neither\n"
@@ -117,6 +121,8 @@ enum {
   OPT_TOKEN_FILE,
   OPT_HELLO_TIMEOUT,
   OPT_ALLOW_UID,
+  OPT_MAX_QUAJECTS_TOTAL,
+  OPT_MAX_THREADS,
   OPT_ALLOW_GROUP,
   OPT_MAX_FRAME,
   OPT_MAX_QUAJECTS,
@@ -135,6 +141,8 @@ static const struct option long_options[] = {
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
     {"allow-uid", required_argument, NULL, OPT_ALLOW_UID},
+    {"max-quajects", required_argument, NULL, OPT_MAX_QUAJECTS_TOTAL},
+    {"max-threads", required_argument, NULL, OPT_MAX_THREADS},
     {"allow-group", required_argument, NULL, OPT_ALLOW_GROUP},
     {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
@@ -237,6 +245,8 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_events = 4096;
   cfg->max_links = 1024;
   cfg->hello_timeout_ms = 5000;
+  cfg->max_quajects_total = 100000;
+  cfg->max_threads = 256;
   cfg->log_level = QUAD_LOG_INFO;
   uint64_t v;
   const char *env;
@@ -260,6 +270,16 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       free(cfg->token_file);
       if ((cfg->token_file = strdup(optarg)) == NULL)
         return usage_error("out of memory");
+      break;
+    case OPT_MAX_QUAJECTS_TOTAL:
+      if (!parse_num(optarg, 1, 10000000, &v))
+        return usage_error("--max-quajects '%s': expected 1 to 10000000", optarg);
+      cfg->max_quajects_total = (unsigned)v;
+      break;
+    case OPT_MAX_THREADS:
+      if (!parse_num(optarg, 0, 100000, &v))
+        return usage_error("--max-threads '%s': expected 0 to 100000", optarg);
+      cfg->max_threads = (unsigned)v;
       break;
     case OPT_ALLOW_UID:
       if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))

@@ -48,7 +48,7 @@ static void stop_within_5_s(quad_child_t *q, const char *what) {
 /* n quajects of a type that runs a thread each, then SIGTERM. */
 static void sigterm_under_threads(const char *type, const char *param, int n) {
   quad_child_t q;
-  const char *extra[] = {"--log-level", "info", NULL};
+  const char *extra[] = {"--log-level", "info", "--max-threads", "2048", NULL};
   CU_ASSERT_EQUAL_FATAL(quad_start(&q, quad_exe, extra), 0);
   rawconn_t c;
   CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&c, q.sock), 0);
