@@ -20,6 +20,15 @@
  *    (the stream is out of step): every later call returns QUA_ECONN (or the
  *    decoding error) at once, but responses already queued are still handed
  *    out, so a refusal followed by a close (EAUTH) reads as the refusal.
+ * 5. quad answers a connection's requests in order, so once the response
+ *    to id X arrives, no response to an id below X is still to come: the
+ *    abandoned ids below X are forgotten. At most QUAC_ABANDONED are kept;
+ *    a timeout past that ends the connection (QUA_ETIMEDOUT, then every
+ *    call fails), as its stream could no longer be kept in step.
+ * 6. The event queue holds at most the event limit (quac_set_event_limit);
+ *    events arriving past it are discarded and counted
+ *    (quac_events_discarded), so a program that only makes blocking calls
+ *    and never polls holds bounded memory.
  */
 #include "quaclient.h"
 
@@ -47,8 +56,11 @@
 #define QUAC_READ_CHUNK 65536
 /* Pipelined requests are written once this many bytes are buffered. */
 #define QUAC_WRITE_BATCH 32768
-/* How many abandoned request ids (timed-out calls) are remembered. */
-#define QUAC_ABANDONED 16
+/* Abandoned request ids (timed-out calls whose responses have not come)
+ * remembered; one more timeout past it ends the connection (note 5). */
+#define QUAC_ABANDONED 256
+/* Events queued by default before arriving ones are discarded (note 6). */
+#define QUAC_EVENTS_DEFAULT 65536
 
 typedef struct queued_event {
   quac_event_t ev;
@@ -74,7 +86,9 @@ struct quac_conn {
   fifo_t events;          /* queued_event_t * */
   size_t async_outstanding;
   uint64_t abandoned[QUAC_ABANDONED];
-  unsigned abandoned_next;
+  unsigned nabandoned;
+  size_t event_limit;
+  uint64_t events_discarded;
   quac_event_fn on_event;
   void *on_event_ctx;
   quac_server_info_t info;
@@ -211,17 +225,28 @@ static int die(quac_conn_t *c, int code, const char *fmt, ...) {
   return c->dead_code;
 }
 
+/* True when id is an abandoned request's (then forgotten); every
+ * abandoned id below it is forgotten too (note 5). */
 static bool is_abandoned(quac_conn_t *c, uint64_t id) {
-  for (unsigned i = 0; i < QUAC_ABANDONED; i++)
-    if (c->abandoned[i] == id) {
-      c->abandoned[i] = 0;
-      return true;
+  bool found = false;
+  for (unsigned i = 0; i < c->nabandoned;) {
+    if (c->abandoned[i] <= id) {
+      found |= c->abandoned[i] == id;
+      c->abandoned[i] = c->abandoned[--c->nabandoned];
+    } else {
+      i++;
     }
-  return false;
+  }
+  return found;
 }
 
 /* Sorts one decoded frame into the event or response queue (note 2). */
 static int sort_frame(quac_conn_t *c, Qua__V1__Frame *f) {
+  if (f->kind == QUA__V1__FRAME__KIND__EVENT && c->events.len >= c->event_limit) {
+    c->events_discarded++;
+    quap_frame_free(f);
+    return 0;
+  }
   if (f->kind == QUA__V1__FRAME__KIND__EVENT) {
     queued_event_t *q = calloc(1, sizeof *q);
     if (q == NULL) {
@@ -353,7 +378,12 @@ static int wait_response(quac_conn_t *c, uint64_t id, Qua__V1__Frame **out) {
     if (c->dead)
       return c->dead_code;
     if (deadline >= 0 && now_ms() >= deadline) {
-      c->abandoned[c->abandoned_next++ % QUAC_ABANDONED] = id;
+      if (c->nabandoned == QUAC_ABANDONED)
+        return die(c, QUA_ETIMEDOUT,
+                   "%d calls timed out and their responses have not come: the connection "
+                   "is given up",
+                   QUAC_ABANDONED + 1);
+      c->abandoned[c->nabandoned++] = id;
       return seterr(c, QUA_ETIMEDOUT, "no response from quad within %d ms", c->timeout_ms);
     }
     /* A failure kills the connection; the next turn still looks for the
@@ -437,6 +467,7 @@ static int finish_connect(int fd, const char *where, const char *token, const ch
   }
   c->fd = fd;
   c->timeout_ms = 30000;
+  c->event_limit = QUAC_EVENTS_DEFAULT;
   quap_buf_init(&c->out);
   quap_decoder_init(&c->dec, QUAC_MAX_IN_FRAME);
   int fl = fcntl(fd, F_GETFL);
@@ -526,6 +557,10 @@ void quac_close(quac_conn_t *c) {
 const quac_server_info_t *quac_server_info(const quac_conn_t *c) { return &c->info; }
 
 void quac_set_timeout(quac_conn_t *c, int timeout_ms) { c->timeout_ms = timeout_ms; }
+
+void quac_set_event_limit(quac_conn_t *c, size_t n) { c->event_limit = n > 0 ? n : 1; }
+
+uint64_t quac_events_discarded(const quac_conn_t *c) { return c->events_discarded; }
 
 int quac_fd(const quac_conn_t *c) { return c->fd; }
 

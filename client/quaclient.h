@@ -90,7 +90,10 @@ QUAC_API const char *quac_last_error(const quac_conn_t *c);
 QUAC_API const quac_server_info_t *quac_server_info(const quac_conn_t *c);
 
 /* Timeout of each blocking call in milliseconds (default 30000; negative:
- * wait forever). */
+ * wait forever). A call that timed out leaves its request behind, and its
+ * late response is dropped when it comes; 256 such calls whose responses
+ * have not come are remembered, and a timeout past that ends the
+ * connection (QUA_ETIMEDOUT, then every call fails). */
 QUAC_API void quac_set_timeout(quac_conn_t *c, int timeout_ms);
 
 /* The socket, for programs that wait on many connections with poll(2):
@@ -262,6 +265,13 @@ typedef struct quac_event {
 /* Called from quac_poll() for each event; `ev` is valid during the call.
  * The function may make blocking calls on c (say, quac_credit()). */
 typedef void (*quac_event_fn)(void *ctx, quac_conn_t *c, const quac_event_t *ev);
+
+/* Events read while the program makes other calls wait in a queue for
+ * quac_poll(): at most n of them (default 65536; 0 counts as 1). Events
+ * arriving while it is full are discarded, and counted. */
+QUAC_API void quac_set_event_limit(quac_conn_t *c, size_t n);
+/* How many events were discarded because the queue was full. */
+QUAC_API uint64_t quac_events_discarded(const quac_conn_t *c);
 
 /* Sets the event function (NULL: events are counted and discarded). */
 QUAC_API void quac_on_event(quac_conn_t *c, quac_event_fn fn, void *ctx);

@@ -23,6 +23,12 @@
  *     QUA__V1__QUA__INIT. Every handler replies exactly once, through its
  *     closure, before returning: with the output message, or with NULL
  *     after quad_call_t's status and message were set.
+ *  5. Control follows the creator's identity (the peer's uid on the unix
+ *     socket, the token on TCP): only a connection of that identity, or
+ *     root, may Unpublish, Close or Destroy an object (EPERM otherwise);
+ *     any connection may Open a published one and use it. List shows a
+ *     connection the published objects and those it holds a handle on:
+ *     what it can open or already reaches, nothing else.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,6 +43,7 @@ typedef struct quad_call {
   uint64_t id;
   int status;
   bool replied;
+  const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
   char msg[192];
 } quad_call_t;
 
@@ -133,6 +140,7 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   o->q = q;
   o->id = qua_quaject_id(q);
   o->owner = owner;
+  o->ident = owner != NULL ? owner->ident : QUAD_IDENT_NONE;
   o->next = quad_srv->objs;
   if (o->next != NULL)
     o->next->prev = o;
@@ -141,6 +149,31 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   if (owner != NULL)
     owner->owned++;
   return o;
+}
+
+/* Whether c may unpublish, close or destroy o: its creating connection,
+ * another connection of the creator's identity, or root (note 5). */
+static bool may_control(const quad_conn_t *c, const quad_obj_t *o) {
+  return o->owner == c || c->ident == 0 || (c->ident != QUAD_IDENT_NONE && c->ident == o->ident);
+}
+
+/* In a method: refuses with EPERM, naming the rule, unless the caller may
+ * control o. */
+#define DENY_UNLESS_CONTROL(o, verb)                                                         \
+  if (!may_control(call->c, (o))) {                                                          \
+    char who_[32];                                                                           \
+    ident_name((o)->ident, who_, sizeof who_);                                               \
+    FAIL(QUA_EPERM, "quaject #%" PRIu64 " was created by %s: only that identity or root may " \
+         verb " it", (o)->id, who_);                                                         \
+  }
+
+static void ident_name(int64_t ident, char *buf, size_t len) {
+  if (ident == QUAD_IDENT_TOKEN)
+    snprintf(buf, len, "the TCP token");
+  else if (ident == QUAD_IDENT_NONE)
+    snprintf(buf, len, "an unknown peer");
+  else
+    snprintf(buf, len, "uid %lld", (long long)ident);
 }
 
 static quad_obj_t *obj_by_name(const char *name) {
@@ -223,6 +256,7 @@ static void obj_destroy(quad_obj_t *o) {
   if (o->next != NULL)
     o->next->prev = o->prev;
   quad_srv->nobjs--;
+  quad_srv->nthreads -= o->active;
   free(o->name);
   free(o);
 }
@@ -285,12 +319,61 @@ bool quad_name_ok(const char *s) {
 
 /* --- Methods ---------------------------------------------------------------------- */
 
-/* Compares in time that depends only on the expected token's length. */
-static bool token_equal(const char *given, const char *want, size_t wlen) {
-  size_t glen = strlen(given);
+/* Reads a varint at p[*i..n) into *v. false when it runs off the end. */
+static bool pb_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v) {
+  *v = 0;
+  for (int sh = 0; sh <= 63; sh += 7) {
+    if (*i >= n)
+      return false;
+    *v |= (uint64_t)(p[*i] & 0x7f) << sh;
+    if ((p[(*i)++] & 0x80) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The length of the last occurrence of string (length-delimited) field
+ * `field` in the protobuf message body p[0..n), or 0 when it is absent;
+ * SIZE_MAX when the body cannot be walked. protobuf-c hands strings over
+ * NUL-terminated, which hides what follows an embedded NUL: this sees it. */
+static size_t pb_field_len(const uint8_t *p, size_t n, uint32_t field) {
+  size_t i = 0, len = 0;
+  while (i < n) {
+    uint64_t key, v;
+    if (!pb_varint(p, n, &i, &key))
+      return SIZE_MAX;
+    switch (key & 7) {
+    case 0:
+      if (!pb_varint(p, n, &i, &v))
+        return SIZE_MAX;
+      break;
+    case 2:
+      if (!pb_varint(p, n, &i, &v) || v > n - i)
+        return SIZE_MAX;
+      if (key >> 3 == field)
+        len = (size_t)v;
+      i += (size_t)v;
+      break;
+    case 1:
+      i += 8;
+      break;
+    case 5:
+      i += 4;
+      break;
+    default:
+      return SIZE_MAX;
+    }
+  }
+  return i == n ? len : SIZE_MAX;
+}
+
+/* Compares the given token, glen bytes as sent (NULs included), with the
+ * expected one, in time that depends only on the expected token's length. */
+static bool token_equal(const char *given, size_t glen, const char *want, size_t wlen) {
+  size_t gshown = strlen(given); /* bytes of `given` before any NUL */
   volatile unsigned char diff = glen != wlen;
   for (size_t i = 0; i < wlen; i++)
-    diff |= (unsigned char)want[i] ^ (unsigned char)(i < glen ? given[i] : 0);
+    diff |= (unsigned char)want[i] ^ (unsigned char)(i < gshown ? given[i] : 0);
   return diff == 0;
 }
 
@@ -298,11 +381,19 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
                       Qua__V1__HelloReply_Closure closure, void *data) {
   quad_call_t *call = data;
   quad_conn_t *c = call->c;
-  if (c->tcp && c->state == QUAD_NEW &&
-      !token_equal(in->token, quad_srv->cfg.token, quad_srv->cfg.token_len)) {
-    quad_log(QUAD_LOG_WARN, "conn %llu (%s): wrong token", (unsigned long long)c->serial, c->peer);
-    c->close_after = true;
-    FAIL(QUA_EAUTH, "wrong token");
+  if (c->tcp && c->state == QUAD_NEW) {
+    if (quad_hello_blocked(c, call->msg, sizeof call->msg)) {
+      c->close_after = true;
+      call->status = QUA_ELIMIT;
+      closure(NULL, call);
+      return;
+    }
+    size_t glen = pb_field_len(call->body->data, call->body->len, 2); /* HelloRequest.token */
+    if (!token_equal(in->token, glen, quad_srv->cfg.token, quad_srv->cfg.token_len)) {
+      quad_hello_failed(c, "wrong token");
+      c->close_after = true;
+      FAIL(QUA_EAUTH, "wrong token");
+    }
   }
   if (in->version != QUAP_VERSION) {
     if (c->tcp && c->state == QUAD_NEW)
@@ -312,6 +403,7 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
   }
   if (c->state == QUAD_NEW) {
     c->state = QUAD_READY;
+    quad_hello_done(c);
     quad_log(QUAD_LOG_INFO, "conn %llu (%s): hello from \"%s\"", (unsigned long long)c->serial,
              c->peer, in->client);
   }
@@ -446,6 +538,14 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
       FAIL(QUA_EINVAL, "%.64s: expected target=host or target=m68k", in->params[i]);
     }
   }
+  /* The daemon-wide limits, before anything is made. */
+  if (quad_srv->nobjs >= quad_srv->cfg.max_quajects_total)
+    FAIL(QUA_ELIMIT, "the daemon runs %u quajects, the limit (--max-quajects)", quad_srv->nobjs);
+  const qua_type_t *type = m68k != NULL ? m68k : qua_type_find(in->type);
+  bool active = type != NULL && type->ops.start != NULL;
+  if (active && quad_srv->nthreads >= quad_srv->cfg.max_threads)
+    FAIL(QUA_ELIMIT, "the daemon runs %u quajects with threads of their own, the limit "
+         "(--max-threads)", quad_srv->nthreads);
   qua_error_t err = {0};
   qua_quaject_t *q = NULL;
   int r = m68k != NULL ? qua_create_with(m68k, params, (int)nparams, &q, &err)
@@ -459,6 +559,8 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
     goto nomem;
   if ((o = obj_add(q, c)) == NULL)
     goto nomem;
+  o->active = active;
+  quad_srv->nthreads += active;
   if ((ref = ref_add(c, o)) == NULL)
     goto nomem;
   o->name = name;
@@ -497,6 +599,7 @@ static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest
   quad_call_t *call = data;
   GET_REF(ref, in->handle);
   quad_obj_t *o = ref->obj;
+  DENY_UNLESS_CONTROL(o, "destroy");
   int k;
   const quad_obj_t *p;
   if (!in->force && (p = wired_into(o, &k)) != NULL) {
@@ -540,6 +643,7 @@ static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishReq
   quad_obj_t *o = obj_by_name(in->name);
   if (o == NULL)
     FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
+  DENY_UNLESS_CONTROL(o, "unpublish");
   free(o->name);
   o->name = NULL;
   if (o->owner == NULL) {
@@ -604,6 +708,38 @@ static void on_fired(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   }
 }
 
+/* The number of invoker callbacks of t: what a call on it may report fired. */
+static int invoker_callbacks(const qua_type_t *t) {
+  int n = 0;
+  for (int k = 0; k < t->ncallbacks; k++)
+    n += t->callbacks[k].kind == QUA_CB_INVOKER;
+  return n;
+}
+
+/* Bytes of protobuf that one varint-sized field takes at most: tag and a
+ * 10-byte varint. */
+#define PB_VARINT_MAX 11
+/* A length-delimited field: tag and a length of up to 3 bytes (< 2 MiB). */
+#define PB_LEN_MAX 4
+
+/* The most bytes the reply to `in`, one element of an InvokeBatchReply, can
+ * take: status, result, and QUAD_FIRED_MAX fired callbacks named as the
+ * longest invoker callback of the handle's type. */
+static size_t invoke_reply_bound(quad_conn_t *c, const Qua__V1__InvokeRequest *in) {
+  size_t n = PB_LEN_MAX + 3 * PB_VARINT_MAX; /* the element, status, has_result, result */
+  quad_ref_t *ref = quad_map_get(&c->handles, in->handle);
+  if (ref == NULL)
+    return n;
+  const qua_type_t *t = qua_quaject_type(ref->obj->q);
+  size_t longest = 0;
+  for (int k = 0; k < t->ncallbacks; k++)
+    if (t->callbacks[k].kind == QUA_CB_INVOKER && strlen(t->callbacks[k].name) > longest)
+      longest = strlen(t->callbacks[k].name);
+  if (invoker_callbacks(t) > 0)
+    n += QUAD_FIRED_MAX * (PB_LEN_MAX + PB_LEN_MAX + longest + PB_VARINT_MAX);
+  return n;
+}
+
 /* Runs one call; a request-level error returns negative with msg set. */
 static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1__InvokeReply *out,
                       arena_t *a, char *msg, size_t msglen) {
@@ -644,6 +780,17 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
       return r;
     }
   }
+  /* Room for the fired callbacks is taken before the call: once the call
+   * ran, nothing may fail and report it as not done. */
+  Qua__V1__FiredCallback **fired = NULL, *fc = NULL;
+  if (invoker_callbacks(t) > 0) {
+    fired = arena_alloc(a, QUAD_FIRED_MAX * sizeof *fired);
+    fc = arena_alloc(a, QUAD_FIRED_MAX * sizeof *fc);
+    if (fired == NULL || fc == NULL) {
+      snprintf(msg, msglen, "out of memory: the call was not made");
+      return QUA_ENOMEM;
+    }
+  }
   uint64_t a0 = in->n_args > 0 ? in->args[0] : 0, a1 = in->n_args > 1 ? in->args[1] : 0;
   uint64_t ret = 0;
   c->nfired = 0;
@@ -651,11 +798,8 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
   out->status = r;
   out->has_result = ed->returns && r == QUA_OK;
   out->result = out->has_result ? ret : 0;
-  if (c->nfired > 0) {
-    out->fired = arena_alloc(a, (size_t)c->nfired * sizeof *out->fired);
-    Qua__V1__FiredCallback *fc = arena_alloc(a, (size_t)c->nfired * sizeof *fc);
-    if (out->fired == NULL || fc == NULL)
-      return QUA_ENOMEM;
+  if (c->nfired > 0 && fired != NULL) {
+    out->fired = fired;
     for (int i = 0; i < c->nfired; i++) {
       qua__v1__fired_callback__init(&fc[i]);
       fc[i].callback = (char *)t->callbacks[c->fired[i].cb].name;
@@ -686,6 +830,18 @@ static void svc_invoke(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeRequest *
 static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBatchRequest *in,
                              Qua__V1__InvokeBatchReply_Closure closure, void *data) {
   quad_call_t *call = data;
+  /* Both refusals come before any call runs: a batch runs whole or not at all. */
+  if (in->n_calls > QUAD_BATCH_MAX)
+    FAIL(QUA_ELIMIT, "a batch of %zu calls: at most %d calls per InvokeBatch", in->n_calls,
+         QUAD_BATCH_MAX);
+  size_t bound = QUAD_FRAME_OVERHEAD;
+  for (size_t i = 0; i < in->n_calls; i++)
+    bound += invoke_reply_bound(call->c, in->calls[i]);
+  if (bound > quad_srv->cfg.max_frame)
+    FAIL(QUA_ETOOBIG,
+         "the replies of these %zu calls may take %zu bytes, over --max-frame (%zu): "
+         "send fewer calls per batch; none was made",
+         in->n_calls, bound, quad_srv->cfg.max_frame);
   arena_t a = {0};
   Qua__V1__InvokeBatchReply out = QUA__V1__INVOKE_BATCH_REPLY__INIT;
   Qua__V1__InvokeReply *replies = arena_alloc(&a, in->n_calls * sizeof *replies);
@@ -850,10 +1006,25 @@ static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
   quad_obj_t *last = quad_srv->objs;
   while (last != NULL && last->next != NULL)
     last = last->next;
+  /* One page: ids above after_id, at most QUAD_LIST_PAGE of them and what
+   * fits in --max-frame; `more` when others follow. */
+  size_t bytes = QUAD_FRAME_OVERHEAD;
   for (quad_obj_t *o = last; !a.failed && o != NULL; o = o->prev) {
-    if (quaject_info(&a, call->c, o, false, &qis[out.n_quajects]) < 0)
+    if (o->id <= in->after_id || (o->name == NULL && ref_of(call->c, o) == NULL))
+      continue; /* before the page, or what this connection can neither open nor reach */
+    if (out.n_quajects == QUAD_LIST_PAGE) {
+      out.more = true;
       break;
-    out.quajects[out.n_quajects] = &qis[out.n_quajects];
+    }
+    Qua__V1__QuajectInfo *qi = &qis[out.n_quajects];
+    if (quaject_info(&a, call->c, o, false, qi) < 0)
+      break;
+    bytes += qua__v1__quaject_info__get_packed_size(qi) + PB_LEN_MAX;
+    if (bytes > quad_srv->cfg.max_frame) {
+      out.more = true;
+      break;
+    }
+    out.quajects[out.n_quajects] = qi;
     out.n_quajects++;
   }
   if (a.failed) {
@@ -917,6 +1088,7 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
   quad_call_t *call = data;
   GET_REF(ref, in->handle);
   quad_obj_t *o = ref->obj;
+  DENY_UNLESS_CONTROL(o, "close");
   const qua_type_t *t = qua_quaject_type(o->q);
   if (t != qua_type_find("queue"))
     FAIL(QUA_EINVAL, "%s #%" PRIu64 " is a %s: only a queue can be closed",
@@ -966,12 +1138,11 @@ static void svc_link_push(Qua__V1__Qua_Service *svc, const Qua__V1__LinkPushRequ
 static Qua__V1__Qua_Service quad_service = QUA__V1__QUA__INIT(svc_);
 
 void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
-  quad_call_t call = {.c = c, .id = f->id};
+  quad_call_t call = {.c = c, .id = f->id, .body = &f->body};
   char msg[160];
   if (c->tcp && c->state == QUAD_NEW &&
       !(f->kind == QUA__V1__FRAME__KIND__REQUEST && f->method == QUAP_HELLO)) {
-    quad_log(QUAD_LOG_WARN, "conn %llu (%s): request before Hello", (unsigned long long)c->serial,
-             c->peer);
+    quad_hello_failed(c, "request before Hello");
     quad_conn_respond(c, f->id, QUA_EAUTH, "say Hello with the token first", NULL);
     c->close_after = true;
     return;

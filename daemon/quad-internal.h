@@ -37,9 +37,17 @@ typedef struct quad_config {
   size_t token_len;
   size_t max_frame;
   unsigned max_quajects;
+  unsigned max_quajects_total; /* daemon-wide (--max-quajects) */
+  unsigned max_threads;        /* active quajects (pumps, clocks), daemon-wide */
   unsigned max_inflight;
   unsigned max_events;
   unsigned max_links; /* links from other quads served (link.c) */
+  unsigned hello_timeout_ms; /* TCP: Hello must come within it */
+  /* Unix peers allowed besides root (--allow-uid, --allow-group); with
+   * neither given, the members of the socket's group. */
+#define QUAD_ALLOW_MAX 32
+  uint32_t allow_uids[QUAD_ALLOW_MAX], allow_gids[QUAD_ALLOW_MAX];
+  unsigned n_allow_uids, n_allow_gids;
   int log_level;
 } quad_config_t;
 
@@ -81,6 +89,8 @@ struct quad_obj {
   uint64_t id;
   char *name;          /* published name, or NULL */
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
+  int64_t ident;       /* the creator's identity (quad_conn.ident) */
+  bool active;         /* runs a thread of its own (ops.start): counts in nthreads */
   quad_ref_t *refs;    /* every connection's handle on it */
   quad_obj_t *next, *prev;
 };
@@ -141,6 +151,13 @@ enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
 
 #define QUAD_RBUF 65536
 #define QUAD_FIRED_MAX 16
+/* Calls in one InvokeBatch, past which it is refused (ELIMIT) unrun. */
+#define QUAD_BATCH_MAX 1024
+/* Bytes a response frame takes besides its body (kind, id, status, the
+ * body's tag and length), rounded up. */
+#define QUAD_FRAME_OVERHEAD 64
+/* Quajects in one List reply at most (it is paged: ListRequest.after_id). */
+#define QUAD_LIST_PAGE 4096
 /* Bytes handed to the socket and not yet written, past which the loop
  * stops moving events into the output (they wait in the ring). */
 #define QUAD_WRITE_HIGH (256u * 1024u)
@@ -156,6 +173,9 @@ struct quad_conn {
   bool tcp;
   enum quad_state state;
   char peer[96];
+  char host[64];               /* TCP: the peer's address, the key of Hello rate limits */
+  int64_t ident;               /* who it is: the peer's uid on the unix socket,
+                                  QUAD_IDENT_TOKEN on TCP, QUAD_IDENT_NONE unknown */
   quad_conn_t *next, *prev;
 
   quap_decoder_t dec;
@@ -204,6 +224,7 @@ typedef struct quad_server {
   unsigned nalive;      /* connections not yet freed, closing ones included */
   quad_obj_t *objs;
   unsigned nobjs;
+  unsigned nthreads; /* active objects */
   /* Statistics. */
   unsigned nconns;
   uint64_t requests, events_sent, bytes_in, bytes_out;
@@ -221,6 +242,30 @@ void quad_on_tcp_connection(uv_stream_t *server, int status);
 void quad_conn_close(quad_conn_t *c, const char *why);
 /* Hands the output buffer to the socket. */
 void quad_conn_flush(quad_conn_t *c);
+/* Identities besides uids (quad_conn.ident): the token's holder (TCP),
+ * and a peer whose credentials could not be read. */
+#define QUAD_IDENT_TOKEN (-1)
+#define QUAD_IDENT_NONE (-2)
+
+/* Whether a unix peer (uid, primary gid) may connect; when not, why names
+ * the rule. quad.c. */
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen);
+
+/* A TCP connection's frames before Hello: at most this many bytes. */
+#define QUAD_HELLO_FRAME 4096
+/* Failed Hellos one peer address may make in a window of
+ * QUAD_HELLO_WINDOW_MS before its Hellos are refused until the window
+ * ends; the first QUAD_HELLO_LOGGED failures of a window are logged. */
+#define QUAD_HELLO_FAILS 10
+#define QUAD_HELLO_WINDOW_MS 10000
+#define QUAD_HELLO_LOGGED 3
+/* True when c's peer has used up its failed Hellos (msg says until when). */
+bool quad_hello_blocked(quad_conn_t *c, char *msg, size_t msglen);
+/* Counts a failed Hello of c's peer and logs it, within the log budget. */
+void quad_hello_failed(quad_conn_t *c, const char *why);
+/* Hello succeeded: the connection takes full-size frames, and its
+ * handshake timer stops. */
+void quad_hello_done(quad_conn_t *c);
 /* Appends a response for request id; too large responses become ETOOBIG. */
 void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
                        const ProtobufCMessage *out);

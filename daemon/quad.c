@@ -9,8 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "quad-internal.h"
@@ -67,6 +71,20 @@ static const char usage_text[] =
     "  --token-file FILE   the token TCP clients must send in Hello. FILE must\n"
     "                      not be readable by others; trailing white space is\n"
     "                      ignored.\n"
+    "  --max-quajects N    quajects the daemon runs in all (default 100000);\n"
+    "                      past it Create is refused with ELIMIT.\n"
+    "  --max-threads N     quajects with a thread of their own (pumps,\n"
+    "                      clocks) in all (default 256); past it: ELIMIT.\n"
+    "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
+    "  --allow-group GROUP let unix peers in this group (name or gid) connect\n"
+    "                      (repeatable). Root may always connect; with neither\n"
+    "                      option, the members of the socket's group may.\n"
+    "                      Others are refused with EPERM, naming the rule.\n"
+    "  --hello-timeout MS  a TCP connection must say Hello within MS\n"
+    "                      milliseconds (default 5000), in a frame of at most\n"
+    "                      4096 bytes, or it is closed. Peers with 10 failed\n"
+    "                      Hellos in 10 s are refused (ELIMIT) for the rest\n"
+    "                      of those 10 s.\n"
     "  --max-frame BYTES   largest frame accepted (default 1048576); a larger\n"
     "                      one is answered ETOOBIG and closes the connection.\n"
     "  --max-quajects-per-client N\n"
@@ -102,6 +120,11 @@ enum {
   OPT_SOCKET = 256,
   OPT_LISTEN,
   OPT_TOKEN_FILE,
+  OPT_HELLO_TIMEOUT,
+  OPT_ALLOW_UID,
+  OPT_MAX_QUAJECTS_TOTAL,
+  OPT_MAX_THREADS,
+  OPT_ALLOW_GROUP,
   OPT_MAX_FRAME,
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
@@ -117,6 +140,11 @@ static const struct option long_options[] = {
     {"socket", required_argument, NULL, OPT_SOCKET},
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
+    {"allow-uid", required_argument, NULL, OPT_ALLOW_UID},
+    {"max-quajects", required_argument, NULL, OPT_MAX_QUAJECTS_TOTAL},
+    {"max-threads", required_argument, NULL, OPT_MAX_THREADS},
+    {"allow-group", required_argument, NULL, OPT_ALLOW_GROUP},
     {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
@@ -217,6 +245,9 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_inflight = 64;
   cfg->max_events = 4096;
   cfg->max_links = 1024;
+  cfg->hello_timeout_ms = 5000;
+  cfg->max_quajects_total = 100000;
+  cfg->max_threads = 256;
   cfg->log_level = QUAD_LOG_INFO;
   uint64_t v;
   const char *env;
@@ -228,15 +259,51 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (optarg[0] == '\0')
         return usage_error("--socket: empty path");
       free(cfg->socket_path);
-      cfg->socket_path = strdup(optarg);
+      if ((cfg->socket_path = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
       break;
     case OPT_LISTEN:
       free(cfg->listen);
-      cfg->listen = strdup(optarg);
+      if ((cfg->listen = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
       break;
     case OPT_TOKEN_FILE:
       free(cfg->token_file);
-      cfg->token_file = strdup(optarg);
+      if ((cfg->token_file = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
+      break;
+    case OPT_MAX_QUAJECTS_TOTAL:
+      if (!parse_num(optarg, 1, 10000000, &v))
+        return usage_error("--max-quajects '%s': expected 1 to 10000000", optarg);
+      cfg->max_quajects_total = (unsigned)v;
+      break;
+    case OPT_MAX_THREADS:
+      if (!parse_num(optarg, 0, 100000, &v))
+        return usage_error("--max-threads '%s': expected 0 to 100000", optarg);
+      cfg->max_threads = (unsigned)v;
+      break;
+    case OPT_ALLOW_UID:
+      if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))
+        return usage_error("--allow-uid '%s': expected a numeric uid", optarg);
+      if (cfg->n_allow_uids == QUAD_ALLOW_MAX)
+        return usage_error("--allow-uid: at most %d", QUAD_ALLOW_MAX);
+      cfg->allow_uids[cfg->n_allow_uids++] = (uint32_t)v;
+      break;
+    case OPT_ALLOW_GROUP: {
+      struct group *g = getgrnam(optarg);
+      if (g != NULL)
+        v = g->gr_gid;
+      else if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))
+        return usage_error("--allow-group '%s': no such group", optarg);
+      if (cfg->n_allow_gids == QUAD_ALLOW_MAX)
+        return usage_error("--allow-group: at most %d", QUAD_ALLOW_MAX);
+      cfg->allow_gids[cfg->n_allow_gids++] = (uint32_t)v;
+      break;
+    }
+    case OPT_HELLO_TIMEOUT:
+      if (!parse_num(optarg, 1, 3600000, &v))
+        return usage_error("--hello-timeout '%s': expected milliseconds, 1 to 3600000", optarg);
+      cfg->hello_timeout_ms = (unsigned)v;
       break;
     case OPT_MAX_FRAME:
       if (!parse_num(optarg, 64, UINT32_C(1) << 30, &v))
@@ -327,13 +394,19 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if ((size_t)snprintf(path, sizeof path, "%s/qua/quad.sock", xdg) >= sizeof path)
         return usage_error("XDG_RUNTIME_DIR is too long");
     }
-    cfg->socket_path = strdup(path);
+    if ((cfg->socket_path = strdup(path)) == NULL) {
+      fprintf(stderr, "quad: out of memory\n");
+      return 1;
+    }
     cfg->socket_default = true;
   }
   if (strlen(cfg->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
     return usage_error("socket path '%s' is too long for a unix socket", cfg->socket_path);
   return -1;
 }
+
+/* The socket's group, the default rule's (set by listen_unix). */
+static gid_t socket_gid;
 
 /* --- Listeners ---------------------------------------------------------------------- */
 
@@ -442,6 +515,8 @@ static int listen_unix(quad_server_t *srv) {
   }
   srv->unix_bound = true;
   chmod(path, 0660);
+  struct stat sst;
+  socket_gid = stat(path, &sst) == 0 ? sst.st_gid : getegid();
   r = uv_listen((uv_stream_t *)&srv->unix_listener, 128, quad_on_unix_connection);
   if (r < 0) {
     quad_log(QUAD_LOG_ERROR, "cannot listen on %s: %s", path, uv_strerror(r));
@@ -449,6 +524,49 @@ static int listen_unix(quad_server_t *srv) {
   }
   quad_log(QUAD_LOG_INFO, "listening on unix %s (mode 0660)", path);
   return 0;
+}
+
+/* Whether user uid (primary group gid) is a member of group g. */
+static bool in_group(uint32_t uid, uint32_t gid, uint32_t g) {
+  if (gid == g)
+    return true;
+  struct passwd *pw = getpwuid(uid);
+  if (pw == NULL)
+    return false;
+  gid_t groups[256];
+  int n = 256;
+  if (getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) < 0)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (groups[i] == g)
+      return true;
+  return false;
+}
+
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen) {
+  const quad_config_t *cfg = &quad_srv->cfg;
+  if (uid == 0)
+    return true;
+  for (unsigned i = 0; i < cfg->n_allow_uids; i++)
+    if (cfg->allow_uids[i] == uid)
+      return true;
+  for (unsigned i = 0; i < cfg->n_allow_gids; i++)
+    if (in_group(uid, gid, cfg->allow_gids[i]))
+      return true;
+  bool by_default = cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0;
+  if (by_default && in_group(uid, gid, (uint32_t)socket_gid))
+    return true;
+  if (by_default)
+    snprintf(why, whylen,
+             "uid %lu is not allowed: only root and members of the socket's group (gid %lu) "
+             "may connect (quad --allow-uid, --allow-group)",
+             (unsigned long)uid, (unsigned long)socket_gid);
+  else
+    snprintf(why, whylen,
+             "uid %lu is not allowed: only root and the uids and groups given with "
+             "--allow-uid and --allow-group may connect",
+             (unsigned long)uid);
+  return false;
 }
 
 int quad_parse_hostport(const char *spec, char *host, size_t hostlen, unsigned *port) {
@@ -509,7 +627,65 @@ static int listen_tcp(quad_server_t *srv) {
 
 /* --- Shutdown ------------------------------------------------------------------------ */
 
-#define QUAD_EXIT_DEADLINE_MS 4000
+/* After SIGTERM: at QUAD_EXIT_DEADLINE_MS the loop closes every socket,
+ * written or not; at QUAD_EXIT_HARD_MS a watchdog thread ends the process
+ * (exit status 0, socket file removed) whatever the loop is doing: a
+ * thread join or a grace period inside a destroy cannot hold quad. */
+#define QUAD_EXIT_DEADLINE_MS 2500
+#define QUAD_EXIT_HARD_MS 3500
+
+static pthread_mutex_t watchdog_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watchdog_cv;
+static pthread_t watchdog_thread;
+static bool watchdog_started, watchdog_done;
+
+static void *watchdog(void *arg) {
+  struct timespec end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  end.tv_sec += QUAD_EXIT_HARD_MS / 1000;
+  end.tv_nsec += (long)(QUAD_EXIT_HARD_MS % 1000) * 1000000L;
+  if (end.tv_nsec >= 1000000000L) {
+    end.tv_sec++;
+    end.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&watchdog_mu);
+  int r = 0;
+  while (!watchdog_done && r != ETIMEDOUT)
+    r = pthread_cond_timedwait(&watchdog_cv, &watchdog_mu, &end);
+  bool done = watchdog_done;
+  pthread_mutex_unlock(&watchdog_mu);
+  if (done)
+    return NULL;
+  /* The loop is stuck in control work: what it did not write is lost. */
+  quad_log(QUAD_LOG_WARN, "still busy %d ms after the signal; exiting now", QUAD_EXIT_HARD_MS);
+  unlink(quad_srv->cfg.socket_path);
+  fflush(stderr);
+  _exit(0);
+}
+
+/* Starts the watchdog (once). */
+static void watchdog_start(void) {
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&watchdog_cv, &ca);
+  pthread_condattr_destroy(&ca);
+  if (pthread_create(&watchdog_thread, NULL, watchdog, NULL) == 0)
+    watchdog_started = true;
+  else
+    quad_log(QUAD_LOG_ERROR, "cannot start the exit watchdog: the exit deadline is not enforced");
+}
+
+/* The loop finished: the watchdog ends without acting. */
+static void watchdog_stop(void) {
+  if (!watchdog_started)
+    return;
+  pthread_mutex_lock(&watchdog_mu);
+  watchdog_done = true;
+  pthread_cond_signal(&watchdog_cv);
+  pthread_mutex_unlock(&watchdog_mu);
+  pthread_join(watchdog_thread, NULL);
+}
 
 static void on_closed_quietly(uv_handle_t *h) {}
 
@@ -547,6 +723,7 @@ static void on_signal(uv_signal_t *s, int signum) {
   }
   srv->stopping = true;
   quad_log(QUAD_LOG_INFO, "%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+  watchdog_start();
   if (srv->have_unix)
     uv_close((uv_handle_t *)&srv->unix_listener, on_closed_quietly);
   if (srv->have_tcp)
@@ -603,6 +780,7 @@ int main(int argc, char **argv) {
            srv.cfg.max_events, srv.cfg.max_quajects);
   uv_run(srv.loop, UV_RUN_DEFAULT);
   unlink(srv.cfg.socket_path);
+  watchdog_stop();
   rc = 0;
 
 out_loop:

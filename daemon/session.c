@@ -35,6 +35,7 @@
  *  6. CLOSED: uv_close was called; the memory goes in the close callback
  *     (after libuv cancelled any write).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ typedef struct quad_write {
 #define QUAD_CLOSE_GRACE_MS 2000
 
 static void conn_process(quad_conn_t *c);
+static void on_hello_timeout(uv_timer_t *t);
 static void conn_update_reading(quad_conn_t *c);
 
 /* --- Lifetime --------------------------------------------------------------- */
@@ -171,6 +173,7 @@ bool quad_conn_writable(const quad_conn_t *c) {
 static void on_write(uv_write_t *req, int status) {
   quad_write_t *w = (quad_write_t *)req;
   quad_conn_t *c = w->c;
+  assert(c->inflight >= w->responses); /* every response answers a request counted in flight */
   c->write_bytes -= w->len;
   c->inflight -= w->responses;
   free(w->data);
@@ -272,12 +275,19 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 
 static void decode_error(quad_conn_t *c, int r) {
   char msg[128];
+  bool before_hello = c->tcp && c->state == QUAD_NEW;
   if (r == QUA_ETOOBIG)
-    snprintf(msg, sizeof msg, "frame of %lu bytes is over the limit of %zu",
-             (unsigned long)c->dec.need, quad_srv->cfg.max_frame);
+    snprintf(msg, sizeof msg, "frame of %lu bytes is over the limit of %zu%s",
+             (unsigned long)c->dec.need, c->dec.max_frame, before_hello ? " before Hello" : "");
   else
     snprintf(msg, sizeof msg, "%s", r == QUA_EPROTO ? "frame is not a qua.v1.Frame" : qua_strerror(r));
-  quad_log(QUAD_LOG_INFO, "conn %llu (%s): %s", (unsigned long long)c->serial, c->peer, msg);
+  if (before_hello)
+    quad_hello_failed(c, msg);
+  else
+    quad_log(QUAD_LOG_INFO, "conn %llu (%s): %s", (unsigned long long)c->serial, c->peer, msg);
+  /* The response answers no request: count one in flight for it, as
+   * on_write takes one away when it is written. */
+  c->inflight++;
   quad_conn_respond(c, 0, r, msg, NULL);
   c->close_after = true;
 }
@@ -287,7 +297,7 @@ static void decode_error(quad_conn_t *c, int r) {
 static void conn_process(quad_conn_t *c) {
   unsigned limit = quad_srv->cfg.max_inflight;
   while (c->state < QUAD_CLOSING && !c->close_after && c->rbuf_off < c->rbuf_len &&
-         (c->inflight < limit || quad_srv->stopping)) {
+         c->inflight < limit) {
     size_t used = 0;
     Qua__V1__Frame *f = NULL;
     int r = quap_decoder_feed(&c->dec, c->rbuf + c->rbuf_off, c->rbuf_len - c->rbuf_off, &used, &f);
@@ -373,11 +383,22 @@ void quad_on_unix_connection(uv_stream_t *server, int status) {
   uv_os_fd_t fd;
   struct ucred cred;
   socklen_t len = sizeof cred;
-  if (uv_fileno(&c->u.h, &fd) == 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+  c->ident = QUAD_IDENT_NONE;
+  if (uv_fileno(&c->u.h, &fd) == 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
     snprintf(c->peer, sizeof c->peer, "unix pid=%ld uid=%ld gid=%ld", (long)cred.pid,
              (long)cred.uid, (long)cred.gid);
-  else
+    c->ident = (int64_t)cred.uid;
+    char why[192];
+    if (!quad_peer_allowed(cred.uid, cred.gid, why, sizeof why)) {
+      conn_start(c);
+      c->inflight++; /* the refusal answers no request: count it (on_write) */
+      quad_conn_respond(c, 0, QUA_EPERM, why, NULL);
+      quad_conn_close(c, why);
+      return;
+    }
+  } else {
     snprintf(c->peer, sizeof c->peer, "unix (no credentials)");
+  }
   conn_start(c);
 }
 
@@ -400,7 +421,95 @@ void quad_on_tcp_connection(uv_stream_t *server, int status) {
     }
   }
   snprintf(c->peer, sizeof c->peer, "tcp %s:%d", host, port);
+  snprintf(c->host, sizeof c->host, "%s", host);
+  c->ident = QUAD_IDENT_TOKEN;
+  /* Until Hello: small frames, and a deadline. */
+  if (c->dec.max_frame > QUAD_HELLO_FRAME)
+    c->dec.max_frame = QUAD_HELLO_FRAME;
   conn_start(c);
+  uv_timer_start(&c->close_timer, on_hello_timeout, quad_srv->cfg.hello_timeout_ms, 0);
+}
+
+/* --- Hello: handshake timeout and failed-Hello rate limit --------------------- */
+
+static void on_hello_timeout(uv_timer_t *t) {
+  quad_conn_t *c = t->data;
+  if (c->state != QUAD_NEW)
+    return;
+  char why[96];
+  snprintf(why, sizeof why, "no Hello within %u ms", quad_srv->cfg.hello_timeout_ms);
+  quad_hello_failed(c, why);
+  quad_conn_close(c, why);
+}
+
+void quad_hello_done(quad_conn_t *c) {
+  c->dec.max_frame = quad_srv->cfg.max_frame;
+  if (c->tcp)
+    uv_timer_stop(&c->close_timer);
+}
+
+/* Failed Hellos per peer address, in a small table: a peer past the
+ * table's size takes the slot whose window started longest ago. */
+#define HELLO_PEERS 64
+
+typedef struct hello_peer {
+  char host[64];
+  uint64_t since;    /* the window's start (uv_now) */
+  unsigned fails;    /* failed Hellos in the window */
+  unsigned unlogged; /* failures and refusals in the window not logged */
+} hello_peer_t;
+
+static hello_peer_t hello_peers[HELLO_PEERS];
+
+/* c's peer's row with its window current, or NULL (none and !make). */
+static hello_peer_t *hello_peer(const quad_conn_t *c, bool make) {
+  hello_peer_t *p = NULL, *oldest = &hello_peers[0];
+  for (int i = 0; i < HELLO_PEERS && p == NULL; i++) {
+    if (strcmp(hello_peers[i].host, c->host) == 0)
+      p = &hello_peers[i];
+    else if (hello_peers[i].since < oldest->since)
+      oldest = &hello_peers[i];
+  }
+  uint64_t now = uv_now(quad_srv->loop);
+  if (p == NULL) {
+    if (!make)
+      return NULL;
+    p = oldest;
+    snprintf(p->host, sizeof p->host, "%s", c->host);
+    p->since = now;
+    p->fails = p->unlogged = 0;
+  }
+  if (now - p->since >= QUAD_HELLO_WINDOW_MS) {
+    if (p->unlogged > 0)
+      quad_log(QUAD_LOG_WARN, "%s: %u more failed or refused Hellos were not logged", p->host,
+               p->unlogged);
+    p->since = now;
+    p->fails = p->unlogged = 0;
+  }
+  return p;
+}
+
+bool quad_hello_blocked(quad_conn_t *c, char *msg, size_t msglen) {
+  hello_peer_t *p = hello_peer(c, false);
+  if (p == NULL || p->fails < QUAD_HELLO_FAILS)
+    return false;
+  uint64_t left = p->since + QUAD_HELLO_WINDOW_MS - uv_now(quad_srv->loop);
+  snprintf(msg, msglen, "%u failed Hellos from %s within %d s: refused for %llu ms more",
+           p->fails, p->host, QUAD_HELLO_WINDOW_MS / 1000, (unsigned long long)left);
+  p->unlogged++;
+  return true;
+}
+
+void quad_hello_failed(quad_conn_t *c, const char *why) {
+  hello_peer_t *p = hello_peer(c, true);
+  p->fails++;
+  if (p->fails <= QUAD_HELLO_LOGGED)
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): %s%s", (unsigned long long)c->serial, c->peer, why,
+             p->fails == QUAD_HELLO_LOGGED ? "; more failures from this address in the next "
+                                             "10 s are counted, not logged"
+                                           : "");
+  else
+    p->unlogged++;
 }
 
 /* --- Shutdown -------------------------------------------------------------------- */
@@ -424,7 +533,8 @@ void quad_conns_force_close(void) {
 void quad_conns_shutdown(void) {
   while (quad_srv->conns != NULL) {
     quad_conn_t *c = quad_srv->conns;
-    /* Requests already read are answered before the connection closes. */
+    /* Requests already read are answered before the connection closes, up
+     * to --max-inflight: what is past it was not taken and gets no answer. */
     if (c->rbuf_off < c->rbuf_len)
       conn_process(c);
     if (c->state < QUAD_CLOSING)

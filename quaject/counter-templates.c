@@ -33,7 +33,7 @@ static inline int64_t add_atomic(int64_t delta) {
 
 static inline int64_t add_1w(int64_t delta) {
   int64_t before = atomic_load_explicit(&CT->value, memory_order_relaxed);
-  atomic_store_explicit(&CT->value, before + delta, memory_order_relaxed);
+  atomic_store_explicit(&CT->value, counter_wrap_add(before, (uint64_t)delta), memory_order_relaxed);
   return before;
 }
 
@@ -42,7 +42,7 @@ static inline int64_t add_1w(int64_t delta) {
 #define CT_ADD(name, add)                                                       \
   int ct_##name(qua_site_t *s, uint64_t delta, uint64_t a1, uint64_t *ret) {    \
     int64_t before = add((int64_t)delta);                                       \
-    int64_t after = (int64_t)((uint64_t)before + delta);                        \
+    int64_t after = counter_wrap_add(before, delta);                            \
     *ret = (uint64_t)after;                                                     \
     if (crossed(before, after))                                                 \
       return ct_crossed(CT_TARGET, (uint64_t)after, NULL, 0, NULL);             \
@@ -51,8 +51,9 @@ static inline int64_t add_1w(int64_t delta) {
 #define CT_PASS(name, add)                                                      \
   int ct_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {        \
     int64_t before = add(1);                                                    \
-    if (crossed(before, before + 1))                                            \
-      return ct_crossed(CT_TARGET, (uint64_t)(before + 1), CT_OUT, x, ret);     \
+    int64_t after = counter_wrap_add(before, 1);                                \
+    if (crossed(before, after))                                                 \
+      return ct_crossed(CT_TARGET, (uint64_t)after, CT_OUT, x, ret);            \
     return ct_next(CT_OUT, x, 0, ret);                                          \
   }
 /* stencilgen names them ct_tmpl_ct_<name>. */

@@ -3,7 +3,8 @@
  * add is one atomic fetch-and-add, so every add knows the exact value
  * before and after it in the linearisation order; "threshold" fires once
  * for each add that crosses the threshold (from below it to at or above
- * it, or back), and never otherwise. Values are signed 64-bit.
+ * it, or back), and never otherwise. Values are signed 64-bit and wrap
+ * (two's complement: INT64_MAX + 1 is INT64_MIN) in every implementation.
  */
 #include <inttypes.h>
 
@@ -28,8 +29,7 @@ static void check_threshold(qua_site_t *s, int64_t before, int64_t after) {
 static inline int64_t counter_fetch_add(counter_t *c, int64_t delta) {
   if (atomic_load_explicit(&c->one_writer, memory_order_relaxed)) {
     int64_t before = atomic_load_explicit(&c->value, memory_order_relaxed);
-    atomic_store_explicit(&c->value, (int64_t)((uint64_t)before + (uint64_t)delta),
-                          memory_order_relaxed);
+    atomic_store_explicit(&c->value, counter_wrap_add(before, (uint64_t)delta), memory_order_relaxed);
     return before;
   }
   return atomic_fetch_add_explicit(&c->value, delta, memory_order_relaxed);
@@ -39,7 +39,7 @@ static inline int64_t counter_fetch_add(counter_t *c, int64_t delta) {
 static int counter_add(qua_site_t *s, uint64_t delta, uint64_t a1, uint64_t *ret) {
   counter_t *c = s->state;
   int64_t before = counter_fetch_add(c, (int64_t)delta);
-  int64_t after = (int64_t)((uint64_t)before + delta);
+  int64_t after = counter_wrap_add(before, delta);
   *ret = (uint64_t)after;
   check_threshold(s, before, after);
   return QUA_OK;
@@ -55,7 +55,7 @@ static int counter_read(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) 
 static int counter_pass(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
   counter_t *c = s->state;
   int64_t before = counter_fetch_add(c, 1);
-  check_threshold(s, before, before + 1);
+  check_threshold(s, before, counter_wrap_add(before, 1));
   int r = qua_callout(s->target, COUNTER_C_OUT, x, 0, NULL);
   return r == QUA_ENOTWIRED ? QUA_OK : r;
 }

@@ -45,7 +45,8 @@
   XX(EVERSION, 27, "unsupported protocol version")                            \
   XX(ESHUTDOWN, 28, "daemon is shutting down")                                \
   XX(ECONN, 29, "no connection to the daemon")                                \
-  XX(ETIMEDOUT, 30, "timed out")
+  XX(ETIMEDOUT, 30, "timed out")                                               \
+  XX(EPERM, 31, "not permitted")
 
 typedef enum qua_errno {
   QUA_OK = 0,

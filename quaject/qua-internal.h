@@ -202,10 +202,12 @@ int qua__notify_one(uint64_t fn, uint64_t ctx, qua_quaject_t *q, int cb, uint64_
 int qua__notify_all(qua_quaject_t *q, int cb, uint64_t arg);
 
 /* Gives the template hole `name` the value v. A type that names more holes
- * than a part has room for loses its template (the site runs generic). */
+ * than a part has room for loses its template (the site runs generic, and
+ * says why). */
 static inline void qua__synth_hole(qua_synth_part_t *p, const char *name, uint64_t v) {
   if (p->nholes >= QUA_SYNTH_HOLES) {
     p->tmpl = NULL;
+    p->why = "the type names more holes than QUA_SYNTH_HOLES";
     return;
   }
   p->holes[p->nholes].name = name;

@@ -135,7 +135,9 @@ typedef struct qua_callback_def {
  * and the site it calls (next_site): the synthesiser then either chains the
  * next site's own code behind it (collapsing layers) or points the hole at
  * a trampoline that calls through the site. */
-#define QUA_SYNTH_HOLES 12
+/* Holes a part may name: at least the most holes of any built-in type's
+ * template set (the queue's has 15; tests/test-synth-holes.c checks). */
+#define QUA_SYNTH_HOLES 24
 #define QUA_SYNTH_CALLS 3
 struct jit_template;
 typedef struct qua_synth_part {

@@ -248,10 +248,19 @@ static bool fill_values(chain_t *c, size_t i) {
     snprintf(c->why, sizeof c->why, "too many holes");
     return false;
   }
+  /* A name the type gives that no template of the set has is a
+   * misspelling: the hole it meant would be patched with nothing. */
+  for (int k = 0; k < d->nholes; k++)
+    if (jit_hole_find(set, d->holes[k].name) < 0) {
+      snprintf(c->why, sizeof c->why, "no hole %.32s in %.32s", d->holes[k].name,
+               d->tmpl->name);
+      return false;
+    }
   c->parts[i].tmpl = d->tmpl;
   c->parts[i].values = c->values[i];
   c->parts[i].next_hole = -1;
   c->parts[i].ncalls = 0;
+  bool filled[64] = {false};
   for (uint32_t h = 0; h < set->nholes; h++) {
     const char *name = set->hole_names[h];
     bool found = false;
@@ -277,10 +286,19 @@ static bool fill_values(chain_t *c, size_t i) {
         c->values[i][h] = (uint64_t)(uintptr_t)qua__call_site;
         found = true;
       }
-    if (!found) {
-      /* A hole the type did not fill: only those of other templates in the
-       * same set are allowed to stay empty. */
+    if (!found) /* checked below: only holes this template does not use */
       c->values[i][h] = 0;
+    filled[h] = found;
+  }
+  /* A hole the template uses must have a value; holes of other templates
+   * in the same set may stay empty. */
+  const jit_stencil_t *st = d->tmpl->stencil;
+  for (uint32_t j = 0; j < st->nholes; j++) {
+    uint16_t h = st->holes[j].hole;
+    if (h < set->nholes && !filled[h]) {
+      snprintf(c->why, sizeof c->why, "hole %.32s of %.32s has no value", set->hole_names[h],
+               d->tmpl->name);
+      return false;
     }
   }
   return true;

@@ -44,6 +44,14 @@ typedef struct counter {
   _Atomic bool one_writer;
 } counter_t;
 
+/* A counter's value after adding delta to before: two's complement,
+ * wrapping at INT64_MAX to INT64_MIN. Computed in unsigned arithmetic, so
+ * it is defined behaviour, and the generic and the synthesised code
+ * (counter.c, counter-templates.c) both use it and agree. */
+static inline int64_t counter_wrap_add(int64_t before, uint64_t delta) {
+  return (int64_t)((uint64_t)before + delta);
+}
+
 /* tee */
 enum { TEE_E_PUT };
 #define TEE_MAX 8

@@ -374,6 +374,51 @@ static void synth_resynthesis_is_targeted(void) {
   CU_ASSERT_EQUAL(qua_destroy(b, false, NULL), QUA_OK);
 }
 
+/* Counter arithmetic wraps (two's complement) at INT64_MAX, the same in the
+ * generic and the synthesised add and pass, one writer or two; the wrap
+ * crosses a threshold of 0 downwards. A regression to signed overflow is
+ * undefined behaviour, which the UBSan build reports. */
+static void counter_wrap_check(const char *synth, int writers) {
+  qua_quaject_t *c = qtest_make("counter", synth, "initial=9223372036854775806", "threshold=0");
+  log_t log = {0};
+  qua_watch_t *w = NULL;
+  CU_ASSERT_EQUAL(qua_watch(c, "threshold", rec_w, &log, &w, NULL), QUA_OK);
+  qua_site_t *add = qtest_site(c, "add", NULL, 0);
+  qua_site_t *add2 = writers > 1 ? qtest_site(c, "add", NULL, 0) : NULL;
+  if (strcmp(synth, "synth=stencil") == 0)
+    CU_ASSERT(impl_has(c, "add", writers > 1 ? "stencil add" : "stencil add 1w"));
+  uint64_t ret = 0;
+  CU_ASSERT_EQUAL(qua_call(add, 1, 0, &ret), QUA_OK);
+  CU_ASSERT_EQUAL((int64_t)ret, INT64_MAX);
+  CU_ASSERT_EQUAL(log.n, 0);
+  CU_ASSERT_EQUAL(qua_call(add, 1, 0, &ret), QUA_OK);
+  CU_ASSERT_EQUAL((int64_t)ret, INT64_MIN);
+  CU_ASSERT_EQUAL(log.n, 1); /* from >= 0 to < 0: crossed */
+  CU_ASSERT_EQUAL(qua_call(add, (uint64_t)-1, 0, &ret), QUA_OK);
+  CU_ASSERT_EQUAL((int64_t)ret, INT64_MAX); /* and back */
+  CU_ASSERT_EQUAL(log.n, 2);
+  if (add2 != NULL)
+    qua_site_close(add2);
+  qua_site_close(add);
+  qua_site_t *pass = qtest_site(c, "pass", NULL, 0);
+  CU_ASSERT_EQUAL(qua_call(pass, 7, 0, &ret), QUA_OK);
+  qua_site_close(pass);
+  qua_site_t *read = qtest_site(c, "read", NULL, 0);
+  CU_ASSERT_EQUAL(qua_call(read, 0, 0, &ret), QUA_OK);
+  CU_ASSERT_EQUAL((int64_t)ret, INT64_MIN);
+  CU_ASSERT_EQUAL(log.n, 3);
+  qua_site_close(read);
+  qua_unwatch(w);
+  qua_destroy(c, false, NULL);
+}
+
+static void synth_counter_wraps_at_int64_max_like_generic(void) {
+  counter_wrap_check("synth=off", 1);
+  counter_wrap_check("synth=stencil", 1);
+  counter_wrap_check("synth=off", 2);
+  counter_wrap_check("synth=stencil", 2);
+}
+
 static void synth_param_validated(void) {
   const char *p[] = {"synth=turbo"};
   qua_quaject_t *q = NULL;
@@ -407,6 +452,8 @@ int main(void) {
       {"synth_buffer_matches_generic", synth_buffer_matches_generic},
       {"synth_resynthesis_is_targeted", synth_resynthesis_is_targeted},
       {"synth_param_validated", synth_param_validated},
+      {"synth_counter_wraps_at_int64_max_like_generic",
+       synth_counter_wraps_at_int64_max_like_generic},
       {NULL, NULL}};
   return qtest_run("synth", cases);
 }

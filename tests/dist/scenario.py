@@ -15,7 +15,7 @@ import time
 SOURCE_SHIFT = 40
 CREDITS = 4096
 DRAIN_STALL = 30.0
-FILL_BATCH = 2000
+FILL_BATCH = 1024  # quad takes at most 1024 calls per InvokeBatch
 
 
 def item(source, n):

@@ -1,0 +1,94 @@
+/* test-client-bounds.c -- libquaclient's memory stays bounded: events queued while a program
+ * only makes blocking calls, and the ids of calls that timed out. */
+#include "itest.h"
+
+static itest_daemon_t daemon_;
+
+/* The drainer takes 50 items as events while it only makes blocking
+ * calls: 8 are queued (its limit), the other 42 discarded and counted. */
+static void events_past_the_limit_are_discarded_and_counted(void) {
+  quac_conn_t *a = itest_connect(&daemon_), *d = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(a != NULL && d != NULL);
+  quac_set_event_limit(d, 8);
+  const char *params[] = {"capacity=64"};
+  uint64_t qa;
+  CU_ASSERT_EQUAL_FATAL(quac_create(a, "queue", params, 1, "bounds-q", &qa, NULL), 0);
+  quac_opened_t qd;
+  CU_ASSERT_EQUAL_FATAL(quac_open(d, "bounds-q", &qd), 0);
+  uint64_t binding;
+  CU_ASSERT_EQUAL_FATAL(quac_bind_callout(d, qd.handle, "get", 100, &binding), 0);
+  for (uint64_t v = 0; v < 50; v++) {
+    quac_result_t r;
+    CU_ASSERT_EQUAL(quac_invoke(a, qa, "put", &v, 1, &r), 0);
+  }
+  double end = itest_now() + 5.0;
+  quac_stats_t st;
+  while (quac_pending(d) + quac_events_discarded(d) < 50 && itest_now() < end)
+    CU_ASSERT_EQUAL(quac_stats(d, &st), 0);
+  CU_ASSERT_EQUAL(quac_pending(d), 8);
+  CU_ASSERT_EQUAL(quac_events_discarded(d), 42);
+  CU_ASSERT_EQUAL(quac_poll(d, 0), 8);
+  CU_ASSERT_EQUAL(quac_pending(d), 0);
+  quac_close(d);
+  quac_close(a);
+}
+
+/* 200 calls time out (a timeout of 0 gives up before the response can
+ * come); their late responses are dropped, so a pipelined invoke gets
+ * its own. Before, only 16 ids were remembered and the rest of the late
+ * responses were taken for the pipelined invoke's. */
+static void late_responses_of_timed_out_calls_are_dropped(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t h;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", NULL, 0, NULL, &h, NULL), 0);
+  quac_set_timeout(c, 0);
+  quac_stats_t st;
+  for (int i = 0; i < 200; i++)
+    CU_ASSERT_EQUAL(quac_stats(c, &st), QUA_ETIMEDOUT);
+  quac_set_timeout(c, 5000);
+  uint64_t five = 5, id = 0, got = 0;
+  CU_ASSERT_EQUAL(quac_invoke_send(c, h, "add", &five, 1, &id), 0);
+  quac_result_t r;
+  CU_ASSERT_EQUAL(quac_invoke_recv(c, 5000, &got, &r), 0);
+  CU_ASSERT_EQUAL(got, id);
+  CU_ASSERT_EQUAL(r.result, 5);
+  CU_ASSERT_EQUAL(quac_stats(c, &st), 0);
+  quac_close(c);
+}
+
+/* 256 calls whose responses have not come are remembered; the 257th
+ * timeout gives the connection up, with a message that says so. */
+static void timeouts_past_the_bound_give_the_connection_up(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  quac_set_timeout(c, 0);
+  quac_stats_t st;
+  for (int i = 0; i < 256; i++)
+    CU_ASSERT_EQUAL(quac_stats(c, &st), QUA_ETIMEDOUT);
+  CU_ASSERT_EQUAL(quac_stats(c, &st), QUA_ETIMEDOUT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(quac_last_error(c), "given up"));
+  quac_set_timeout(c, 5000);
+  CU_ASSERT_EQUAL(quac_stats(c, &st), QUA_ETIMEDOUT); /* dead: fails at once */
+  quac_close(c);
+}
+
+int main(int argc, char **argv) {
+  if (itest_init(argc, argv) < 0)
+    return 1;
+  if (itest_start(&daemon_, "--log-level", "warn", (char *)NULL) < 0)
+    return 1;
+  static const qtest_case_t cases[] = {
+      {"events_past_the_limit_are_discarded_and_counted",
+       events_past_the_limit_are_discarded_and_counted},
+      {"late_responses_of_timed_out_calls_are_dropped",
+       late_responses_of_timed_out_calls_are_dropped},
+      {"timeouts_past_the_bound_give_the_connection_up",
+       timeouts_past_the_bound_give_the_connection_up},
+      {NULL, NULL}};
+  int rc = qtest_run("client-bounds", cases);
+  if (rc != 0)
+    itest_dump_log(&daemon_);
+  itest_stop(&daemon_);
+  return rc;
+}
