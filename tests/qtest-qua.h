@@ -22,6 +22,25 @@ static inline qua_quaject_t *qtest_make_(const char *type, const char *const *pa
   return q;
 }
 
+/* Requires the code that q's callentry `entry` (of type `type`) runs for its
+ * open sites to be what the environment asked for: stencil code under
+ * QUA_SYNTH=stencil, generic code under QUA_SYNTH=off, so that a silent
+ * fallback cannot repeat the generic run under the stencil run's name. */
+static inline void qtest_runs_requested_code(const qua_quaject_t *q, const char *type,
+                                             const char *entry) {
+  const char *mode = getenv("QUA_SYNTH");
+  int e = qua_type_entry(qua_type_find(type), entry);
+  CU_ASSERT_FATAL(e >= 0);
+  const char *impl = qua_quaject_entry_impl(q, e);
+  const char *want = mode == NULL ? NULL
+                     : strcmp(mode, "stencil") == 0 ? "stencil"
+                     : strcmp(mode, "off") == 0     ? "generic"
+                                                    : NULL;
+  if (want != NULL && strstr(impl, want) == NULL)
+    fprintf(stderr, "\n  %s.%s runs \"%s\" under QUA_SYNTH=%s\n", type, entry, impl, mode);
+  CU_ASSERT(want == NULL || strstr(impl, want) != NULL);
+}
+
 /* Opens a site on q's callentry `entry`, or fails the case. */
 static inline qua_site_t *qtest_site(qua_quaject_t *q, const char *entry, const qua_bind_t *h,
                                      unsigned flags) {

@@ -61,9 +61,11 @@ static void second_writer_joins_and_leaves_without_losing_adds(void) {
   long total = 0;
   writer_t a, b;
   writer_start(&a, c);
+  qtest_runs_requested_code(c, "counter", "add");
   for (long r = 0; r < rounds; r++) {
     sleep_ms(2);
     writer_start(&b, c);
+    qtest_runs_requested_code(c, "counter", "add");
     sleep_ms(5);
     writer_stop(&b);
     total += b.adds;

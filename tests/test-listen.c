@@ -103,6 +103,8 @@ static void listeners_never_called_after_removal(void) {
     atomic_store_explicit(&l->removed, true, memory_order_release);
   }
   usleep(1000); /* a late call would come now */
+  qtest_runs_requested_code(f.q, "queue", "put"); /* the producer's and consumer's sites are open */
+  qtest_runs_requested_code(f.q, "queue", "get");
   atomic_store(&f.stop, true);
   pthread_join(tp, NULL);
   pthread_join(tc, NULL);

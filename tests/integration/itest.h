@@ -117,6 +117,25 @@ static inline int itest_stop_sig(itest_daemon_t *d, int sig) {
 
 static inline int itest_stop(itest_daemon_t *d) { return itest_stop_sig(d, SIGTERM); }
 
+/* Stops the daemon with SIGTERM (see itest_stop) and requires a normal exit
+ * with status 0: true if so, otherwise false after naming what it did
+ * instead (a signal, another status, or not stopping in time). */
+static inline bool itest_stop_clean(itest_daemon_t *d) {
+  pid_t pid = d->pid;
+  int st = itest_stop(d);
+  if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+    return true;
+  if (st < 0)
+    fprintf(stderr, "itest: quad %d did not stop on SIGTERM (or was not ours to wait for)\n",
+            (int)pid);
+  else if (WIFSIGNALED(st))
+    fprintf(stderr, "itest: quad %d died of signal %d on SIGTERM\n", (int)pid, WTERMSIG(st));
+  else
+    fprintf(stderr, "itest: quad %d exited %d on SIGTERM, not 0\n", (int)pid,
+            WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  return false;
+}
+
 static inline void itest_stop_all(void) {
   for (size_t i = 0; i < sizeof itest_running / sizeof itest_running[0]; i++)
     if (itest_running[i] != NULL)

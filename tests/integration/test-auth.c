@@ -100,7 +100,8 @@ int main(int argc, char **argv) {
     rc = qtest_run("auth", cases);
     if (rc != 0)
       itest_dump_log(&daemon_);
-    itest_stop(&daemon_);
+    if (!itest_stop_clean(&daemon_))
+      rc = 1;
   }
   unlink(good_file);
   unlink(bad_file);

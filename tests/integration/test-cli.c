@@ -657,10 +657,7 @@ int main(int argc, char **argv) {
   int rc = qtest_run("cli", cases);
   if (rc != 0)
     itest_dump_log(&daemon_);
-  int st = itest_stop(&daemon_);
-  if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-    fprintf(stderr, "quad did not exit 0 on SIGTERM (status %d)\n", st);
+  if (!itest_stop_clean(&daemon_))
     rc = 1;
-  }
   return rc;
 }

@@ -174,6 +174,7 @@ int main(int argc, char **argv) {
   int rc = qtest_run("flow", cases);
   if (rc != 0)
     itest_dump_log(&daemon_);
-  itest_stop(&daemon_);
+  if (!itest_stop_clean(&daemon_))
+    rc = 1;
   return rc;
 }

@@ -103,29 +103,47 @@ static void sigterm_with_client_connected_exits_0_within_5s(void) {
   quac_opened_t wq;
   CU_ASSERT_EQUAL(quac_open(w, "term-q", &wq), 0);
   CU_ASSERT_EQUAL(quac_bind_callback(w, wq.handle, "notempty", &wb), 0);
-  /* Requests in flight when the signal comes are answered or refused, never lost. */
-  uint64_t one = 1, id;
-  for (int i = 0; i < 16; i++)
-    CU_ASSERT_EQUAL(quac_invoke_send(c, h, "count", NULL, 0, &id), 0);
+  /* Requests in flight when the signal comes are answered or refused, never
+   * lost: each of the 16 ids comes back exactly once, either answered (the
+   * empty queue's count, 0) or refused as QUA_ESHUTDOWN. */
+  enum { N_INFLIGHT = 16 };
+  uint64_t one = 1, sent[N_INFLIGHT];
+  bool back[N_INFLIGHT] = {false};
+  for (int i = 0; i < N_INFLIGHT; i++)
+    CU_ASSERT_EQUAL(quac_invoke_send(c, h, "count", NULL, 0, &sent[i]), 0);
   CU_ASSERT_EQUAL(quac_flush(c), 0);
   double t0 = itest_now();
   pid_t pid = d.pid;
   kill(pid, SIGTERM);
-  int answered = 0, failed = 0;
-  for (int i = 0; i < 16; i++) {
+  int answered = 0, refused = 0;
+  for (int i = 0; i < N_INFLIGHT; i++) {
     quac_result_t r;
+    uint64_t id = 0;
     int s = quac_invoke_recv(c, 5000, &id, &r);
-    if (s == 0)
-      answered++;
-    else
-      failed++;
-    if (s < 0)
+    if (s != 0) {
+      fprintf(stderr, "sigterm: request %d of %d lost: %s\n", i + 1, N_INFLIGHT, quac_strerror(s));
+      CU_FAIL("an in-flight request was lost on SIGTERM");
       break;
+    }
+    int k = 0;
+    while (k < N_INFLIGHT && sent[k] != id)
+      k++;
+    CU_ASSERT_FATAL(k < N_INFLIGHT); /* an id we sent */
+    CU_ASSERT_FALSE(back[k]);        /* and only once */
+    back[k] = true;
+    if (r.status == 0) {
+      CU_ASSERT_EQUAL(r.result, 0);
+      answered++;
+    } else {
+      CU_ASSERT_EQUAL(r.status, QUA_ESHUTDOWN);
+      refused++;
+    }
   }
-  CU_ASSERT_TRUE(answered + failed > 0);
+  CU_ASSERT_EQUAL(answered + refused, N_INFLIGHT);
   int st = itest_wait(pid, 5.0);
   double took = itest_now() - t0;
-  fprintf(stderr, "sigterm: %d of 16 answered, exit after %.3f s\n", answered, took);
+  fprintf(stderr, "sigterm: %d of %d answered, %d refused, exit after %.3f s\n", answered,
+          N_INFLIGHT, refused, took);
   CU_ASSERT_TRUE(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
   CU_ASSERT_TRUE(took < 5.0);
   if (st >= 0)

@@ -723,7 +723,7 @@ static void stopped_receiver_gives_full_down_then_up_notfull(void) {
   CU_ASSERT(wait_state(a, link, "inflight=0 acked=129", 5, line, sizeof line));
   quac_close(a);
   quac_close(c);
-  itest_stop(&C);
+  CU_ASSERT(itest_stop_clean(&C));
 }
 
 /* The receiving quad restarts: what it acknowledged went with it (items
@@ -759,7 +759,7 @@ static void restarted_receiver_gets_what_was_not_acknowledged(void) {
   CU_ASSERT(take_in_order(c, dst, 11, 10));
   quac_close(a);
   quac_close(c);
-  itest_stop(&C);
+  CU_ASSERT(itest_stop_clean(&C));
 }
 
 /* The peer serves --max-links links: at the limit all connected, one more
@@ -786,7 +786,7 @@ static void peer_link_limit_refuses_then_admits(void) {
   CU_ASSERT(wait_state(a, l3, "acked=1", 5, line, sizeof line));
   quac_close(a);
   quac_close(c);
-  itest_stop(&C);
+  CU_ASSERT(itest_stop_clean(&C));
 }
 
 int main(int argc, char **argv) {
@@ -839,8 +839,10 @@ int main(int argc, char **argv) {
     itest_dump_log(&B);
   }
 out:
-  itest_stop(&A);
-  itest_stop(&B);
+  if (!itest_stop_clean(&A))
+    rc = 1;
+  if (!itest_stop_clean(&B))
+    rc = 1;
   itest_rm_rf(tokdir);
   return rc;
 }

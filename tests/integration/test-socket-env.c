@@ -35,7 +35,7 @@ static void quad_and_qua_meet_on_qua_socket_alone(void) {
   CU_ASSERT_EQUAL(itest_qua(&o, NULL, "ls", (char *)NULL), 0);
   CU_ASSERT(HAS(o.out, "envc"));
   unsetenv("QUA_SOCKET");
-  CU_ASSERT_EQUAL(WEXITSTATUS(itest_stop(&d)), 0);
+  CU_ASSERT(itest_stop_clean(&d));
 }
 
 static void socket_option_wins_over_qua_socket(void) {
@@ -57,12 +57,12 @@ static void socket_option_wins_over_qua_socket(void) {
   CU_ASSERT_EQUAL(itest_qua(&o, &d, "ping", (char *)NULL), 0);
   CU_ASSERT_EQUAL(itest_qua(&o, NULL, "ping", (char *)NULL), 3);
   CU_ASSERT(HAS(o.err, "elsewhere.sock"));
-  itest_stop(&d);
+  CU_ASSERT(itest_stop_clean(&d));
 
   setenv("QUA_SOCKET", "", 1);
   CU_ASSERT_FATAL(itest_start(&d, (char *)NULL) == 0);
   CU_ASSERT_EQUAL(itest_qua(&o, &d, "ping", (char *)NULL), 0);
-  itest_stop(&d);
+  CU_ASSERT(itest_stop_clean(&d));
   unsetenv("QUA_SOCKET");
   rmdir(other);
 }

@@ -5,7 +5,9 @@
  * ../shared/m68k-sst) and requires every test to pass. TAS and TRAPV are
  * unverified upstream and are reported apart, outside that requirement.
  * Exits 77 (meson SKIP) when DIR is missing, saying so, unless --required
- * (-Dsst_data was given): then a missing or empty DIR fails.
+ * (-Dsst_data was given) or the environment variable CI is set (to anything
+ * but "", "0" or "false"): then a missing or empty DIR fails, so that CI
+ * cannot pass by skipping.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -78,12 +80,17 @@ int main(int argc, char **argv)
     else
       sst_dir = argv[i];
   }
+  const char *ci = getenv("CI");
+  bool in_ci = ci != NULL && ci[0] != '\0' && strcmp(ci, "0") != 0 && strcmp(ci, "false") != 0;
+  if (in_ci)
+    sst_required = true;
   struct stat st;
   if (!sst_dir || stat(sst_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
     printf("%s: m68k-sst data not found at %s (%s)\n", sst_required ? "FAIL" : "SKIP",
            sst_dir ? sst_dir : "(no directory given)",
-           sst_required ? "the folder -Dsst_data names"
-                        : "meson setup -Dsst_data=FOLDER points the build at the data");
+           !sst_required ? "meson setup -Dsst_data=FOLDER points the build at the data"
+           : in_ci       ? "CI is set, so the data are required"
+                         : "the folder -Dsst_data names");
     return sst_required ? 1 : 77;
   }
   if (CU_initialize_registry() != CUE_SUCCESS)
