@@ -98,6 +98,20 @@ static inline uint64_t open_name(rawconn_t *c, const char *name, int *status) {
   return h;
 }
 
+/* Sends one request and waits for its response: the frame's status
+ * (QUA_ECONN without one), and its message copied into msg. */
+static inline int call_status(rawconn_t *c, unsigned method, const ProtobufCMessage *req, char *msg,
+                              size_t len) {
+  uint64_t id = rc_send(c, method, req);
+  Qua__V1__Frame *f = rc_response(c, id, 5000);
+  if (f == NULL)
+    return QUA_ECONN;
+  int st = f->status;
+  snprintf(msg, len, "%s", f->message ? f->message : "");
+  quap_frame_free(f);
+  return st;
+}
+
 /* Wires src's callout to dst's callentry; returns the status. */
 static inline int wire(rawconn_t *c, uint64_t src, const char *callout, uint64_t dst, const char *entry) {
   Qua__V1__WireRequest w = QUA__V1__WIRE_REQUEST__INIT;

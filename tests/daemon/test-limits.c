@@ -12,14 +12,7 @@ static int create_status(rawconn_t *c, const char *type, char *msg, size_t len) 
   Qua__V1__CreateRequest r = QUA__V1__CREATE_REQUEST__INIT;
   r.type = (char *)type;
   r.name = (char *)"";
-  uint64_t id = rc_send(c, QUAP_CREATE, &r.base);
-  Qua__V1__Frame *f = rc_response(c, id, 5000);
-  if (f == NULL)
-    return QUA_ECONN;
-  int st = f->status;
-  snprintf(msg, len, "%s", f->message ? f->message : "");
-  quap_frame_free(f);
-  return st;
+  return call_status(c, QUAP_CREATE, &r.base, msg, len);
 }
 
 /* A quad started with opt=val, and two connections to it. */

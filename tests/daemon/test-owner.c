@@ -12,14 +12,7 @@ static const char *quad_exe;
 static int unpublish(rawconn_t *c, const char *name, char *msg, size_t len) {
   Qua__V1__UnpublishRequest r = QUA__V1__UNPUBLISH_REQUEST__INIT;
   r.name = (char *)name;
-  uint64_t id = rc_send(c, QUAP_UNPUBLISH, &r.base);
-  Qua__V1__Frame *f = rc_response(c, id, 5000);
-  if (f == NULL)
-    return QUA_ECONN;
-  int st = f->status;
-  snprintf(msg, len, "%s", f->message ? f->message : "");
-  quap_frame_free(f);
-  return st;
+  return call_status(c, QUAP_UNPUBLISH, &r.base, msg, len);
 }
 
 static int close_queue(rawconn_t *c, uint64_t h) {
