@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -1014,6 +1015,41 @@ static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi,
   *space = (uint8_t *)(p + qi->n_params);
 }
 
+/* Asks for the pages after the first (ListRequest.after_id) while quad
+ * says more follow, and moves their quajects into the first page's reply,
+ * so that one unpacked message holds every string the result points into
+ * (protobuf-c's default allocator is malloc's). Each page must start past
+ * the last id given, so a confused server cannot loop us. */
+static int list_rest(quac_conn_t *c, Qua__V1__ListReply *rep) {
+  while (rep->more && rep->n_quajects > 0) {
+    Qua__V1__ListRequest req = QUA__V1__LIST_REQUEST__INIT;
+    req.after_id = rep->quajects[rep->n_quajects - 1]->id;
+    ProtobufCMessage *msg;
+    int r = call(c, QUAP_LIST, &req.base, &msg);
+    if (r < 0)
+      return r;
+    Qua__V1__ListReply *page = (Qua__V1__ListReply *)msg;
+    if (page->n_quajects > 0 && page->quajects[0]->id <= req.after_id) {
+      protobuf_c_message_free_unpacked(msg, NULL);
+      return seterr(c, QUA_EPROTO, "List page after id %" PRIu64 " starts at id %" PRIu64,
+                    req.after_id, page->quajects[0]->id);
+    }
+    Qua__V1__QuajectInfo **all =
+        realloc(rep->quajects, (rep->n_quajects + page->n_quajects) * sizeof *all);
+    if (all == NULL) {
+      protobuf_c_message_free_unpacked(msg, NULL);
+      return seterr(c, QUA_ENOMEM, "out of memory");
+    }
+    memcpy(all + rep->n_quajects, page->quajects, page->n_quajects * sizeof *all);
+    rep->quajects = all;
+    rep->n_quajects += page->n_quajects;
+    rep->more = page->more;
+    page->n_quajects = 0; /* they belong to rep now */
+    protobuf_c_message_free_unpacked(msg, NULL);
+  }
+  return 0;
+}
+
 int quac_list(quac_conn_t *c, quac_quaject_list_t **out) {
   *out = NULL;
   Qua__V1__ListRequest req = QUA__V1__LIST_REQUEST__INIT;
@@ -1022,6 +1058,10 @@ int quac_list(quac_conn_t *c, quac_quaject_list_t **out) {
   if (r < 0)
     return r;
   Qua__V1__ListReply *rep = (Qua__V1__ListReply *)msg;
+  if ((r = list_rest(c, rep)) < 0) {
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return r;
+  }
   size_t size = sizeof(quac_quaject_list_t) + rep->n_quajects * sizeof(quac_quaject_info_t);
   for (size_t i = 0; i < rep->n_quajects; i++)
     size += quaject_extra(rep->quajects[i]);

@@ -73,6 +73,36 @@ static void timeouts_past_the_bound_give_the_connection_up(void) {
   quac_close(c);
 }
 
+/* A quad whose frames hold 2 KiB pages List: quac_list asks for every
+ * page and gives all 60 quajects, each once, in id order (60 of them
+ * with their state lines do not fit in one 2 KiB reply). */
+static void list_gathers_every_page(void) {
+  itest_daemon_t small;
+  CU_ASSERT_FATAL(itest_start(&small, "--log-level", "warn", "--max-frame", "2048", (char *)NULL) ==
+                  0);
+  quac_conn_t *c = itest_connect(&small);
+  CU_ASSERT_FATAL(c != NULL);
+  for (int i = 0; i < 60; i++) {
+    char name[32];
+    uint64_t h;
+    snprintf(name, sizeof name, "page-q-%02d", i);
+    CU_ASSERT_EQUAL(quac_create(c, "queue", NULL, 0, name, &h, NULL), 0);
+  }
+  quac_quaject_list_t *l = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_list(c, &l), 0);
+  CU_ASSERT_EQUAL(l->nquajects, 60);
+  size_t bytes = 0;
+  for (size_t i = 0; i < l->nquajects; i++) {
+    bytes += strlen(l->quajects[i].name) + strlen(l->quajects[i].state);
+    if (i > 0)
+      CU_ASSERT(l->quajects[i].id > l->quajects[i - 1].id);
+  }
+  CU_ASSERT(bytes > 2048);
+  quac_free(l);
+  quac_close(c);
+  CU_ASSERT(itest_stop_clean(&small));
+}
+
 int main(int argc, char **argv) {
   if (itest_init(argc, argv) < 0)
     return 1;
@@ -85,10 +115,12 @@ int main(int argc, char **argv) {
        late_responses_of_timed_out_calls_are_dropped},
       {"timeouts_past_the_bound_give_the_connection_up",
        timeouts_past_the_bound_give_the_connection_up},
+      {"list_gathers_every_page", list_gathers_every_page},
       {NULL, NULL}};
   int rc = qtest_run("client-bounds", cases);
   if (rc != 0)
     itest_dump_log(&daemon_);
-  itest_stop(&daemon_);
+  if (!itest_stop_clean(&daemon_))
+    rc = 1;
   return rc;
 }
