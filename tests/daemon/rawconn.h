@@ -258,7 +258,7 @@ static inline int quad_start(quad_child_t *q, const char *exe, const char *const
     execv(exe, (char *const *)argv);
     _exit(127);
   }
-  double end = rc_now() + 10.0;
+  double end = rc_now() + 30.0; /* generous: sanitizer builds on a loaded machine */
   while (rc_now() < end) {
     int st;
     if (waitpid(q->pid, &st, WNOHANG) == q->pid) {
