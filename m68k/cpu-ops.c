@@ -5,7 +5,7 @@
  * (EA_*), k a constant from the pattern table. The generated handlers pass
  * constants, so each handler is the template compiled for one case.
  *
- * Design notes (CAS and CAS2, see also REFERENCE.md; then dispatch)
+ * Design notes (CAS and CAS2, after the M68000 Family Programmer's Reference Manual; then dispatch)
  *
  * 1. An instruction runs to completion before the other CPU of a machine runs
  *    (one host thread steps both), so CAS, CAS2 and TAS are indivisible by

@@ -10,7 +10,7 @@
  * through into the second (collapsing layers); otherwise the hole points at
  * a trampoline that calls through the wire's site.
  *
- * Code swap protocol (STYLE.md item 7):
+ * Code swap protocol (numbered invariants):
  *
  *  1. Synthesis runs only under the control lock, in qua__resynth(q), once
  *     after each change of what code depends on (q's sites, wires, watchers,
