@@ -278,7 +278,12 @@ static inline int quad_start(quad_child_t *q, const char *exe, const char *const
       }
       if (f != NULL)
         fclose(f);
-      return 0;
+      /* quad logs its TCP listener after the unix one: wait for it too. */
+      bool tcp = false;
+      for (int i = 0; extra != NULL && extra[i] != NULL; i++)
+        tcp = tcp || strcmp(extra[i], "--listen") == 0;
+      if (!tcp || q->port != 0)
+        return 0;
     }
     usleep(10000);
   }
