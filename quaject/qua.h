@@ -250,8 +250,11 @@ QUA_API int qua_type_param(const qua_type_t *t, const char *name);    /* index o
 /* --- Types defined outside libqua ------------------------------------------ */
 
 /* Adds a type (a program's own, such as quad's link) to the registry. The
- * table must outlive the program. Refused when a type of that name exists,
- * the table breaks the model's limits, or QUA_MAX_EXTRA_TYPES were added. */
+ * table must outlive the program. Refused with QUA_EINVAL for a malformed
+ * table (no name or init hook, a name past QUA_NAME_MAX, an entry with an
+ * arity out of range or no generic code), QUA_ELIMIT for more members than
+ * the model allows or past QUA_MAX_EXTRA_TYPES types, QUA_EEXIST when a
+ * type of that name exists. */
 QUA_API int qua_type_register(const qua_type_t *t, struct qua_error *err);
 
 /* qua_fire(), for a type's callentries, is declared with qua_create_with()'s
@@ -282,9 +285,9 @@ QUA_API int qua_create(const char *type, const char *const *params, int nparams,
 
 /* The same for a type whose table lives outside libqua: an embedder's
  * quajects whose callentries run elsewhere (quad's target=m68k ones run as
- * 68k code on its quamachine). The table must keep the model's limits
- * (QUA_EINVAL otherwise, naming the problem) and outlive its quajects; it
- * is not added to qua_types(). */
+ * 68k code on its quamachine). The table is checked as qua_type_register()
+ * checks it (QUA_EINVAL or QUA_ELIMIT, naming the problem), must outlive
+ * its quajects, and is not added to qua_types(). */
 QUA_API int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
                             qua_quaject_t **out, qua_error_t *err);
 

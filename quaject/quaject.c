@@ -161,16 +161,41 @@ const qua_type_t *qua_type_find(const char *name) {
   return NULL;
 }
 
-int qua_type_register(const qua_type_t *t, qua_error_t *err) {
+/* The one check of a type table against the model, for qua_type_register()
+ * and qua_create_with() alike: QUA_EINVAL for a malformed table (no name,
+ * no init hook, a name past QUA_NAME_MAX, a negative count, an entry with
+ * an arity out of range or no generic code), QUA_ELIMIT for more members
+ * than the model allows. The built-in tables pass by construction. */
+static int type_check(const qua_type_t *t, qua_error_t *err) {
   if (t == NULL || t->name == NULL || t->ops.init == NULL)
     return qua__error(err, QUA_EINVAL, "a type needs a name and an init hook");
+  if (strlen(t->name) > QUA_NAME_MAX)
+    return qua__error(err, QUA_EINVAL, "type name %.*s...: longer than %d characters", 16, t->name,
+                      QUA_NAME_MAX);
+  if (t->nparams < 0 || t->nentries < 0 || t->ncallouts < 0 || t->ncallbacks < 0)
+    return qua__error(err, QUA_EINVAL, "type %s: a negative member count", t->name);
   if (t->nparams > QUA_MAX_PARAMS || t->nentries > QUA_MAX_ENTRIES ||
       t->ncallouts > QUA_MAX_CALLOUTS || t->ncallbacks > QUA_MAX_CALLBACKS)
-    return qua__error(err, QUA_ELIMIT, "type %s has more members than the model allows", t->name);
-  for (int i = 0; i < t->nentries; i++)
-    if (t->entries[i].arity < 0 || t->entries[i].arity > QUA_MAX_ARITY)
-      return qua__error(err, QUA_EINVAL, "%s.%s: arity %d", t->name, t->entries[i].name,
-                        t->entries[i].arity);
+    return qua__error(err, QUA_ELIMIT,
+                      "type %s: %d params, %d entries, %d callouts, %d callbacks; outside the "
+                      "model's limits of %d, %d, %d, %d",
+                      t->name, t->nparams, t->nentries, t->ncallouts, t->ncallbacks,
+                      QUA_MAX_PARAMS, QUA_MAX_ENTRIES, QUA_MAX_CALLOUTS, QUA_MAX_CALLBACKS);
+  for (int i = 0; i < t->nentries; i++) {
+    const qua_entry_def_t *e = &t->entries[i];
+    if (e->arity < 0 || e->arity > QUA_MAX_ARITY)
+      return qua__error(err, QUA_EINVAL, "%s.%s: arity %d, expected 0 to %d", t->name, e->name,
+                        e->arity, QUA_MAX_ARITY);
+    if (e->generic == NULL)
+      return qua__error(err, QUA_EINVAL, "%s.%s: no generic code", t->name, e->name);
+  }
+  return QUA_OK;
+}
+
+int qua_type_register(const qua_type_t *t, qua_error_t *err) {
+  int r0 = type_check(t, err);
+  if (r0 < 0)
+    return r0;
   qua__ctl_lock();
   int r = QUA_OK;
   int i = 0;
@@ -292,23 +317,11 @@ int qua_create(const char *type, const char *const *params, int nparams, qua_qua
   return qua_create_with(t, params, nparams, out, err);
 }
 
-/* The model's limits, which the built-in tables keep by construction. */
-static bool type_within_limits(const qua_type_t *t) {
-  return t->name != NULL && t->ops.init != NULL && t->nentries >= 0 &&
-         t->nentries <= QUA_MAX_ENTRIES && t->ncallouts >= 0 && t->ncallouts <= QUA_MAX_CALLOUTS &&
-         t->ncallbacks >= 0 && t->ncallbacks <= QUA_MAX_CALLBACKS && t->nparams >= 0 &&
-         t->nparams <= QUA_MAX_PARAMS && strlen(t->name) <= QUA_NAME_MAX;
-}
-
 int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
                     qua_quaject_t **out, qua_error_t *err) {
-  if (t == NULL || !type_within_limits(t))
-    return qua__error(err, QUA_EINVAL, "a type table outside the model's limits");
-  for (int e = 0; e < t->nentries; e++)
-    if (t->entries[e].arity < 0 || t->entries[e].arity > QUA_MAX_ARITY ||
-        t->entries[e].generic == NULL)
-      return qua__error(err, QUA_EINVAL, "%s.%s: arity out of range or no code", t->name,
-                        t->entries[e].name);
+  int rt = type_check(t, err);
+  if (rt < 0)
+    return rt;
   if (out == NULL)
     return qua__error(err, QUA_EINVAL, "no place to store the quaject");
   /* synth=off|stencil applies to every type; the rest is the type's. */

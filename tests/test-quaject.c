@@ -363,30 +363,60 @@ static void create_with_outside_type_and_fire(void) {
   CU_ASSERT_EQUAL(qua_destroy(q, false, &err), QUA_OK);
 }
 
+/* qua_create_with() and qua_type_register() share one check: the same
+ * table gets the same code from both. */
+static void check_both(const qua_type_t *t, int want, const char *msg) {
+  qua_error_t err = {0};
+  qua_quaject_t *q = NULL;
+  CU_ASSERT_EQUAL(qua_create_with(t, NULL, 0, &q, &err), want);
+  CU_ASSERT_PTR_NULL(q);
+  if (msg != NULL)
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));
+  qua_error_t rerr = {0};
+  CU_ASSERT_EQUAL(qua_type_register(t, &rerr), want);
+  CU_ASSERT_STRING_EQUAL(rerr.msg, err.msg);
+}
+
 static void create_with_refuses_tables_past_the_limits(void) {
   qua_error_t err = {0};
   qua_quaject_t *q = NULL;
   qua_type_t t = ext_type;
   t.nentries = QUA_MAX_ENTRIES + 1;
-  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "limits"));
+  check_both(&t, QUA_ELIMIT, "limits");
   t = ext_type;
   t.ncallbacks = QUA_MAX_CALLBACKS + 1;
-  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
+  check_both(&t, QUA_ELIMIT, "limits");
+  t = ext_type;
+  t.nparams = -1;
+  check_both(&t, QUA_EINVAL, "negative");
   t = ext_type;
   t.ops.init = NULL;
-  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
+  check_both(&t, QUA_EINVAL, "init hook");
+  char longname[QUA_NAME_MAX + 2];
+  memset(longname, 'n', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  t = ext_type;
+  t.name = longname;
+  check_both(&t, QUA_EINVAL, "longer than");
   qua_entry_def_t bad_arity[] = {{"poke", QUA_MAX_ARITY + 1, false, true, ext_poke, "poke"}};
   t = ext_type;
   t.entries = bad_arity;
-  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_EINVAL);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ext.poke"));
+  check_both(&t, QUA_EINVAL, "ext.poke: arity");
+  qua_entry_def_t no_code[] = {{"poke", 1, false, true, NULL, "poke"}};
+  t = ext_type;
+  t.entries = no_code;
+  check_both(&t, QUA_EINVAL, "ext.poke: no generic code");
   CU_ASSERT_EQUAL(qua_create_with(NULL, NULL, 0, &q, &err), QUA_EINVAL);
   CU_ASSERT_PTR_NULL(q);
   /* At the limits: accepted. */
   qua_entry_def_t two[] = {{"poke", QUA_MAX_ARITY, false, true, ext_poke, "poke"}};
   t = ext_type;
   t.entries = two;
+  CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, &err), QUA_OK);
+  longname[QUA_NAME_MAX] = '\0';
+  t = ext_type;
+  t.name = longname;
   CU_ASSERT_EQUAL(qua_create_with(&t, NULL, 0, &q, &err), QUA_OK);
   CU_ASSERT_EQUAL(qua_destroy(q, false, &err), QUA_OK);
 }
