@@ -7,24 +7,30 @@
 #                 print the table of figures, anchors, ratios and goals
 #   make deps     install the Debian packages the build needs (as root),
 #                 or print the apt-get line to run (as another user)
+#   make install  build for PREFIX and install: quad, qua, quamachine,
+#                 libquaclient (library, headers, pkg-config), the systemd
+#                 unit and sysusers.d file, man pages, bash completions;
+#                 DESTDIR stages the tree elsewhere (for packaging)
 #
 # Variables: BUILD (build folder, default build), MESON_OPTS (extra
-# options for meson setup), SUITES (meson test --suite arguments).
+# options for meson setup), SUITES (meson test --suite arguments),
+# PREFIX (default /usr/local), DESTDIR.
 
 BUILD      ?= build
 MESON_OPTS ?=
 MESON      ?= meson
+PREFIX     ?= /usr/local
 
 # Debian 12 packages: the build, then what tests and benchmarks use.
 BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
              libuv1-dev libprotobuf-c-dev protobuf-c-compiler \
              libcunit1-dev liburcu-dev libelf-dev zlib1g-dev
 TEST_PKGS  = libck-dev libboost-dev libdpdk-dev g++ libtcc-dev tcc libgccjit-12-dev \
-             redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd \
+             redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd groff-base \
              python3-protobuf protobuf-compiler python3-pytest iproute2
 PKGS       = $(BUILD_PKGS) $(TEST_PKGS)
 
-.PHONY: all deps demo test bench clean
+.PHONY: all deps demo test bench install clean
 
 all: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
@@ -60,6 +66,10 @@ test: all
 bench: all
 	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4 --logbase benchmarklog; st=$$?; \
 	  python3 tests/bench/bench-table.py $(BUILD)/meson-logs/benchmarklog.txt && exit $$st
+
+install: $(BUILD)/build.ninja
+	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)
+	$(MESON) install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
 
 clean:
 	rm -rf $(BUILD)

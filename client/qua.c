@@ -1495,7 +1495,12 @@ static void print_options(FILE *f, bool verb_opts) {
     if (options[i].verb_opt != verb_opts)
       continue;
     const char *h = options[i].help;
-    fprintf(f, "  %-24s", options[i].synopsis);
+    /* A synopsis too long for its column gets a line of its own, so two
+     * spaces always part it from its help (as doc/mkman.py reads it). */
+    if (strlen(options[i].synopsis) > 22)
+      fprintf(f, "  %s\n  %-24s", options[i].synopsis, "");
+    else
+      fprintf(f, "  %-24s", options[i].synopsis);
     while (*h) {
       size_t n = strcspn(h, "\n");
       fprintf(f, "%.*s\n", (int)n, h);
