@@ -54,6 +54,8 @@ typedef struct ctx {
   bool force;      /* --force */
   bool code;       /* --code */
   uint64_t window; /* --window N */
+  const char *svg; /* --svg FILE */
+  bool once;       /* --once */
 } ctx_t;
 
 struct verb {
@@ -1263,6 +1265,258 @@ static int verb_drain(ctx_t *x) {
   return event_loop(x, &s, true);
 }
 
+/* --- graph and top ---------------------------------------------------------- */
+
+/* Writes s as the inside of a DOT double-quoted string. */
+static void dot_str(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fputc('\\', f);
+    fputc(*s, f);
+  }
+}
+
+/* The value of "key=VALUE" in a state line, copied into buf ("" if none). */
+static const char *state_word(const char *state, const char *key, char *buf, size_t len) {
+  size_t k = strlen(key);
+  buf[0] = '\0';
+  for (const char *p = state; p != NULL && *p; p = strchr(p, ' '), p = p ? p + 1 : NULL)
+    if (strncmp(p, key, k) == 0 && p[k] == '=') {
+      size_t n = strcspn(p + k + 1, " ");
+      snprintf(buf, len, "%.*s", (int)n, p + k + 1);
+      break;
+    }
+  return buf;
+}
+
+/* The graph in DOT: a node per quaject (name, type and id, state), an edge
+ * per wire labelled CALLOUT -> ENTRY, and for a link the peer quad it
+ * forwards to, as a node of its own. */
+static void write_dot(FILE *f, const quac_quaject_list_t *l) {
+  char buf[64], peer[300], remote[160], st[32];
+  fprintf(f, "digraph quad {\n  rankdir=LR;\n"
+             "  node [shape=box, style=rounded, fontname=\"monospace\", fontsize=10];\n"
+             "  edge [fontname=\"monospace\", fontsize=9];\n");
+  for (size_t i = 0; i < l->nquajects; i++) {
+    const quac_quaject_info_t *q = &l->quajects[i];
+    fprintf(f, "  q%" PRIu64 " [label=\"", q->id);
+    dot_str(f, shown_name(buf, sizeof buf, q->name, q->id));
+    fprintf(f, "\\n%s #%" PRIu64 "\\n", q->type, q->id);
+    dot_str(f, q->state);
+    fprintf(f, "\"");
+    state_word(q->state, "state", st, sizeof st);
+    if (strstr(q->state, "closed") != NULL || strcmp(st, "down") == 0)
+      fprintf(f, ", style=\"rounded,filled\", fillcolor=\"%s\"",
+              strcmp(st, "down") == 0 ? "#f4cccc" : "#dddddd");
+    fprintf(f, "];\n");
+    for (size_t w = 0; w < q->nwires; w++)
+      fprintf(f, "  q%" PRIu64 " -> q%" PRIu64 " [label=\"%s -> %s\"];\n", q->id,
+              q->wires[w].dst_id, q->wires[w].callout, q->wires[w].entry);
+    if (strcmp(q->type, "link") == 0) {
+      state_word(q->state, "peer", peer, sizeof peer);
+      state_word(q->state, "remote", remote, sizeof remote);
+      fprintf(f, "  peer%" PRIu64 " [shape=ellipse, label=\"quad at ", q->id);
+      dot_str(f, peer);
+      fprintf(f, "\"];\n  q%" PRIu64 " -> peer%" PRIu64 " [style=dashed, label=\"", q->id, q->id);
+      dot_str(f, remote);
+      fprintf(f, "\"];\n");
+    }
+  }
+  fprintf(f, "}\n");
+}
+
+static int verb_graph(ctx_t *x) {
+  if (x->o->json)
+    return usage_error(x, "graph prints Graphviz's DOT; 'qua ls --json' gives the same as JSON");
+  quac_quaject_list_t *l;
+  int rc = list_all(x, "graph", &l);
+  if (rc != EXIT_OK)
+    return rc;
+  if (x->svg == NULL) {
+    write_dot(stdout, l);
+    quac_free(l);
+    return EXIT_OK;
+  }
+  /* Rendered by dot itself, its error (a missing Graphviz, a file that
+   * cannot be written) on our stderr. */
+  char cmd[4200];
+  const char *p = x->svg;
+  size_t n = (size_t)snprintf(cmd, sizeof cmd, "dot -Tsvg -o '");
+  for (; *p && n + 8 < sizeof cmd; p++)
+    n += (size_t)snprintf(cmd + n, sizeof cmd - n, *p == '\'' ? "'\\''" : "%c", *p);
+  snprintf(cmd + n, sizeof cmd - n, "'");
+  FILE *f = popen(cmd, "w");
+  if (f == NULL) {
+    quac_free(l);
+    return report(EXIT_REFUSED, "EIO", 0, "graph", "cannot run dot: %s", strerror(errno));
+  }
+  write_dot(f, l);
+  quac_free(l);
+  int st = pclose(f);
+  if (st != 0)
+    return report(EXIT_REFUSED, "EIO", 0, "graph",
+                  WIFEXITED(st) && WEXITSTATUS(st) == 127
+                      ? "Graphviz's dot is not installed (apt-get install graphviz)"
+                      : "dot could not render %s", x->svg);
+  if (!x->o->json)
+    fprintf(stderr, "qua: graph: wrote %s\n", x->svg);
+  return EXIT_OK;
+}
+
+/* One quaject's numbers at a sample: its state line's KEY=N words. */
+typedef struct top_row {
+  uint64_t id;
+  char line[256];
+} top_row_t;
+
+static const top_row_t *top_find(const top_row_t *rows, size_t n, uint64_t id) {
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].id == id)
+      return &rows[i];
+  return NULL;
+}
+
+/* The numbers of a state line that changed since the previous one, and
+ * how fast (per second). */
+typedef struct top_rate {
+  char key[32];
+  double per_s;
+} top_rate_t;
+
+static size_t top_rates(const char *was, const char *now, double dt, top_rate_t *out, size_t max) {
+  size_t n = 0;
+  for (const char *p = now; p != NULL && *p && n < max; p = strchr(p, ' '), p = p ? p + 1 : NULL) {
+    const char *eq = strchr(p, '=');
+    const char *sp = strchr(p, ' ');
+    if (eq == NULL || (sp != NULL && eq > sp) || (size_t)(eq - p) >= sizeof out[n].key)
+      continue;
+    snprintf(out[n].key, sizeof out[n].key, "%.*s", (int)(eq - p), p);
+    char old[32], *end;
+    unsigned long long v = strtoull(eq + 1, &end, 10);
+    if (end == eq + 1 || (*end != ' ' && *end != '\0') ||
+        state_word(was, out[n].key, old, sizeof old)[0] == '\0')
+      continue;
+    out[n].per_s = ((double)v - strtod(old, NULL)) / dt;
+    if (out[n].per_s != 0)
+      n++;
+  }
+  return n;
+}
+
+static int top_sample(ctx_t *x, quac_stats_t *st, quac_quaject_list_t **l, double *t) {
+  int r = quac_stats(x->c, st);
+  if (r < 0)
+    return fail(x->c, "top", r);
+  *t = now_s();
+  return list_all(x, "top", l);
+}
+
+/* One frame: the daemon's counts and rates, then each quaject's state and
+ * the rates of its numbers since the previous sample. */
+static void top_frame(ctx_t *x, const quac_stats_t *a, const quac_stats_t *b, double dt,
+                      const top_row_t *prev, size_t nprev, const quac_quaject_list_t *l) {
+  char buf[64];
+  top_rate_t r[16];
+  if (x->o->json) {
+    printf("{\"connections\":%" PRIu64 ",\"quajects\":%" PRIu64 ",\"requests\":%" PRIu64
+           ",\"requests_per_s\":%.1f,\"events_per_s\":%.1f,\"events_dropped\":%" PRIu64 "}\n",
+           b->connections, b->quajects, b->requests, (double)(b->requests - a->requests) / dt,
+           (double)(b->events_sent - a->events_sent) / dt, b->events_dropped);
+  } else {
+    printf("quad: connections %" PRIu64 ", quajects %" PRIu64 ", requests %" PRIu64
+           " (%.0f/s), events %.0f/s (dropped %" PRIu64 "), in %.0f B/s, out %.0f B/s, up %" PRIu64
+           " s\n\n",
+           b->connections, b->quajects, b->requests, (double)(b->requests - a->requests) / dt,
+           (double)(b->events_sent - a->events_sent) / dt, b->events_dropped,
+           (double)(b->bytes_in - a->bytes_in) / dt, (double)(b->bytes_out - a->bytes_out) / dt,
+           b->uptime_ms / 1000);
+  }
+  int wname = 4, wtype = 4, wstate = 5;
+  for (size_t i = 0; i < l->nquajects; i++) {
+    const quac_quaject_info_t *q = &l->quajects[i];
+    int n = (int)strlen(shown_name(buf, sizeof buf, q->name, q->id));
+    wname = n > wname ? n : wname;
+    wtype = (int)strlen(q->type) > wtype ? (int)strlen(q->type) : wtype;
+    wstate = (int)strlen(q->state) > wstate ? (int)strlen(q->state) : wstate;
+  }
+  if (!x->o->json)
+    printf("%-6s  %-*s  %-*s  %-*s  %s\n", "ID", wname, "NAME", wtype, "TYPE", wstate, "STATE",
+           "RATES");
+  for (size_t i = 0; i < l->nquajects; i++) {
+    const quac_quaject_info_t *q = &l->quajects[i];
+    const top_row_t *p = top_find(prev, nprev, q->id);
+    size_t nr = top_rates(p != NULL ? p->line : "", q->state, dt, r, 16);
+    if (x->o->json) {
+      printf("{\"name\":");
+      json_str(stdout, shown_name(buf, sizeof buf, q->name, q->id));
+      printf(",\"id\":%" PRIu64 ",\"type\":", q->id);
+      json_str(stdout, q->type);
+      printf(",\"state\":");
+      json_state(q->state);
+      printf(",\"rates\":{");
+      for (size_t k = 0; k < nr; k++)
+        printf("%s\"%s\":%.1f", k ? "," : "", r[k].key, r[k].per_s);
+      printf("}}\n");
+    } else {
+      printf("%-6" PRIu64 "  %-*s  %-*s  %-*s ", q->id, wname,
+             shown_name(buf, sizeof buf, q->name, q->id), wtype, q->type, wstate, q->state);
+      for (size_t k = 0; k < nr; k++)
+        printf(" %s %+.0f/s", r[k].key, r[k].per_s);
+      printf("\n");
+    }
+  }
+  fflush(stdout);
+}
+
+static int verb_top(ctx_t *x) {
+  quac_stats_t a, b;
+  quac_quaject_list_t *la = NULL, *lb = NULL;
+  double ta, tb;
+  int rc = top_sample(x, &a, &la, &ta);
+  if (rc != EXIT_OK)
+    return rc;
+  bool tty = isatty(STDOUT_FILENO) && !x->once && !x->o->json;
+  catch_signals();
+  uint64_t frames = 0;
+  while (!stop_requested) {
+    /* A second between samples, in slices, so ^C ends it at once. */
+    for (int i = 0; i < 10 && !stop_requested; i++) {
+      struct timespec ts = {0, 100000000};
+      nanosleep(&ts, NULL);
+    }
+    if (stop_requested)
+      break;
+    rc = top_sample(x, &b, &lb, &tb);
+    if (rc != EXIT_OK)
+      break;
+    size_t nprev = la->nquajects;
+    top_row_t *prev = calloc(nprev ? nprev : 1, sizeof *prev);
+    if (prev == NULL) {
+      rc = report(EXIT_REFUSED, "ENOMEM", 0, "top", "out of memory");
+      break;
+    }
+    for (size_t i = 0; i < nprev; i++) {
+      prev[i].id = la->quajects[i].id;
+      snprintf(prev[i].line, sizeof prev[i].line, "%s", la->quajects[i].state);
+    }
+    if (tty)
+      printf("\033[H\033[2J");
+    top_frame(x, &a, &b, tb - ta > 0 ? tb - ta : 1, prev, nprev, lb);
+    free(prev);
+    quac_free(la);
+    la = lb;
+    lb = NULL;
+    a = b;
+    ta = tb;
+    frames++;
+    if (x->once || (x->has_count && frames >= x->count))
+      break;
+  }
+  quac_free(la);
+  quac_free(lb);
+  return rc;
+}
+
 static int verb_help(ctx_t *x);
 
 /* --- The verb table ------------------------------------------------------------ */
@@ -1381,6 +1635,27 @@ static const verb_t verbs[] = {
      "interrupted (exit status 0 for each). Like watch, it ends with exit status\n"
      "4 when the queue is destroyed and 3 when quad goes away. A quaject that\n"
      "is not a queue is refused: wire its callout to a queue and drain that.\n"},
+    {"graph", 0, 0, "dot,svg", verb_graph, "graph [--dot | --svg FILE]",
+     "draw the daemon's quajects and wires (Graphviz)",
+     "Prints the quajects this client may see as a Graphviz graph in the DOT\n"
+     "language: a box per quaject (name, type and id, state line; grey when\n"
+     "closed, red for a link that is down), an arrow per wire labelled\n"
+     "\"CALLOUT -> ENTRY\", and for each link an oval for the quad it forwards\n"
+     "to, with the remote name and entry on a dashed arrow. --svg FILE renders\n"
+     "it with Graphviz's dot (apt-get install graphviz) instead of printing it;\n"
+     "when dot is missing or fails, qua says so and exits with status 1.\n"
+     "  $ qua graph --svg graph.svg\n"
+     "  $ qua graph | dot -Tpng -o graph.png\n"},
+    {"top", 0, 0, "count,once", verb_top, "top [--once] [--count N]",
+     "show the daemon's and each quaject's counts and rates, live",
+     "Samples the daemon's counters and every quaject's state once a second and\n"
+     "shows them as a table that is redrawn in place: the connections,\n"
+     "quajects, requests and events with their rates per second, then a line\n"
+     "per quaject with its state line and, under RATES, how fast each of its\n"
+     "numbers changed since the last sample (\"count +1200/s\"). Runs until\n"
+     "interrupted, or for N frames (--count); --once prints one frame (after\n"
+     "one second of sampling) without redrawing, for scripts. With --json, a\n"
+     "frame is an object for the daemon then one per quaject, with \"rates\".\n"},
     {"help", 0, 1, "", verb_help, "help [VERB|json]", "show help for qua, a verb or the JSON",
      "Without an argument, the overview ('qua --help'); with VERB, its manual\n"
      "(also 'qua VERB --help'); 'qua help json' describes what --json prints.\n"},
@@ -1391,7 +1666,7 @@ static const verb_t verbs[] = {
 /* --- Options -------------------------------------------------------------------- */
 
 enum opt_id { O_SOCKET, O_CONNECT, O_TOKEN, O_JSON, O_TIMEOUT, O_HELP, O_VERSION,
-              O_COUNT, O_FORCE, O_WINDOW, O_CODE };
+              O_COUNT, O_FORCE, O_WINDOW, O_CODE, O_DOT, O_SVG, O_ONCE };
 
 /* Every option of qua: global ones (verb_opt false) go with any verb; a
  * verb option only with the verbs whose `options` name it. */
@@ -1425,6 +1700,9 @@ static const struct opt_def {
     {"force", 'f', false, true, O_FORCE, "-f, --force", "rm: unwire what is wired to it first"},
     {"window", 'w', true, true, O_WINDOW, "-w, --window W", "drain: credits outstanding (64)"},
     {"code", '\0', false, true, O_CODE, "--code", "show: each entry's code, disassembled"},
+    {"dot", '\0', false, true, O_DOT, "--dot", "graph: print DOT (the default)"},
+    {"svg", '\0', true, true, O_SVG, "--svg FILE", "graph: render with Graphviz's dot into FILE"},
+    {"once", '\0', false, true, O_ONCE, "--once", "top: print one frame and exit"},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
@@ -1709,7 +1987,7 @@ static const struct opt_def *opt_find_short(char c) {
 static int apply_option(const struct opt_def *d, const char *val, opts_t *o, ctx_t *x,
                         const struct opt_def **seen, size_t *nseen, bool *help, bool *version) {
   uint64_t v = 0;
-  if (d->has_arg && d->id != O_SOCKET && d->id != O_CONNECT && d->id != O_TOKEN &&
+  if (d->has_arg && d->id != O_SOCKET && d->id != O_CONNECT && d->id != O_TOKEN && d->id != O_SVG &&
       (!parse_word(val, &v) || val[0] == '-'))
     return usage_error(NULL, "--%s needs a number, not '%s'", d->name, val);
   if (d->verb_opt && *nseen < NOPTIONS)
@@ -1733,6 +2011,9 @@ static int apply_option(const struct opt_def *d, const char *val, opts_t *o, ctx
   case O_FORCE: x->force = true; break;
   case O_WINDOW: x->window = v; break;
   case O_CODE: x->code = true; break;
+  case O_DOT: break;
+  case O_SVG: x->svg = val; break;
+  case O_ONCE: x->once = true; break;
   }
   return EXIT_OK;
 }

@@ -62,6 +62,8 @@ expect "$Q wire mo" mover.
 expect "$Q wire mover." mover.source mover.sink
 expect "$Q wire mover.sink jobs." jobs.put jobs.get jobs.count
 expect "$Q --js" --json
+expect "$Q t" types top
+expect "$Q graph --s" --svg --socket
 expect "$Q help js" json
 expect "client/qua -s $T/nothing-here rm " # no daemon: nothing, quickly
 M=m68k/quamachine
@@ -76,10 +78,10 @@ expect "$M explore --max" --max-schedules
 
 # The words the completions know by heart are the ones the help names.
 h=$("$B/client/qua" --help)
-for v in ping types ls show stats create rm close wire unwire call put get watch drain help; do
+for v in ping types ls show stats create rm close wire unwire call put get watch drain graph top help; do
   grep -q "^  $v " <<<"$h" || { echo "completion: qua has no verb $v"; fail=1; }
 done
-[ "$(grep -c '^  [a-z]' <<<"$(sed -n '/^Verbs:/,/^$/p' <<<"$h")")" = 16 ] ||
+[ "$(grep -c '^  [a-z]' <<<"$(sed -n '/^Verbs:/,/^$/p' <<<"$h")")" = 18 ] ||
   { echo "completion: qua's verbs changed; update doc/completion/qua"; fail=1; }
 "$B/m68k/quamachine" explore --help | grep -q 'counter-cas (add, read), stack-cas2 (push, pop), queue-cas2 (put, get),' ||
   { echo "completion: explore's algorithms changed"; fail=1; }
