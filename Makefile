@@ -11,6 +11,9 @@
 #                 libquaclient (library, headers, pkg-config), the systemd
 #                 unit and sysusers.d file, man pages, bash completions;
 #                 DESTDIR stages the tree elsewhere (for packaging)
+#   make deb      build the Debian packages (debian/, dpkg-buildpackage) from
+#                 the tracked files into $(BUILD)-deb/, run lintian (errors
+#                 fail) and list each package's contents
 #
 # Variables: BUILD (build folder, default build), MESON_OPTS (extra
 # options for meson setup), SUITES (meson test --suite arguments),
@@ -27,10 +30,11 @@ BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
              libcunit1-dev liburcu-dev libelf-dev zlib1g-dev
 TEST_PKGS  = libck-dev libboost-dev libdpdk-dev g++ libtcc-dev tcc libgccjit-12-dev \
              redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd groff-base \
-             python3-protobuf protobuf-compiler python3-pytest iproute2
+             python3-protobuf protobuf-compiler python3-pytest iproute2 \
+             debhelper dh-python dpkg-dev fakeroot lintian graphviz
 PKGS       = $(BUILD_PKGS) $(TEST_PKGS)
 
-.PHONY: all deps demo test bench install clean
+.PHONY: all deps demo test bench install deb clean
 
 all: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
@@ -71,5 +75,17 @@ install: $(BUILD)/build.ninja
 	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)
 	$(MESON) install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
 
+# The tracked files (as they are in the working tree) are copied to a
+# folder of their own, so dpkg-buildpackage's output (written beside the
+# source) stays in $(BUILD)-deb. DEB_BUILD_OPTIONS=nocheck by default: the
+# suites are make test's.
+DEB_BUILD_OPTIONS ?= nocheck
+deb: | deps
+	rm -rf $(BUILD)-deb && mkdir -p $(BUILD)-deb/qua
+	git ls-files -z | tar --null -T - -cf - | tar -xf - -C $(BUILD)-deb/qua
+	cd $(BUILD)-deb/qua && DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" dpkg-buildpackage -b -uc -us
+	lintian --fail-on error $(BUILD)-deb/*.changes
+	sh tests/deb/contents.sh $(BUILD)-deb
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-deb
