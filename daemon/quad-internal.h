@@ -214,6 +214,7 @@ typedef struct quad_server {
   uv_pipe_t unix_listener;
   uv_tcp_t tcp_listener;
   bool have_unix, have_tcp, unix_bound;
+  bool socket_activated; /* the unix socket came from systemd: not ours to remove */
   uv_signal_t sigterm, sigint;
   uv_async_t wake; /* any thread: uv_async_send after putting an event */
   uv_timer_t deadline;
@@ -233,6 +234,16 @@ typedef struct quad_server {
 } quad_server_t;
 
 extern quad_server_t *quad_srv;
+
+/* systemd.c: notifications, socket activation, journald priorities. */
+void quad_sd_init(void);
+bool quad_sd_journal(void);
+/* The listening unix socket systemd passed (its path into path), -1 when
+ * none was passed, -2 after a message when what was passed is unusable. */
+int quad_sd_listen_fd(char *path, size_t len);
+void quad_sd_ready(uv_loop_t *loop);
+void quad_sd_stopping(void);
+void quad_sd_finish(void);
 
 /* session.c */
 void quad_on_unix_connection(uv_stream_t *server, int status);

@@ -40,7 +40,12 @@ void quad_log(int level, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "quad[%ld]: %s: %s\n", (long)getpid(), level_names[level], line);
+  /* For journald, its priority instead of the pid and level it records. */
+  static const int journal_prio[] = {3, 4, 6, 7};
+  if (quad_sd_journal())
+    fprintf(stderr, "<%d>%s\n", journal_prio[level], line);
+  else
+    fprintf(stderr, "quad[%ld]: %s: %s\n", (long)getpid(), level_names[level], line);
 }
 
 /* --- Options ------------------------------------------------------------------------ */
@@ -109,6 +114,15 @@ static const char usage_text[] =
     "\n"
     "Environment:\n"
     "  QUA_SOCKET          the socket path when --socket is not given.\n"
+    "  LISTEN_FDS, LISTEN_PID\n"
+    "                      set by systemd (quad.socket): quad serves the one\n"
+    "                      unix socket passed instead of binding --socket, and\n"
+    "                      leaves its file, mode and group to the socket unit.\n"
+    "  NOTIFY_SOCKET       set by systemd (Type=notify): quad sends READY=1\n"
+    "                      once it serves, STOPPING=1 on SIGTERM, and STATUS=\n"
+    "                      with its connections, quajects and requests.\n"
+    "  JOURNAL_STREAM      when it names quad's stderr, log lines carry\n"
+    "                      journald priorities (<3> error ... <7> debug).\n"
     "\n"
     "Exit status: 0 after a clean shutdown, 1 when the daemon cannot run (the\n"
     "socket is taken, the address cannot be bound), 2 for bad options or a\n"
@@ -498,7 +512,41 @@ static int bind_errno(const char *path) {
   return e;
 }
 
+/* Serves the socket systemd passed (quad.socket). 0, or 1 after a message. */
+static int listen_passed(quad_server_t *srv, int fd, const char *path) {
+  uv_pipe_init(srv->loop, &srv->unix_listener, 0);
+  srv->have_unix = true;
+  srv->socket_activated = true;
+  int r = uv_pipe_open(&srv->unix_listener, fd);
+  if (r == 0)
+    r = uv_listen((uv_stream_t *)&srv->unix_listener, 128, quad_on_unix_connection);
+  if (r < 0) {
+    quad_log(QUAD_LOG_ERROR, "cannot listen on the socket systemd passed (%s): %s", path,
+             uv_strerror(r));
+    return 1;
+  }
+  if (strcmp(path, srv->cfg.socket_path) != 0)
+    quad_log(QUAD_LOG_WARN, "serving %s, the socket systemd passed, not %s", path,
+             srv->cfg.socket_path);
+  char *p = strdup(path);
+  if (p != NULL) {
+    free(srv->cfg.socket_path);
+    srv->cfg.socket_path = p;
+  }
+  struct stat sst;
+  socket_gid = stat(path, &sst) == 0 ? sst.st_gid : getegid();
+  quad_log(QUAD_LOG_INFO, "listening on unix %s (passed by systemd, mode %04o)", path,
+           stat(path, &sst) == 0 ? (unsigned)(sst.st_mode & 07777) : 0u);
+  return 0;
+}
+
 static int listen_unix(quad_server_t *srv) {
+  char passed[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+  int fd = quad_sd_listen_fd(passed, sizeof passed);
+  if (fd == -2)
+    return 1;
+  if (fd >= 0)
+    return listen_passed(srv, fd, passed);
   const char *path = srv->cfg.socket_path;
   if (make_socket_dir(path, srv->cfg.socket_default) != 0)
     return 1;
@@ -659,7 +707,8 @@ static void *watchdog(void *arg) {
     return NULL;
   /* The loop is stuck in control work: what it did not write is lost. */
   quad_log(QUAD_LOG_WARN, "still busy %d ms after the signal; exiting now", QUAD_EXIT_HARD_MS);
-  unlink(quad_srv->cfg.socket_path);
+  if (!quad_srv->socket_activated)
+    unlink(quad_srv->cfg.socket_path);
   fflush(stderr);
   _exit(0);
 }
@@ -703,6 +752,7 @@ static void maybe_finish(void) {
   uv_close((uv_handle_t *)&srv->sigint, on_closed_quietly);
   uv_close((uv_handle_t *)&srv->wake, on_closed_quietly);
   uv_close((uv_handle_t *)&srv->deadline, on_closed_quietly);
+  quad_sd_finish();
   quad_log(QUAD_LOG_INFO, "stopped");
 }
 
@@ -724,6 +774,7 @@ static void on_signal(uv_signal_t *s, int signum) {
   }
   srv->stopping = true;
   quad_log(QUAD_LOG_INFO, "%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+  quad_sd_stopping();
   watchdog_start();
   if (srv->have_unix)
     uv_close((uv_handle_t *)&srv->unix_listener, on_closed_quietly);
@@ -740,6 +791,7 @@ static void on_signal(uv_signal_t *s, int signum) {
 int main(int argc, char **argv) {
   static quad_server_t srv;
   quad_srv = &srv;
+  quad_sd_init();
   int rc = parse_options(argc, argv, &srv.cfg);
   if (rc >= 0)
     goto out_cfg;
@@ -772,15 +824,17 @@ int main(int argc, char **argv) {
       uv_close((uv_handle_t *)&srv.tcp_listener, on_closed_quietly);
     maybe_finish();
     uv_run(srv.loop, UV_RUN_DEFAULT);
-    if (srv.unix_bound)
+    if (srv.unix_bound && !srv.socket_activated)
       unlink(srv.cfg.socket_path);
     goto out_loop;
   }
   quad_log(QUAD_LOG_INFO, "quad %s ready (max-frame %zu, max-inflight %u, max-events %u, "
            "max-quajects-per-client %u)", QUAD_VERSION, srv.cfg.max_frame, srv.cfg.max_inflight,
            srv.cfg.max_events, srv.cfg.max_quajects);
+  quad_sd_ready(srv.loop);
   uv_run(srv.loop, UV_RUN_DEFAULT);
-  unlink(srv.cfg.socket_path);
+  if (!srv.socket_activated)
+    unlink(srv.cfg.socket_path);
   watchdog_stop();
   rc = 0;
 

@@ -18,7 +18,8 @@ has() { # has PACKAGE PATH-REGEX...
     echo "$list" | grep -Eq "^$re\$" || { echo "deb: $pkg lacks $re"; fail=1; }
   done
 }
-has quad /usr/sbin/quad /lib/systemd/system/quad.service /usr/lib/sysusers.d/quad.conf \
+has quad /usr/sbin/quad /lib/systemd/system/quad.service /lib/systemd/system/quad.socket \
+  /usr/lib/sysusers.d/quad.conf /usr/lib/tmpfiles.d/quad.conf \
   /usr/share/man/man8/quad.8.gz
 has qua /usr/bin/qua /usr/share/man/man1/qua.1.gz /usr/share/bash-completion/completions/qua
 has libquaclient0 '/usr/lib/[^/]+/libquaclient.so.0' '/usr/lib/[^/]+/libquaclient.so.0.1.0'
@@ -34,5 +35,7 @@ dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null | grep -q sys
   { echo "deb: quad's postinst does not create the qua group"; fail=1; }
 dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null | grep -q 'deb-systemd-helper' ||
   { echo "deb: quad's postinst does not enable quad.service"; fail=1; }
+dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null | grep -q 'systemd-tmpfiles' ||
+  { echo "deb: quad's postinst does not make /run/qua"; fail=1; }
 [ $fail = 0 ] && echo "deb: every package holds what it promises"
 exit $fail

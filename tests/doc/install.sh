@@ -18,7 +18,8 @@ R=$T$prefix
 fail=0
 for f in sbin/quad bin/qua bin/quamachine \
          include/qua/quaclient.h include/qua/qua-errno.h \
-         lib/systemd/system/quad.service lib/sysusers.d/qua.conf \
+         lib/systemd/system/quad.service lib/systemd/system/quad.socket \
+         lib/sysusers.d/qua.conf lib/tmpfiles.d/qua.conf \
          share/man/man1/qua.1 share/man/man8/quad.8 share/man/man1/quamachine.1 \
          share/man/man3/libquaclient.3 \
          share/bash-completion/completions/qua share/bash-completion/completions/quamachine \
