@@ -41,6 +41,7 @@
 typedef struct quad_call {
   quad_conn_t *c;
   uint64_t id;
+  uint32_t method;
   int status;
   bool replied;
   const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
@@ -53,6 +54,9 @@ static void reply(const ProtobufCMessage *msg, void *data) {
   if (call->replied)
     return;
   call->replied = true;
+  quad_metrics_reply(call->method, call->status < 0 || msg == NULL
+                                       ? (call->status < 0 ? call->status : QUA_EPROTO)
+                                       : call->status);
   if (call->status < 0 || msg == NULL)
     quad_conn_respond(call->c, call->id, call->status < 0 ? call->status : QUA_EPROTO, call->msg,
                       NULL);
@@ -1137,35 +1141,43 @@ static void svc_link_push(Qua__V1__Qua_Service *svc, const Qua__V1__LinkPushRequ
 
 static Qua__V1__Qua_Service quad_service = QUA__V1__QUA__INIT(svc_);
 
+/* A frame refused before its method runs, counted under its method (or
+ * with the invalid ones). */
+static void refuse(quad_conn_t *c, const Qua__V1__Frame *f, uint64_t id, int code,
+                   const char *msg) {
+  quad_metrics_reply(quap_method(f->method) != NULL ? f->method : UINT32_MAX, code);
+  quad_conn_respond(c, id, code, msg, NULL);
+}
+
 void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
-  quad_call_t call = {.c = c, .id = f->id, .body = &f->body};
+  quad_call_t call = {.c = c, .id = f->id, .method = f->method, .body = &f->body};
   char msg[160];
   if (c->tcp && c->state == QUAD_NEW &&
       !(f->kind == QUA__V1__FRAME__KIND__REQUEST && f->method == QUAP_HELLO)) {
     quad_hello_failed(c, "request before Hello");
-    quad_conn_respond(c, f->id, QUA_EAUTH, "say Hello with the token first", NULL);
+    refuse(c, f, f->id, QUA_EAUTH, "say Hello with the token first");
     c->close_after = true;
     return;
   }
   if (f->kind != QUA__V1__FRAME__KIND__REQUEST) {
-    quad_conn_respond(c, f->id, QUA_EPROTO, "a client sends only requests", NULL);
+    refuse(c, f, f->id, QUA_EPROTO, "a client sends only requests");
     return;
   }
   if (f->id == 0) {
-    quad_conn_respond(c, 0, QUA_EPROTO, "request id 0: ids are non-zero", NULL);
+    refuse(c, f, 0, QUA_EPROTO, "request id 0: ids are non-zero");
     return;
   }
   const ProtobufCMethodDescriptor *m = quap_method(f->method);
   if (m == NULL) {
     snprintf(msg, sizeof msg, "no method %" PRIu32 " (the service has %u)", f->method,
              qua__v1__qua__descriptor.n_methods);
-    quad_conn_respond(c, f->id, QUA_ENOMETHOD, msg, NULL);
+    refuse(c, f, f->id, QUA_ENOMETHOD, msg);
     return;
   }
   ProtobufCMessage *in = NULL;
   if (quap_request_unpack(f, &in) < 0) {
     snprintf(msg, sizeof msg, "the body is not a %s", m->input->name);
-    quad_conn_respond(c, f->id, QUA_EPROTO, msg, NULL);
+    refuse(c, f, f->id, QUA_EPROTO, msg);
     return;
   }
   quad_service.base.invoke(&quad_service.base, f->method, in, reply, &call);

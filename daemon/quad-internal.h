@@ -32,6 +32,7 @@ typedef struct quad_config {
   char *socket_path;        /* owned */
   bool socket_default;      /* the default path: create its folder */
   char *listen;             /* HOST:PORT or NULL */
+  char *metrics_listen;     /* IP:PORT of the Prometheus endpoint, or NULL */
   char *token_file;
   char token[QUAD_TOKEN_MAX];
   size_t token_len;
@@ -234,6 +235,12 @@ typedef struct quad_server {
 } quad_server_t;
 
 extern quad_server_t *quad_srv;
+
+/* metrics.c: the Prometheus endpoint (--metrics-listen). */
+int quad_metrics_listen(const char *spec); /* 0, or an exit status after a message */
+void quad_metrics_close(void);
+/* Counts a response of method (any value; invalid ones together) and status. */
+void quad_metrics_reply(uint32_t method, int status);
 
 /* systemd.c: notifications, socket activation, journald priorities. */
 void quad_sd_init(void);

@@ -105,7 +105,14 @@ static const char usage_text[] =
     "                      1024); past it the least recently used detached\n"
     "                      link is forgotten, or, if all are connected, a new\n"
     "                      one is refused with ELIMIT.\n"
-"  --log-level LEVEL   error, warn, info (default) or debug.\n"
+    "  --metrics-listen IP:PORT\n"
+    "                      serve Prometheus metrics (GET /metrics, text format)\n"
+    "                      on this TCP address: connections, requests by\n"
+    "                      method and status, events sent and dropped, bytes,\n"
+    "                      synthesis counts and time, and every quaject's\n"
+    "                      state numbers. No token: keep it on loopback (quad\n"
+    "                      warns otherwise). Port 0 picks one, which is logged.\n"
+    "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
     "                      create parameter synth=off|stencil overrides it.\n"
@@ -147,6 +154,7 @@ enum {
   OPT_MAX_LINKS,
   OPT_LOG_LEVEL,
   OPT_SYNTH,
+  OPT_METRICS_LISTEN,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -167,6 +175,7 @@ static const struct option long_options[] = {
     {"max-links", required_argument, NULL, OPT_MAX_LINKS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
+    {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -282,6 +291,16 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if ((cfg->listen = strdup(optarg)) == NULL)
         return usage_error("out of memory");
       break;
+    case OPT_METRICS_LISTEN: {
+      char host[128];
+      unsigned port;
+      if (quad_parse_hostport(optarg, host, sizeof host, &port) < 0)
+        return usage_error("--metrics-listen '%s': expected IP:PORT", optarg);
+      free(cfg->metrics_listen);
+      if ((cfg->metrics_listen = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
+      break;
+    }
     case OPT_TOKEN_FILE:
       free(cfg->token_file);
       if ((cfg->token_file = strdup(optarg)) == NULL)
@@ -781,6 +800,7 @@ static void on_signal(uv_signal_t *s, int signum) {
   if (srv->have_tcp)
     uv_close((uv_handle_t *)&srv->tcp_listener, on_closed_quietly);
   srv->have_unix = srv->have_tcp = false;
+  quad_metrics_close();
   uv_timer_start(&srv->deadline, on_deadline, QUAD_EXIT_DEADLINE_MS, 0);
   quad_conns_shutdown();
   maybe_finish();
@@ -815,6 +835,8 @@ int main(int argc, char **argv) {
   rc = listen_unix(&srv);
   if (rc == 0 && srv.cfg.listen != NULL)
     rc = listen_tcp(&srv);
+  if (rc == 0 && srv.cfg.metrics_listen != NULL)
+    rc = quad_metrics_listen(srv.cfg.metrics_listen);
   if (rc != 0) {
     /* Close what was opened and let the loop run the close callbacks. */
     srv.stopping = true;
@@ -822,6 +844,7 @@ int main(int argc, char **argv) {
       uv_close((uv_handle_t *)&srv.unix_listener, on_closed_quietly);
     if (srv.have_tcp)
       uv_close((uv_handle_t *)&srv.tcp_listener, on_closed_quietly);
+    quad_metrics_close();
     maybe_finish();
     uv_run(srv.loop, UV_RUN_DEFAULT);
     if (srv.unix_bound && !srv.socket_activated)
@@ -844,6 +867,7 @@ out_loop:
 out_cfg:
   free(srv.cfg.socket_path);
   free(srv.cfg.listen);
+  free(srv.cfg.metrics_listen);
   free(srv.cfg.token_file);
   return rc;
 }

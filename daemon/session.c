@@ -288,6 +288,7 @@ static void decode_error(quad_conn_t *c, int r) {
   /* The response answers no request: count one in flight for it, as
    * on_write takes one away when it is written. */
   c->inflight++;
+  quad_metrics_reply(UINT32_MAX, r);
   quad_conn_respond(c, 0, r, msg, NULL);
   c->close_after = true;
 }

@@ -309,8 +309,10 @@ QUA_API int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len);
  * spsc", "chain stencil pass+spsc"), and the nanoseconds its latest
  * synthesis took (0 when generic). The first open site speaks for the
  * entry; with none, "no site (spsc)" names the variant a site would get.
- * The string is copied into buf. entry QUA_ENTRY_BODY asks about a
- * quaject's body (a pump's step). */
+ * qua_quaject_entry_impl() returns it in a buffer of the calling thread's,
+ * valid until its next call there ("none" for a bad entry);
+ * qua_quaject_entry_info() copies it into buf. entry QUA_ENTRY_BODY asks
+ * about a quaject's body (a pump's step). */
 QUA_API const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry);
 /* The site of a quaject's body (ops.body), or NULL for types without one. */
 QUA_API qua_site_t *qua_quaject_body(const qua_quaject_t *q);
@@ -326,6 +328,10 @@ QUA_API qua_synth_mode_t qua_set_synth_default(qua_synth_mode_t mode);
 QUA_API qua_synth_mode_t qua_synth_default(void);
 /* Parses "off" / "stencil"; negative QUA_EINVAL otherwise. */
 QUA_API int qua_synth_parse(const char *s);
+/* Since the program started: methods synthesised into stencil code (each
+ * site's each synthesis, fallbacks to generic code not counted) and the
+ * nanoseconds they took. Either pointer may be NULL. */
+QUA_API void qua_synth_totals(uint64_t *count, uint64_t *ns);
 
 /* --- Sites and calls ---------------------------------------------------- */
 

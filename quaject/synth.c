@@ -62,6 +62,8 @@ static bool codemem_failed;
 static qua_quaject_t *registry;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 static _Atomic int default_mode = QUA_SYNTH_STENCIL;
+/* qua_synth_totals(): counters only, so relaxed. */
+static _Atomic uint64_t synth_count, synth_total_ns;
 
 /* --- Modes ----------------------------------------------------------------- */
 
@@ -73,6 +75,13 @@ int qua_synth_parse(const char *s) {
   if (strcmp(s, "stencil") == 0)
     return QUA_SYNTH_STENCIL;
   return QUA_EINVAL;
+}
+
+void qua_synth_totals(uint64_t *count, uint64_t *ns) {
+  if (count != NULL)
+    *count = atomic_load_explicit(&synth_count, memory_order_relaxed);
+  if (ns != NULL)
+    *ns = atomic_load_explicit(&synth_total_ns, memory_order_relaxed);
 }
 
 static void default_from_env(void) {
@@ -394,6 +403,8 @@ static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t c
     }
     s->impl = s->impl_buf;
     s->synth_ns = ns;
+    atomic_fetch_add_explicit(&synth_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&synth_total_ns, ns, memory_order_relaxed);
     s->code = code;
     qua__site_set_fn(s, (qua_entry_fn)(void (*)(void))((char *)jit_code_rx(code) + entry));
   } else {

@@ -6,6 +6,7 @@ them), a socket handed over by socket activation (systemd-socket-activate
 plays quad.socket), and log lines with journald priorities when stderr is
 the journal (JOURNAL_STREAM). Every wait is bounded; quad must exit 0.
 """
+import atexit
 import os
 import signal
 import socket
@@ -17,6 +18,15 @@ import time
 
 QUAD, QUA, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
+children = []  # killed at exit, whatever happened
+
+
+@atexit.register
+def _reap():
+    for p in children:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def check(cond, what):
@@ -34,6 +44,19 @@ def wait_for(pred, secs=10.0):
             return True
         time.sleep(0.02)
     return False
+
+
+def listening(path):
+    """Whether a unix socket at path accepts. Under socket activation the
+    probe starts quad, which sees a client that leaves at once."""
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        c.close()
 
 
 def qua(sock, *args):
@@ -59,6 +82,7 @@ def test_notify(d):
     sock = os.path.join(d, 'n.sock')
     env = dict(os.environ, NOTIFY_SOCKET=ns)
     p = subprocess.Popen([QUAD, '--socket', sock], env=env, stderr=subprocess.DEVNULL)
+    children.append(p)
     msgs = []
 
     def recv_until(word, secs):
@@ -96,10 +120,12 @@ def test_activation(d):
     # connection, becomes quad with it passed (LISTEN_FDS=1).
     p = subprocess.Popen(['systemd-socket-activate', '-l', sock, QUAD, '--socket',
                           os.path.join(d, 'other.sock')], stderr=log)
+    children.append(p)
     check(wait_for(lambda: os.path.exists(sock)), 'activation: the socket is bound before quad runs')
+    wait_for(lambda: listening(sock))
     os.chmod(sock, 0o660)
     r = qua(sock, 'ping')
-    check(r.returncode == 0, 'activation: the first client is answered by the quad it started '
+    check(r.returncode == 0, 'activation: a client is answered by the quad the socket started '
           '(%s)' % r.stderr.strip())
     check(qua(sock, 'create', 'counter', 'ac').returncode == 0, 'activation: quad serves on')
     log.seek(0)
@@ -115,9 +141,17 @@ def test_activation(d):
     two = subprocess.Popen(['systemd-socket-activate', '-l', os.path.join(d, 'a.sock'), '-l',
                             os.path.join(d, 'b.sock'), QUAD], stderr=subprocess.PIPE,
                            universal_newlines=True)
-    wait_for(lambda: os.path.exists(os.path.join(d, 'a.sock')))
+    children.append(two)
     c = socket.socket(socket.AF_UNIX)
-    c.connect(os.path.join(d, 'a.sock'))
+
+    def connected():
+        try:
+            c.connect(os.path.join(d, 'a.sock'))
+            return True
+        except OSError:
+            return False
+
+    check(wait_for(connected), 'activation: the two sockets are listening')
     try:
         _, err = two.communicate(timeout=10)
     except subprocess.TimeoutExpired:
@@ -136,6 +170,7 @@ def test_journal(d):
     sock = os.path.join(d, 'j.sock')
     env = dict(os.environ, JOURNAL_STREAM='%d:%d' % (st.st_dev, st.st_ino))
     p = subprocess.Popen([QUAD, '--socket', sock], env=env, stderr=f)
+    children.append(p)
     wait_for(lambda: os.path.exists(sock))
     stop(p, 'journal')
     f.close()
@@ -149,6 +184,7 @@ def test_journal(d):
     path2 = os.path.join(d, 'plain.log')
     g = open(path2, 'w')
     p = subprocess.Popen([QUAD, '--socket', sock], env=env, stderr=g)
+    children.append(p)
     wait_for(lambda: os.path.exists(sock))
     time.sleep(0.2)
     stop(p, 'plain')
