@@ -12,6 +12,7 @@
  * one row of `topics`; nothing else lists them.
  */
 #include <ctype.h>
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -354,6 +355,96 @@ static void json_wire(const char *src, uint64_t src_id, const char *callout, con
   printf("}");
 }
 
+/* --- Output: one record per result line --------------------------------------------
+ *
+ * A result line is described once, as a record: its fields in the order
+ * --json prints them, and its text form as a template in which {key}
+ * stands for a field ("{done} {name} ({type}, id {id})"). emit() prints
+ * one or the other. A field may be text-only (rec_text: words the JSON
+ * says with its keys instead) and a JSON field may be left out of the
+ * template. So the two forms of a line cannot disagree about what it
+ * says. (ls, show, types and top print tables and documents, whose text
+ * is laid out in columns: their JSON is print_*_json's and top_frame's.) */
+typedef enum { R_STR, R_U64, R_BOOL, R_NULL, R_RAW, R_NUM, R_TEXT } rec_kind_t;
+
+typedef struct rec_field {
+  const char *key;
+  rec_kind_t kind;
+  const char *s;   /* R_STR, R_RAW (JSON as is), R_TEXT */
+  uint64_t u;      /* R_U64, R_BOOL */
+  double d;        /* R_NUM: "%.1f" */
+} rec_field_t;
+
+#define REC_MAX 24
+typedef struct rec {
+  rec_field_t f[REC_MAX];
+  int n;
+} rec_t;
+
+static rec_field_t *rec_add(rec_t *r, const char *key, rec_kind_t kind) {
+  assert(r->n < REC_MAX);
+  rec_field_t *f = &r->f[r->n++];
+  *f = (rec_field_t){.key = key, .kind = kind};
+  return f;
+}
+static void rec_str(rec_t *r, const char *key, const char *v) { rec_add(r, key, R_STR)->s = v; }
+static void rec_u64(rec_t *r, const char *key, uint64_t v) { rec_add(r, key, R_U64)->u = v; }
+static void rec_bool(rec_t *r, const char *key, bool v) { rec_add(r, key, R_BOOL)->u = v; }
+static void rec_null(rec_t *r, const char *key) { rec_add(r, key, R_NULL); }
+static void rec_raw(rec_t *r, const char *key, const char *json) { rec_add(r, key, R_RAW)->s = json; }
+static void rec_text(rec_t *r, const char *key, const char *v) { rec_add(r, key, R_TEXT)->s = v; }
+static void rec_num(rec_t *r, const char *key, double v) { rec_add(r, key, R_NUM)->d = v; }
+
+static const rec_field_t *rec_find(const rec_t *r, const char *key, size_t len) {
+  for (int i = 0; i < r->n; i++)
+    if (strlen(r->f[i].key) == len && memcmp(r->f[i].key, key, len) == 0)
+      return &r->f[i];
+  return NULL;
+}
+
+/* Prints the record: a JSON object, or the text template filled in. */
+static void emit(const ctx_t *x, const rec_t *r, const char *tmpl) {
+  if (x->o->json) {
+    bool first = true;
+    printf("{");
+    for (int i = 0; i < r->n; i++) {
+      const rec_field_t *f = &r->f[i];
+      if (f->kind == R_TEXT)
+        continue;
+      printf("%s\"%s\":", first ? "" : ",", f->key);
+      first = false;
+      switch (f->kind) {
+      case R_STR: json_str(stdout, f->s); break;
+      case R_U64: printf("%" PRIu64, f->u); break;
+      case R_BOOL: printf("%s", f->u ? "true" : "false"); break;
+      case R_NULL: printf("null"); break;
+      case R_RAW: printf("%s", f->s); break;
+      case R_NUM: printf("%.1f", f->d); break;
+      case R_TEXT: break;
+      }
+    }
+    printf("}\n");
+    return;
+  }
+  for (const char *p = tmpl; *p;) {
+    const char *close = *p == '{' ? strchr(p, '}') : NULL;
+    const rec_field_t *f = close != NULL ? rec_find(r, p + 1, (size_t)(close - p - 1)) : NULL;
+    if (f == NULL) {
+      putchar(*p++);
+      continue;
+    }
+    switch (f->kind) {
+    case R_STR: case R_RAW: case R_TEXT: fputs(f->s, stdout); break;
+    case R_U64: printf("%" PRIu64, f->u); break;
+    case R_BOOL: fputs(f->u ? "true" : "false", stdout); break;
+    case R_NULL: fputs("-", stdout); break;
+    case R_NUM: printf("%.1f", f->d); break;
+    }
+    p = close + 1;
+  }
+  putchar('\n');
+}
+
 /* A quaject's name as listings print it: "#ID" when it has none. */
 static const char *shown_name(char *buf, size_t len, const char *name, uint64_t id) {
   if (name != NULL && name[0] != '\0')
@@ -372,13 +463,15 @@ static int verb_ping(ctx_t *x) {
   double rtt = now_s() - t0;
   if (r < 0)
     return fail(x->c, "ping", r);
-  if (x->o->json) {
-    printf("{\"pong\":true,\"server\":");
-    json_str(stdout, si->server);
-    printf(",\"version\":%" PRIu32 ",\"rtt_us\":%.1f}\n", si->version, rtt * 1e6);
-  } else {
-    printf("pong: %s, protocol %" PRIu32 ", %.3f ms\n", si->server, si->version, rtt * 1e3);
-  }
+  char ms[32];
+  snprintf(ms, sizeof ms, "%.3f", rtt * 1e3);
+  rec_t rec = {0};
+  rec_bool(&rec, "pong", true);
+  rec_str(&rec, "server", si->server);
+  rec_u64(&rec, "version", si->version);
+  rec_num(&rec, "rtt_us", rtt * 1e6);
+  rec_text(&rec, "ms", ms);
+  emit(x, &rec, "pong: {server}, protocol {version}, {ms} ms");
   return EXIT_OK;
 }
 
@@ -695,16 +788,16 @@ static int verb_stats(ctx_t *x) {
               {"links", s.links}, {"link_items_sent", s.link_items_sent},
               {"link_items_acked", s.link_items_acked}};
   size_t n = sizeof rows / sizeof rows[0];
-  if (x->o->json)
-    printf("{");
+  /* "name value" a line, the names in a column. */
+  rec_t rec = {0};
+  char tmpl[1024];
+  size_t tn = 0;
   for (size_t i = 0; i < n; i++) {
-    if (x->o->json)
-      printf("%s\"%s\":%" PRIu64, i ? "," : "", rows[i].name, rows[i].v);
-    else
-      printf("%-15s %" PRIu64 "\n", rows[i].name, rows[i].v);
+    rec_u64(&rec, rows[i].name, rows[i].v);
+    tn += (size_t)snprintf(tmpl + tn, sizeof tmpl - tn, "%s%-15s {%s}", i ? "\n" : "",
+                           rows[i].name, rows[i].name);
   }
-  if (x->o->json)
-    printf("}\n");
+  emit(x, &rec, tmpl);
   return EXIT_OK;
 }
 
@@ -712,22 +805,14 @@ static int verb_stats(ctx_t *x) {
  * in text, {"op":VERB,"name":NAME,"id":ID[,"type":TYPE]} in JSON. */
 static void print_done(const ctx_t *x, const char *done, const char *name, uint64_t id,
                        const char *type) {
-  if (x->o->json) {
-    printf("{\"op\":");
-    json_str(stdout, x->verb->name);
-    printf(",\"name\":");
-    json_str(stdout, name);
-    printf(",\"id\":%" PRIu64, id);
-    if (type != NULL) {
-      printf(",\"type\":");
-      json_str(stdout, type);
-    }
-    printf("}\n");
-  } else if (type != NULL) {
-    printf("%s %s (%s, id %" PRIu64 ")\n", done, name, type, id);
-  } else {
-    printf("%s %s\n", done, name);
-  }
+  rec_t r = {0};
+  rec_str(&r, "op", x->verb->name);
+  rec_str(&r, "name", name);
+  rec_u64(&r, "id", id);
+  if (type != NULL)
+    rec_str(&r, "type", type);
+  rec_text(&r, "done", done);
+  emit(x, &r, type != NULL ? "{done} {name} ({type}, id {id})" : "{done} {name}");
 }
 
 static int verb_create(ctx_t *x) {
@@ -802,26 +887,18 @@ static int verb_close(ctx_t *x) { return each_name(x, "closed", act_close); }
 /* Prints a wire made or removed (dst NULL for unwire). */
 static void print_wire(const ctx_t *x, const char *done, const char *src, const char *callout,
                        uint64_t src_id, const char *dst, const char *entry, uint64_t dst_id) {
-  if (!x->o->json) {
-    if (dst != NULL)
-      printf("%s %s.%s -> %s.%s\n", done, src, callout, dst, entry);
-    else
-      printf("%s %s.%s\n", done, src, callout);
-    return;
-  }
-  printf("{\"op\":");
-  json_str(stdout, x->verb->name);
-  printf(",\"src\":");
-  json_str(stdout, src);
-  printf(",\"src_id\":%" PRIu64 ",\"callout\":", src_id);
-  json_str(stdout, callout);
+  rec_t r = {0};
+  rec_str(&r, "op", x->verb->name);
+  rec_str(&r, "src", src);
+  rec_u64(&r, "src_id", src_id);
+  rec_str(&r, "callout", callout);
   if (dst != NULL) {
-    printf(",\"dst\":");
-    json_str(stdout, dst);
-    printf(",\"dst_id\":%" PRIu64 ",\"entry\":", dst_id);
-    json_str(stdout, entry);
+    rec_str(&r, "dst", dst);
+    rec_u64(&r, "dst_id", dst_id);
+    rec_str(&r, "entry", entry);
   }
-  printf("}\n");
+  rec_text(&r, "done", done);
+  emit(x, &r, dst != NULL ? "{done} {src}.{callout} -> {dst}.{entry}" : "{done} {src}.{callout}");
 }
 
 static int verb_wire(ctx_t *x) {
@@ -904,31 +981,33 @@ static int verb_call(ctx_t *x) {
   if (r < 0)
     return fail(x->c, what, r);
   size_t nf = res.nfired < QUAC_MAX_FIRED ? res.nfired : QUAC_MAX_FIRED;
-  if (x->o->json) {
-    printf("{\"name\":");
-    json_str(stdout, name);
-    printf(",\"entry\":");
-    json_str(stdout, entry);
-    printf(",\"status\":\"%s\",\"result\":", res.status == QUA_DIVERTED ? "DIVERTED" : "OK");
-    if (res.has_result)
-      printf("%" PRIu64, res.result);
-    else
-      printf("null");
-    printf(",\"fired\":[");
-    for (size_t i = 0; i < nf; i++) {
-      printf("%s{\"callback\":", i ? "," : "");
-      json_str(stdout, res.fired[i].callback);
-      printf(",\"arg\":%" PRIu64 "}", res.fired[i].arg);
-    }
-    printf("]}\n");
-    return EXIT_OK;
-  }
+  /* The fired callbacks: a JSON array, and text lines after the result.
+   * (Callback names are identifiers: no escaping needed.) */
+  char fired[QUAC_MAX_FIRED * (QUAC_NAME_MAX + 48) + 8], lines[sizeof fired + 64];
+  size_t fn = (size_t)snprintf(fired, sizeof fired, "["), ln = 0;
+  lines[0] = '\0';
   if (res.has_result)
-    printf("%" PRIu64 "\n", res.result);
-  for (size_t i = 0; i < nf; i++)
-    printf("callback %s %" PRIu64 "\n", res.fired[i].callback, res.fired[i].arg);
+    ln += (size_t)snprintf(lines, sizeof lines, "%" PRIu64, res.result);
+  for (size_t i = 0; i < nf; i++) {
+    fn += (size_t)snprintf(fired + fn, sizeof fired - fn, "%s{\"callback\":\"%s\",\"arg\":%" PRIu64 "}",
+                           i ? "," : "", res.fired[i].callback, res.fired[i].arg);
+    ln += (size_t)snprintf(lines + ln, sizeof lines - ln, "%scallback %s %" PRIu64, ln ? "\n" : "",
+                           res.fired[i].callback, res.fired[i].arg);
+  }
+  snprintf(fired + fn, sizeof fired - fn, "]");
   if (!res.has_result && nf == 0)
-    printf(res.status == QUA_DIVERTED ? "diverted (downstream)\n" : "ok\n");
+    snprintf(lines, sizeof lines, "%s", res.status == QUA_DIVERTED ? "diverted (downstream)" : "ok");
+  rec_t rec = {0};
+  rec_str(&rec, "name", name);
+  rec_str(&rec, "entry", entry);
+  rec_str(&rec, "status", res.status == QUA_DIVERTED ? "DIVERTED" : "OK");
+  if (res.has_result)
+    rec_u64(&rec, "result", res.result);
+  else
+    rec_null(&rec, "result");
+  rec_raw(&rec, "fired", fired);
+  rec_text(&rec, "lines", lines);
+  emit(x, &rec, "{lines}");
   return EXIT_OK;
 }
 
@@ -989,20 +1068,14 @@ static int verb_put(ctx_t *x) {
       }
       const char *cb = res[i].nfired > 0 ? res[i].fired[0].callback : NULL;
       bool stored = res[i].status == 0;
-      if (x->o->json) {
-        printf("{\"name\":");
-        json_str(stdout, name);
-        printf(",\"item\":%" PRIu64 ",\"stored\":%s", v, stored ? "true" : "false");
-        if (cb != NULL) {
-          printf(",\"callback\":");
-          json_str(stdout, cb);
-        }
-        printf("}\n");
-      } else if (stored) {
-        printf("stored %" PRIu64 "\n", v);
-      } else {
-        printf("%s %" PRIu64 "\n", cb != NULL ? cb : "diverted", v);
-      }
+      rec_t rec = {0};
+      rec_str(&rec, "name", name);
+      rec_u64(&rec, "item", v);
+      rec_bool(&rec, "stored", stored);
+      if (cb != NULL)
+        rec_str(&rec, "callback", cb);
+      rec_text(&rec, "what", stored ? "stored" : cb != NULL ? cb : "diverted");
+      emit(x, &rec, "{what} {item}");
     }
   }
 out:
@@ -1013,26 +1086,19 @@ out:
 
 /* Prints one item taken from a queue, numbered from 1 (get, drain). */
 static void print_item_line(const ctx_t *x, const char *name, uint64_t item, uint64_t seq) {
-  if (x->o->json) {
-    printf("{\"name\":");
-    json_str(stdout, name);
-    printf(",\"item\":%" PRIu64 ",\"seq\":%" PRIu64 "}\n", item, seq);
-  } else {
-    printf("%" PRIu64 "\n", item);
-  }
+  rec_t r = {0};
+  rec_str(&r, "name", name);
+  rec_u64(&r, "item", item);
+  rec_u64(&r, "seq", seq);
+  emit(x, &r, "{item}");
 }
 
 /* Prints how taking from a queue ended: "(empty)", "(closed)". */
 static void print_end_line(const ctx_t *x, const char *name, const char *callback) {
-  if (x->o->json) {
-    printf("{\"name\":");
-    json_str(stdout, name);
-    printf(",\"callback\":");
-    json_str(stdout, callback);
-    printf("}\n");
-  } else {
-    printf("(%s)\n", callback);
-  }
+  rec_t r = {0};
+  rec_str(&r, "name", name);
+  rec_str(&r, "callback", callback);
+  emit(x, &r, "({callback})");
 }
 
 static int verb_get(ctx_t *x) {
@@ -1103,20 +1169,15 @@ static void print_event(void *vctx, quac_conn_t *c, const quac_event_t *ev) {
     return;
   }
   s->printed++;
-  if (s->x->o->json) {
-    printf("{\"name\":");
-    json_str(stdout, s->name);
-    printf(",\"callback\":");
-    json_str(stdout, ev->callback);
-    printf(",\"arg\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"callback_seq\":%" PRIu64
-           ",\"dropped\":%" PRIu64 "}\n",
-           ev->arg, s->printed, ev->seq, ev->dropped);
-  } else if (ev->dropped > 0) {
-    printf("%s %s %" PRIu64 " seq=%" PRIu64 " dropped=%" PRIu64 "\n", s->name, ev->callback,
-           ev->arg, s->printed, ev->dropped);
-  } else {
-    printf("%s %s %" PRIu64 " seq=%" PRIu64 "\n", s->name, ev->callback, ev->arg, s->printed);
-  }
+  rec_t r = {0};
+  rec_str(&r, "name", s->name);
+  rec_str(&r, "callback", ev->callback);
+  rec_u64(&r, "arg", ev->arg);
+  rec_u64(&r, "seq", s->printed);
+  rec_u64(&r, "callback_seq", ev->seq);
+  rec_u64(&r, "dropped", ev->dropped);
+  emit(s->x, &r, ev->dropped > 0 ? "{name} {callback} {arg} seq={seq} dropped={dropped}"
+                                 : "{name} {callback} {arg} seq={seq}");
   fflush(stdout);
 }
 
