@@ -101,9 +101,9 @@ static _Thread_local char connect_error[256];
 
 /* --- Errors ------------------------------------------------------------------- */
 
-const char *quac_strerror(int err) { return qua__errno_msg(err); }
+const char *quac_strerror(int err) { return qua_status_message(err); }
 
-const char *quac_err_name(int err) { return qua__errno_name(err); }
+const char *quac_err_name(int err) { return qua_status_name(err); }
 
 /* Sets the connection's last error (c NULL: this thread's connect error) and
  * returns code. */

@@ -5,7 +5,7 @@
  * Connecting. quac_connect_unix() and quac_connect_tcp() open a connection
  * and say Hello (protocol version 1; on TCP the token, which the daemon
  * requires there). Every function returns 0 (or a documented positive value)
- * on success and a negative code from QUA_ERRNO_MAP (qua-errno.h) on failure; the
+ * on success and a negative code from QUA_STATUS_MAP (qua-status.h) on failure; the
  * daemon's own message for the last failure is quac_last_error(conn), and
  * quac_strerror()/quac_err_name() give the table's words. A connection that
  * fails to open has no conn: quac_last_error(NULL) then gives this thread's
@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "qua-errno.h" /* the status table, QUA_ERRNO_MAP; installed beside this header */
+#include "qua-status.h" /* the status table, QUA_STATUS_MAP; installed beside this header */
 
 #define QUAC_API __attribute__((visibility("default")))
 
@@ -105,7 +105,7 @@ QUAC_API int quac_fd(const quac_conn_t *c);
  * not 0, quac_invoke_recv() or quac_poll() has work without waiting. */
 QUAC_API size_t quac_pending(const quac_conn_t *c);
 
-/* The message and the name ("ENOTFOUND") of a status, from qua-errno.h's
+/* The message and the name ("ENOTFOUND") of a status, from qua-status.h's
  * table: the same words as libqua's qua_strerror()/qua_err_name(), without
  * linking libqua. */
 QUAC_API const char *quac_strerror(int err);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qua-errno.h"
+#include "qua-status.h"
 
 /* --- Output buffer --------------------------------------------------------- */
 
@@ -137,7 +137,7 @@ int64_t quap_response_append(quap_buf_t *b, uint64_t id, int status, const char 
   f.id = id;
   f.status = status;
   if (status != 0) {
-    f.message = (char *)(message != NULL ? message : qua__errno_msg(status));
+    f.message = (char *)(message != NULL ? message : qua_status_message(status));
     output = NULL;
   }
   return append_with_body(b, &f, output);

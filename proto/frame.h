@@ -6,9 +6,9 @@
  * request Frame carries the index of a method of service Qua (in the
  * generated descriptor, qua__v1__qua__descriptor) and that method's input
  * message in `body`; a response echoes the request id and carries the
- * method's output message, or a negative status from QUA_ERRNO_MAP.
+ * method's output message, or a negative status from QUA_STATUS_MAP.
  *
- * Errors are the negative codes of quaject/qua-errno.h (the table qua.h
+ * Errors are the negative codes of include/qua-status.h (the table qua.h
  * and quaclient.h share): QUA_ETOOBIG for a length
  * over the decoder's limit, QUA_EPROTO for bytes that are not a Frame or a
  * body that is not the method's message, QUA_ENOMETHOD for a method index
@@ -25,7 +25,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "qua-errno.h"
+#include "qua-status.h"
 #include "qua.pb-c.h"
 
 /* Protocol version spoken by this code (HelloRequest.version). */

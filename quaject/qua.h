@@ -25,7 +25,7 @@
  * flavour, so any thread may call without registering); quajects with their
  * own threads (pumps, clocks) use the QSBR flavour and pay nothing per call.
  *
- * Errors are negative codes from QUA_ERRNO_MAP; qua_strerror() and
+ * Errors are negative codes from QUA_STATUS_MAP; qua_strerror() and
  * qua_err_name() give their message and name, and the protocol and the CLI
  * use the same table.
  */
@@ -40,7 +40,7 @@
 
 /* --- Errors ------------------------------------------------------------ */
 
-#include "qua-errno.h" /* QUA_ERRNO_MAP, qua_errno_t, QUA_OK, QUA_DIVERTED */
+#include "qua-status.h" /* QUA_STATUS_MAP, qua_status_t, QUA_OK, QUA_DIVERTED */
 
 QUA_API const char *qua_strerror(int err);
 QUA_API const char *qua_err_name(int err);

@@ -42,9 +42,9 @@
 
 /* --- Errors ----------------------------------------------------------------- */
 
-const char *qua_strerror(int err) { return qua__errno_msg(err); }
+const char *qua_strerror(int err) { return qua_status_message(err); }
 
-const char *qua_err_name(int err) { return qua__errno_name(err); }
+const char *qua_err_name(int err) { return qua_status_name(err); }
 
 /* The reason a hook gave with its refusal; hooks run on the caller's
  * thread, under the control lock. */

@@ -23,7 +23,7 @@ has quad /usr/sbin/quad /lib/systemd/system/quad.service /lib/systemd/system/qua
   /usr/share/man/man8/quad.8.gz
 has qua /usr/bin/qua /usr/share/man/man1/qua.1.gz /usr/share/bash-completion/completions/qua
 has libquaclient0 '/usr/lib/[^/]+/libquaclient.so.0' '/usr/lib/[^/]+/libquaclient.so.0.1.0'
-has libquaclient-dev /usr/include/qua/quaclient.h /usr/include/qua/qua-errno.h \
+has libquaclient-dev /usr/include/qua/quaclient.h /usr/include/qua/qua-status.h \
   '/usr/lib/[^/]+/libquaclient.so' '/usr/lib/[^/]+/pkgconfig/quaclient.pc' \
   /usr/share/man/man3/libquaclient.3.gz
 has quamachine /usr/bin/quamachine /usr/share/man/man1/quamachine.1.gz /usr/share/qua/smp.ld

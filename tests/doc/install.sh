@@ -17,7 +17,7 @@ rm -f "$T.log"
 R=$T$prefix
 fail=0
 for f in sbin/quad bin/qua bin/quamachine \
-         include/qua/quaclient.h include/qua/qua-errno.h \
+         include/qua/quaclient.h include/qua/qua-status.h \
          lib/systemd/system/quad.service lib/systemd/system/quad.socket \
          lib/sysusers.d/qua.conf lib/tmpfiles.d/qua.conf \
          share/man/man1/qua.1 share/man/man8/quad.8 share/man/man1/quamachine.1 \

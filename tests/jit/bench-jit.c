@@ -319,6 +319,7 @@ static double bench_tcc_template(void)
       tcc_set_options(s, "-nostdlib -D_GNU_SOURCE");
       tcc_add_include_path(s, JIT_BENCH_TCC_INCLUDE);
       tcc_add_include_path(s, JIT_BENCH_TEMPLATE_DIR);
+      tcc_add_include_path(s, JIT_BENCH_STATUS_DIR);
       tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
       for (size_t h = 0; h < sizeof holes / sizeof holes[0]; h++)
         tcc_add_symbol(s, holes[h].name, holes[h].value);
@@ -487,7 +488,7 @@ static double bench_cc_template(void)
   snprintf(obj, sizeof obj, "%s/t.o", out);
   char *argv[] = {JIT_BENCH_CC, "-std=gnu11", "-O2", "-fno-pic", "-fno-pie", "-mcmodel=medium",
                   "-fno-asynchronous-unwind-tables", "-D_GNU_SOURCE", "-I" JIT_BENCH_TEMPLATE_DIR,
-                  "-c", JIT_BENCH_TEMPLATE, "-o", obj, NULL};
+                  "-I" JIT_BENCH_STATUS_DIR, "-c", JIT_BENCH_TEMPLATE, "-o", obj, NULL};
   double runs[RUNS];
   double result = -1;
   for (int r = 0; r < RUNS; r++) {

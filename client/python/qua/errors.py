@@ -1,7 +1,7 @@
-"""qua.errors -- QuaError and the status table, generated from quaject/qua-errno.h.
+"""qua.errors -- QuaError and the status table, generated from include/qua-status.h.
 
 Every status the daemon sends (Frame.status, InvokeReply.status) is 0 or a
-negative code of QUA_ERRNO_MAP; _status.py is generated from that table at
+negative code of QUA_STATUS_MAP; _status.py is generated from that table at
 build time (gen-status.py), so the names and messages are the C code's.
 The module also exports each code by name: qua.ENOTFOUND == -25.
 """
@@ -19,7 +19,7 @@ DIVERTED = 1
 
 def status_name(code):
     """The name of a status without prefix: "OK", "ENOTFOUND", or "EUNKNOWN"
-    for a code not in the table (as qua__errno_name)."""
+    for a code not in the table (as qua_status_name)."""
     if code == 0:
         return "OK"
     return _BY_CODE.get(code, ("EUNKNOWN", ""))[0]

@@ -1,20 +1,19 @@
-/* qua-errno.h -- the status codes of libqua, the protocol and the CLI: one table, no library.
+/* qua-status.h -- the status codes of libqua, the protocol, libquaclient and qua: one table, no library.
  *
- * qua.h includes this header; libquaclient and the framing code (proto/)
- * include it alone, so that they share the table and its words without
- * linking libqua. QUA_ERRNO_MAP lists every status once: its name, its
- * number (the code is the negative) and its message. The enum, libqua's
- * qua_strerror()/qua_err_name(), libquaclient's quac_strerror()/
- * quac_err_name() and the protocol's Frame.status are all made from it.
- *
- * The two static inline functions at the end are the table's lookup for
- * code that must not depend on libqua; programs call qua_strerror() (with
- * libqua) or quac_strerror() (with libquaclient) instead.
+ * A public header with no dependencies: qua.h (libqua), quaclient.h
+ * (libquaclient, installed beside it as <qua/qua-status.h>) and the framing
+ * code (proto/) all include it, so they share the table and its words
+ * without linking one another. QUA_STATUS_MAP lists every status once: its
+ * name, its number (the code is the negative) and its message. The enum,
+ * qua_status_message() and qua_status_name() here, libqua's qua_strerror()/
+ * qua_err_name(), libquaclient's quac_strerror()/quac_err_name(), the
+ * protocol's Frame.status and the Python client's table are all made from
+ * it.
  */
-#ifndef QUA_ERRNO_H
-#define QUA_ERRNO_H
+#ifndef QUA_STATUS_H
+#define QUA_STATUS_H
 
-#define QUA_ERRNO_MAP(XX)                                                     \
+#define QUA_STATUS_MAP(XX)                                                     \
   XX(EINVAL, 1, "invalid argument")                                           \
   XX(ENOMEM, 2, "out of memory")                                              \
   XX(ENOTYPE, 3, "no such quaject type")                                      \
@@ -48,12 +47,12 @@
   XX(ETIMEDOUT, 30, "timed out")                                               \
   XX(EPERM, 31, "not permitted")
 
-typedef enum qua_errno {
+typedef enum qua_status {
   QUA_OK = 0,
 #define QUA__ERR_ENUM(name, num, msg) QUA_##name = -(num),
-  QUA_ERRNO_MAP(QUA__ERR_ENUM)
+  QUA_STATUS_MAP(QUA__ERR_ENUM)
 #undef QUA__ERR_ENUM
-} qua_errno_t;
+} qua_status_t;
 
 /* A callentry returns QUA_OK, a negative error, or QUA_DIVERTED (1) when
  * the call ended in a callback instead of a result: a put that found the
@@ -64,14 +63,14 @@ typedef enum qua_errno {
 
 /* The message of a status: "success" for 0, the table's text for a code
  * in it, "unknown error" otherwise. Never NULL; the string is static. */
-static inline const char *qua__errno_msg(int err) {
+static inline const char *qua_status_message(int err) {
   switch (err) {
   case QUA_OK:
     return "success";
 #define QUA__ERR_MSG(name, num, msg) \
   case QUA_##name:                   \
     return msg;
-    QUA_ERRNO_MAP(QUA__ERR_MSG)
+    QUA_STATUS_MAP(QUA__ERR_MSG)
 #undef QUA__ERR_MSG
   default:
     return "unknown error";
@@ -80,18 +79,18 @@ static inline const char *qua__errno_msg(int err) {
 
 /* The name of a status without its prefix: "OK", "ENOTFOUND", or
  * "EUNKNOWN" for a code not in the table. */
-static inline const char *qua__errno_name(int err) {
+static inline const char *qua_status_name(int err) {
   switch (err) {
   case QUA_OK:
     return "OK";
 #define QUA__ERR_NAME(name, num, msg) \
   case QUA_##name:                    \
     return #name;
-    QUA_ERRNO_MAP(QUA__ERR_NAME)
+    QUA_STATUS_MAP(QUA__ERR_NAME)
 #undef QUA__ERR_NAME
   default:
     return "EUNKNOWN";
   }
 }
 
-#endif /* QUA_ERRNO_H */
+#endif /* QUA_STATUS_H */
