@@ -26,6 +26,7 @@
 
 #include "quad-internal.h"
 #include "quad-m68k.h"
+#include "quad-state.h"
 
 quad_server_t *quad_srv;
 int quad_log_level = QUAD_LOG_INFO;
@@ -99,7 +100,21 @@ static const char usage_text[] =
     "                      1024); past it the least recently used detached\n"
     "                      link is forgotten, or, if all are connected, a new\n"
     "                      one is refused with ELIMIT.\n"
-"  --log-level LEVEL   error, warn, info (default) or debug.\n"
+    "  --state-dir DIR     keep the published graph in DIR (made 0700 when\n"
+    "                      missing; it must be owned by quad's user, closed to\n"
+    "                      group and others, and writable). Published quajects\n"
+    "                      (their type, parameters, creator) and the wires\n"
+    "                      between them are written ahead on every change and\n"
+    "                      restored at start, before clients are accepted;\n"
+    "                      unpublished quajects belong to their connection and\n"
+    "                      are not saved. On SIGTERM or SIGINT the contents of\n"
+    "                      queues, buffers, stacks and counters are saved too,\n"
+    "                      so a restart loses nothing. After kill -9 or a crash\n"
+    "                      the graph comes back with empty queues: the items\n"
+    "                      in quajects since the last save are missing. A\n"
+    "                      corrupt or truncated state file is named and quad\n"
+    "                      refuses to start; the previous generation is kept.\n"
+    "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
     "                      create parameter synth=off|stencil overrides it.\n"
@@ -110,8 +125,8 @@ static const char usage_text[] =
     "  QUA_SOCKET          the socket path when --socket is not given.\n"
     "\n"
     "Exit status: 0 after a clean shutdown, 1 when the daemon cannot run (the\n"
-    "socket is taken, the address cannot be bound), 2 for bad options or a\n"
-    "bad token file.\n"
+    "socket is taken, the address cannot be bound, the state directory or\n"
+    "file is refused), 2 for bad options or a bad token file.\n"
     "\n"
     "The protocol, the connection states, the limits and every status code are\n"
     "described in proto/README.md.\n";
@@ -132,6 +147,7 @@ enum {
   OPT_MAX_LINKS,
   OPT_LOG_LEVEL,
   OPT_SYNTH,
+  OPT_STATE_DIR,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -152,6 +168,7 @@ static const struct option long_options[] = {
     {"max-links", required_argument, NULL, OPT_MAX_LINKS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
+    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -347,6 +364,13 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       qua_set_synth_default((qua_synth_mode_t)m);
       break;
     }
+    case OPT_STATE_DIR:
+      if (optarg[0] == '\0')
+        return usage_error("--state-dir: empty path");
+      free(cfg->state_dir);
+      if ((cfg->state_dir = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
+      break;
     case 'h':
     case OPT_HELP:
       fputs(usage_text, stdout);
@@ -694,6 +718,7 @@ static void maybe_finish(void) {
   quad_server_t *srv = quad_srv;
   if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || uv_is_closing((uv_handle_t *)&srv->wake))
     return;
+  quad_state_save_final();
   quad_objs_destroy_all();
   quad_link_shutdown();
   /* The signal handlers stay until now: a second SIGTERM must not kill
@@ -759,7 +784,9 @@ int main(int argc, char **argv) {
   uv_signal_start(&srv.sigint, on_signal, SIGINT);
   srv.start_ms = uv_now(srv.loop);
 
-  rc = listen_unix(&srv);
+  rc = srv.cfg.state_dir != NULL && quad_state_open(srv.cfg.state_dir) < 0 ? 1 : 0;
+  if (rc == 0)
+    rc = listen_unix(&srv);
   if (rc == 0 && srv.cfg.listen != NULL)
     rc = listen_tcp(&srv);
   if (rc != 0) {
@@ -790,5 +817,6 @@ out_cfg:
   free(srv.cfg.socket_path);
   free(srv.cfg.listen);
   free(srv.cfg.token_file);
+  free(srv.cfg.state_dir);
   return rc;
 }
