@@ -124,12 +124,14 @@ static _Atomic int delivered[TOTAL + 1];
 static uint64_t next_item = 1; /* the producer's next item: one not accepted yet */
 static _Atomic uint64_t produced_now;
 static _Atomic bool cycle_stop;
+static _Atomic int ready; /* threads connected, with their names opened */
 
 static void *producer(void *arg) {
   quac_conn_t *c = itest_connect(&daemon_);
   if (c == NULL)
     return NULL;
   uint64_t in = open_name(c, "st-in"), n = open_name(c, "st-count");
+  atomic_fetch_add(&ready, 1);
   uint64_t limit = next_item + PER_CYCLE;
   bool counted = false;
   while (next_item < limit && next_item <= TOTAL) {
@@ -159,6 +161,7 @@ static void *consumer(void *arg) {
   if (c == NULL)
     return NULL;
   uint64_t out = open_name(c, "st-out");
+  atomic_fetch_add(&ready, 1);
   for (;;) {
     uint64_t v = 0;
     int r = call(c, out, "get", NULL, &v);
@@ -225,12 +228,14 @@ static void check_graph(void) {
 static void run_cycle(_Atomic uint64_t *adds) {
   atomic_store(&produced_now, 0);
   atomic_store(&cycle_stop, false);
+  atomic_store(&ready, 0);
   pthread_t tp, tc;
   CU_ASSERT_EQUAL_FATAL(pthread_create(&tp, NULL, producer, adds), 0);
   CU_ASSERT_EQUAL_FATAL(pthread_create(&tc, NULL, consumer, NULL), 0);
   /* Stop quad in the middle of the traffic. */
   double end = itest_now() + 10.0;
-  while (atomic_load(&produced_now) < PER_CYCLE / 2 && itest_now() < end)
+  while ((atomic_load(&ready) < 2 || atomic_load(&produced_now) < PER_CYCLE / 2) &&
+         itest_now() < end)
     itest_sleep_ms(1);
   atomic_store(&cycle_stop, true);
   int r = restart_term();
@@ -344,6 +349,76 @@ static void kill9_brings_back_graph_and_loses_only_unsaved_items(void) {
   CU_ASSERT_EQUAL(call(c, in, "put", &v, NULL), 0);
   CU_ASSERT_EQUAL(get_wait(c, out, &v), 0);
   CU_ASSERT_EQUAL(v, 7);
+  quac_close(c);
+}
+
+/* Buffers, counters, closed queues and the target=m68k queue, stack and
+ * counter (when this quad has the m68k backend) keep their contents. */
+static void every_kind_of_contents_survives_a_restart(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  quac_type_list_t *types = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_list_types(c, &types), 0);
+  bool m68k = quac_type_find(types, "m68k-queue") != NULL;
+  quac_free(types);
+  const char *bp[] = {"capacity=16"}, *cp[] = {"initial=3"}, *mp[] = {"target=m68k"};
+  uint64_t b, n, q, h, v;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "buffer", bp, 1, "k-buf", &b, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", cp, 1, "k-cnt", &n, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", bp, 1, "k-closed", &q, NULL), 0);
+  for (v = 'a'; v <= 'c'; v++)
+    CU_ASSERT_EQUAL(call(c, b, "putb", &v, NULL), 0);
+  v = (uint64_t)-10; /* the counter goes to -7: two's complement survives */
+  CU_ASSERT_EQUAL(call(c, n, "add", &v, NULL), 0);
+  v = 42;
+  CU_ASSERT_EQUAL(call(c, q, "put", &v, NULL), 0);
+  CU_ASSERT_EQUAL(quac_close_queue(c, q), 0);
+  if (m68k) {
+    CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", mp, 1, "k-mq", &h, NULL), 0);
+    for (v = 1; v <= 3; v++)
+      CU_ASSERT_EQUAL(call(c, h, "put", &v, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(quac_create(c, "stack", mp, 1, "k-ms", &h, NULL), 0);
+    for (v = 1; v <= 3; v++)
+      CU_ASSERT_EQUAL(call(c, h, "push", &v, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", mp, 1, "k-mc", &h, NULL), 0);
+    v = 77;
+    CU_ASSERT_EQUAL(call(c, h, "add", &v, NULL), 0);
+  }
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  b = open_name(c, "k-buf");
+  for (uint64_t want = 'a'; want <= 'c'; want++) {
+    CU_ASSERT_EQUAL(call(c, b, "getb", NULL, &v), 0);
+    CU_ASSERT_EQUAL(v, want);
+  }
+  CU_ASSERT_EQUAL(call(c, b, "getb", NULL, &v), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(call(c, open_name(c, "k-cnt"), "read", NULL, &v), 0);
+  CU_ASSERT_EQUAL((int64_t)v, -7);
+  q = open_name(c, "k-closed");
+  CU_ASSERT_EQUAL(call(c, q, "get", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 42);
+  CU_ASSERT_EQUAL(call(c, q, "get", NULL, &v), QUA_ECLOSED);
+  v = 1;
+  CU_ASSERT_EQUAL(call(c, q, "put", &v, NULL), QUA_ECLOSED);
+  if (m68k) {
+    h = open_name(c, "k-mq");
+    for (uint64_t want = 1; want <= 3; want++) {
+      CU_ASSERT_EQUAL(call(c, h, "get", NULL, &v), 0);
+      CU_ASSERT_EQUAL(v, want);
+    }
+    h = open_name(c, "k-ms");
+    for (uint64_t want = 3; want >= 1; want--) {
+      CU_ASSERT_EQUAL(call(c, h, "pop", NULL, &v), 0);
+      CU_ASSERT_EQUAL(v, want);
+    }
+    CU_ASSERT_EQUAL(call(c, open_name(c, "k-mc"), "read", NULL, &v), 0);
+    CU_ASSERT_EQUAL(v, 77);
+  }
+  const char *names[] = {"k-buf", "k-cnt", "k-closed", "k-mq", "k-ms", "k-mc"};
+  for (size_t i = 0; i < (m68k ? 6u : 3u); i++)
+    CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, names[i]), false), 0);
   quac_close(c);
 }
 
@@ -543,6 +618,7 @@ int main(int argc, char **argv) {
        restart_cycles_deliver_every_item_exactly_once},
       {"kill9_brings_back_graph_and_loses_only_unsaved_items",
        kill9_brings_back_graph_and_loses_only_unsaved_items},
+      {"every_kind_of_contents_survives_a_restart", every_kind_of_contents_survives_a_restart},
       {"corrupt_state_file_is_refused_and_previous_kept",
        corrupt_state_file_is_refused_and_previous_kept},
       {"truncated_state_file_is_refused_and_previous_kept",
