@@ -886,10 +886,10 @@ int quad_state_open(const char *dir) {
   }
   st_graph_t g;
   uint32_t flags = 0;
-  char why[256], name[64];
+  char why[512], name[64];
   gen_name(name, sizeof name, newest, false);
   if (read_generation(newest, &g, &flags, why, sizeof why) < 0) {
-    char prev[64], pwhy[256];
+    char prev[64], pwhy[512];
     st_graph_t pg;
     uint32_t pf;
     gen_name(prev, sizeof prev, newest - 1, false);

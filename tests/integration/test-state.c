@@ -14,7 +14,23 @@ static char state_dir[128];
 
 /* --- Helpers ------------------------------------------------------------------------ */
 
+/* SIGTERM (quad must exit 0: it saved, and the sanitizers found nothing),
+ * then start again on the same folder. */
 static int restart_term(void) {
+  if (daemon_.pid > 0) {
+    kill(daemon_.pid, SIGTERM);
+    int st = itest_wait(daemon_.pid, 10.0);
+    if (st == -1) {
+      kill(daemon_.pid, SIGKILL);
+      waitpid(daemon_.pid, NULL, 0);
+    }
+    daemon_.pid = 0;
+    if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+      fprintf(stderr, "quad did not exit 0 on SIGTERM (wait status %d)\n", st);
+      itest_dump_log(&daemon_);
+      CU_FAIL("quad's exit on SIGTERM");
+    }
+  }
   return itest_restart(&daemon_, "--state-dir", state_dir, "--allow-uid", "65534", "--allow-uid",
                        "65533", (char *)NULL);
 }
@@ -445,7 +461,7 @@ static void bad_newest_is_refused(const char *what, void (*damage)(uint8_t *, si
   /* An orderly stop: the newest generation has the contents, the previous
    * one the graph. */
   kill(daemon_.pid, SIGTERM);
-  CU_ASSERT_EQUAL(itest_wait(daemon_.pid, 10.0), 0);
+  CU_ASSERT_EQUAL(itest_wait(daemon_.pid, 10.0), 0); /* exit status 0 */
   daemon_.pid = 0;
   char newest[256], prev[256];
   CU_ASSERT_FATAL(newest_state(newest, sizeof newest) == 2);
