@@ -66,7 +66,7 @@
  *         (0 none, 1 words in order, 2 words top first, 3 bytes, 4 value),
  *         u64 n, then n u64 words (kinds 1, 2, 4) or n bytes (kind 3)
  *     u32 wires, then each: str source, str callout, str target, str entry
- *   str: u16 length (1..4095), then the bytes (no NUL)
+ *   str: u32 length (1 or more; names 1..63), then the bytes (no NUL)
  *
  * All of it runs on the loop thread; writing blocks the loop for the
  * fsyncs of one file and one directory.
@@ -93,7 +93,6 @@
 #define ST_VERSION 1u
 #define ST_HEADER 48
 #define ST_F_CONTENTS 1u
-#define ST_STR_MAX 4095
 /* Contents of one quaject at most: a queue's or buffer's largest capacity. */
 #define ST_ITEMS_MAX ((uint64_t)1 << 24)
 
@@ -376,7 +375,7 @@ static void put_le(st_buf_t *b, uint64_t v, int bytes) {
 
 static void put_str(st_buf_t *b, const char *s) {
   size_t n = strlen(s);
-  put_le(b, n, 2);
+  put_le(b, n, 4);
   put_bytes(b, s, n);
 }
 
@@ -430,7 +429,7 @@ static bool get_le(st_rd_t *r, int bytes, uint64_t *v, const char *what) {
 /* A string of at most max bytes into out (NUL-terminated, outlen >= max+1). */
 static bool get_str(st_rd_t *r, char *out, size_t max, const char *what) {
   uint64_t n;
-  if (!get_le(r, 2, &n, what))
+  if (!get_le(r, 4, &n, what))
     return false;
   if (n == 0 || n > max || r->len - r->off < n) {
     snprintf(r->why, sizeof r->why, "%s: %s of %" PRIu64 " bytes", what,
@@ -463,8 +462,8 @@ static bool decode(st_rd_t *r, st_graph_t *g) {
   uint64_t n, v;
   if (!get_le(r, 4, &n, "the count of quajects"))
     return false;
-  /* Each quaject takes at least 26 bytes: a count past that is corrupt. */
-  if (n > (r->len - r->off) / 26 + 1) {
+  /* Each quaject takes at least 32 bytes: a count past that is corrupt. */
+  if (n > (r->len - r->off) / 32) {
     snprintf(r->why, sizeof r->why, "%" PRIu64 " quajects in %zu bytes", n, r->len - r->off);
     return false;
   }
@@ -495,11 +494,11 @@ static bool decode(st_rd_t *r, st_graph_t *g) {
     }
     o->nparams = (uint32_t)v;
     for (uint32_t k = 0; k < o->nparams; k++) {
-      char *s = g->strings + soff, tmp[ST_STR_MAX + 1];
-      if (!get_str(r, tmp, ST_STR_MAX, "a parameter"))
+      /* Each takes 4 + n bytes of the records and n + 1 of strings: it fits. */
+      char *s = g->strings + soff;
+      if (!get_str(r, s, r->len - r->off, "a parameter"))
         return false;
-      memcpy(s, tmp, strlen(tmp) + 1);
-      soff += strlen(tmp) + 1;
+      soff += strlen(s) + 1;
       o->params[k] = s;
     }
     uint64_t closed, kind;
@@ -539,7 +538,7 @@ static bool decode(st_rd_t *r, st_graph_t *g) {
   }
   if (!get_le(r, 4, &n, "the count of wires"))
     return false;
-  if (n > (r->len - r->off) / 12) {
+  if (n > (r->len - r->off) / 20) {
     snprintf(r->why, sizeof r->why, "%" PRIu64 " wires in %zu bytes", n, r->len - r->off);
     return false;
   }
@@ -753,6 +752,22 @@ out:
   return rc;
 }
 
+/* Removes the generations before `keep` (left by a crash between a rename
+ * and the removal that follows it) and unfinished .tmp files. */
+static void prune(uint64_t keep) {
+  DIR *d = fdopendir(dup(st.dirfd));
+  if (d == NULL)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    bool tmp = false;
+    uint64_t g = gen_of(de->d_name, &tmp);
+    if (g != 0 && (tmp || g < keep))
+      unlinkat(st.dirfd, de->d_name, 0);
+  }
+  closedir(d);
+}
+
 /* --- Restoring ------------------------------------------------------------------------- */
 
 static qua_quaject_t *saved_quaject(const st_graph_t *g, const char *name) {
@@ -861,7 +876,7 @@ int quad_state_open(const char *dir) {
   snprintf(st.dir, sizeof st.dir, "%s", dir);
   if (open_dir(dir) < 0)
     goto fail;
-  /* The generations present; a .tmp is a write that never finished. */
+  /* The newest generation present (a .tmp is a write that never finished). */
   DIR *d = fdopendir(dup(st.dirfd));
   if (d == NULL) {
     quad_log(QUAD_LOG_ERROR, "--state-dir %s: %s", dir, strerror(errno));
@@ -872,14 +887,13 @@ int quad_state_open(const char *dir) {
   while ((de = readdir(d)) != NULL) {
     bool tmp = false;
     uint64_t g = gen_of(de->d_name, &tmp);
-    if (g != 0 && tmp)
-      unlinkat(st.dirfd, de->d_name, 0);
-    else if (g > newest)
+    if (!tmp && g > newest)
       newest = g;
   }
   closedir(d);
   st.gen = newest;
   if (newest == 0) {
+    prune(0);
     quad_log(QUAD_LOG_INFO, "state: %s has no saved state: starting empty", dir);
     st.open = true;
     return 0;
@@ -921,6 +935,7 @@ int quad_state_open(const char *dir) {
   if (flags & ST_F_CONTENTS)
     quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items put back", items);
   graph_free(&g);
+  prune(newest - 1);
   st.open = true;
   /* Contents are applied once: the next generation has none (note). */
   if (flags & ST_F_CONTENTS)

@@ -438,6 +438,33 @@ static void every_kind_of_contents_survives_a_restart(void) {
   quac_close(c);
 }
 
+/* A parameter is saved as given, however long (here past 65,535 bytes:
+ * a hexadecimal number with leading zeros, which create accepts). */
+static void long_parameter_survives_a_restart(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  size_t zeros = 70000;
+  char *p = malloc(zeros + 32);
+  CU_ASSERT_FATAL(p != NULL);
+  memcpy(p, "capacity=0x", 11);
+  memset(p + 11, '0', zeros);
+  snprintf(p + 11 + zeros, 21, "20"); /* 0x...20: 32 */
+  const char *params[] = {p};
+  uint64_t h;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", params, 1, "k-long", &h, NULL), 0);
+  free(p);
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  quac_quaject_info_t *qi = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_describe(c, 0, "k-long", &qi), 0);
+  CU_ASSERT(qi->nparams >= 1 && qi->params[0] == 32);
+  quac_free(qi);
+  CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, "k-long"), false), 0);
+  quac_close(c);
+}
+
 /* --- Bad files -------------------------------------------------------------------- */
 
 static void file_read(const char *path, uint8_t *buf, size_t *len) {
@@ -635,6 +662,7 @@ int main(int argc, char **argv) {
       {"kill9_brings_back_graph_and_loses_only_unsaved_items",
        kill9_brings_back_graph_and_loses_only_unsaved_items},
       {"every_kind_of_contents_survives_a_restart", every_kind_of_contents_survives_a_restart},
+      {"long_parameter_survives_a_restart", long_parameter_survives_a_restart},
       {"corrupt_state_file_is_refused_and_previous_kept",
        corrupt_state_file_is_refused_and_previous_kept},
       {"truncated_state_file_is_refused_and_previous_kept",
