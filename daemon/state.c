@@ -32,9 +32,10 @@
  * and connects afresh; the peer-side state of links other quads opened
  * here is not saved either, so a sender's items not yet acknowledged
  * before this quad stopped may be applied again); tees and links hold no
- * contents. After kill -9 the graph comes back as of its last change with
- * empty queues: the items that were in quajects at that moment are
- * missing, none is delivered twice.
+ * contents. After kill -9 the graph comes back as of its last change, empty
+ * (counters at their initial=): the items that were in quajects at that
+ * moment are missing (those put since the last save, and those put back at
+ * the last start that nobody took since); none is delivered twice.
  *
  * Generations. Files are DIR/state.NNNNNNNNNN (the generation, 10 digits).
  * A write goes to state.N.tmp, is fsynced, renamed to state.N, and the
@@ -525,7 +526,7 @@ static bool decode(st_rd_t *r, st_graph_t *g) {
         memcpy(o->bytes, r->p + r->off, o->n);
       r->off += o->n;
     } else if (kind != ST_NONE) {
-      o->items = malloc(o->n * sizeof *o->items);
+      o->items = malloc((o->n ? o->n : 1) * sizeof *o->items);
       for (uint64_t k = 0; o->items != NULL && k < o->n; k++)
         get_le(r, 8, &o->items[k], "an item");
       if (o->items == NULL)
@@ -609,7 +610,7 @@ static int write_generation(const st_buf_t *b, uint32_t flags) {
   put_le(&h, gen, 8);
   put_le(&h, (uint64_t)time(NULL), 8);
   put_le(&h, b->len, 8);
-  put_le(&h, crc32(crc32(0, NULL, 0), b->p, (uInt)b->len), 4);
+  put_le(&h, crc32_z(crc32(0, NULL, 0), b->p, b->len), 4);
   if (h.failed) {
     free(h.p);
     quad_log(QUAD_LOG_ERROR, "state: out of memory writing %s/%s", st.dir, fin);
@@ -735,7 +736,7 @@ static int read_generation(uint64_t gen, st_graph_t *g, uint32_t *flags, char *w
              v[4] > size - ST_HEADER ? "truncated" : "corrupt", v[4], size - ST_HEADER);
     goto out;
   }
-  if (v[5] != crc32(crc32(0, NULL, 0), p + ST_HEADER, (uInt)(size - ST_HEADER))) {
+  if (v[5] != crc32_z(crc32(0, NULL, 0), p + ST_HEADER, size - ST_HEADER)) {
     snprintf(why, len, "corrupt: the records' checksum does not match the header's");
     goto out;
   }
