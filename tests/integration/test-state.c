@@ -1,6 +1,8 @@
 /* test-state.c -- quad --state-dir: restarts lose nothing, kill -9 loses only what was unsaved, bad files are refused. */
 #include <dirent.h>
 #include <grp.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -465,6 +467,109 @@ static void long_parameter_survives_a_restart(void) {
   quac_close(c);
 }
 
+/* A published link comes back from its parameters and connects to its peer
+ * again: items put before and after the restart arrive once, in order. */
+static void link_is_restored_and_delivers(void) {
+  itest_daemon_t peer;
+  CU_ASSERT_FATAL(itest_start(&peer, (char *)NULL) == 0);
+  quac_conn_t *b = itest_connect(&peer), *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(b != NULL && c != NULL);
+  const char *qp[] = {"capacity=64"};
+  uint64_t dst, link, v;
+  CU_ASSERT_EQUAL_FATAL(quac_create(b, "queue", qp, 1, "lq", &dst, NULL), 0);
+  char arg[200];
+  snprintf(arg, sizeof arg, "peer=unix:%s", peer.sock);
+  const char *lp[] = {arg, "remote=lq"};
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "link", lp, 2, "st-link", &link, NULL), 0);
+  v = 1;
+  CU_ASSERT_EQUAL(call(c, link, "put", &v, NULL), 0);
+  CU_ASSERT_EQUAL(get_wait(b, dst, &v), 0); /* delivered before the restart */
+  CU_ASSERT_EQUAL(v, 1);
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  link = open_name(c, "st-link");
+  for (v = 2; v <= 4; v++)
+    CU_ASSERT_EQUAL(call(c, link, "put", &v, NULL), 0);
+  for (uint64_t want = 2; want <= 4; want++) {
+    CU_ASSERT_EQUAL(get_wait(b, dst, &v), 0);
+    CU_ASSERT_EQUAL(v, want);
+  }
+  itest_sleep_ms(50);
+  CU_ASSERT_EQUAL(call(b, dst, "get", NULL, &v), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(quac_destroy(c, link, false), 0);
+  quac_close(c);
+  quac_close(b);
+  CU_ASSERT(itest_stop_clean(&peer));
+}
+
+/* Whether quad's log has a line containing all of a and b. */
+static bool log_has(const char *a, const char *b) {
+  FILE *f = fopen(daemon_.log, "r");
+  if (f == NULL)
+    return false;
+  char line[2048];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f) != NULL)
+    found = strstr(line, a) != NULL && strstr(line, b) != NULL;
+  fclose(f);
+  return found;
+}
+
+/* Sets or clears the immutable flag of a folder (even root cannot create
+ * files in it then). 0, or -1 when the file system or quad's user cannot. */
+static int set_immutable(const char *path, bool on) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY);
+  int flags = 0, r = -1;
+  if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+    r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  if (fd >= 0)
+    close(fd);
+  return r;
+}
+
+/* A write that fails while quad runs (here: the folder made immutable) is
+ * logged, replaces nothing, and the next change writes the graph whole. */
+static void failed_write_keeps_previous_and_next_change_saves_all(void) {
+  char newest[256], after[256];
+  newest_state(newest, sizeof newest);
+  static uint8_t before[1 << 20], now[1 << 20];
+  size_t blen = sizeof before, nlen = sizeof now;
+  FILE *f = fopen(newest, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  blen = fread(before, 1, blen, f);
+  fclose(f);
+  if (set_immutable(state_dir, true) < 0) {
+    fprintf(stderr, "(the file system cannot make %s immutable: case not run)\n", state_dir);
+    return;
+  }
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t h1, h2;
+  CU_ASSERT_EQUAL(quac_create(c, "queue", NULL, 0, "st-fail1", &h1, NULL), 0);
+  CU_ASSERT(log_has("state: cannot create", state_dir));
+  newest_state(after, sizeof after);
+  CU_ASSERT_STRING_EQUAL(after, newest);
+  f = fopen(newest, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  nlen = fread(now, 1, nlen, f);
+  fclose(f);
+  CU_ASSERT(nlen == blen && memcmp(now, before, blen) == 0);
+  CU_ASSERT_EQUAL_FATAL(set_immutable(state_dir, false), 0);
+  CU_ASSERT_EQUAL(quac_create(c, "queue", NULL, 0, "st-fail2", &h2, NULL), 0);
+  quac_close(c);
+  /* Both came back: the second write carried the first change too. */
+  CU_ASSERT_EQUAL_FATAL(restart_kill(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, "st-fail1"), false), 0);
+  CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, "st-fail2"), false), 0);
+  quac_close(c);
+}
+
 /* --- Bad files -------------------------------------------------------------------- */
 
 static void file_read(const char *path, uint8_t *buf, size_t *len) {
@@ -663,6 +768,9 @@ int main(int argc, char **argv) {
        kill9_brings_back_graph_and_loses_only_unsaved_items},
       {"every_kind_of_contents_survives_a_restart", every_kind_of_contents_survives_a_restart},
       {"long_parameter_survives_a_restart", long_parameter_survives_a_restart},
+      {"link_is_restored_and_delivers", link_is_restored_and_delivers},
+      {"failed_write_keeps_previous_and_next_change_saves_all",
+       failed_write_keeps_previous_and_next_change_saves_all},
       {"corrupt_state_file_is_refused_and_previous_kept",
        corrupt_state_file_is_refused_and_previous_kept},
       {"truncated_state_file_is_refused_and_previous_kept",
@@ -672,6 +780,7 @@ int main(int argc, char **argv) {
       {NULL, NULL},
   };
   int rc = qtest_run("integration-state", cases);
+  set_immutable(state_dir, false); /* whatever a failed case left */
   if (rc != 0)
     itest_dump_log(&daemon_);
   if (!itest_stop_clean(&daemon_))
