@@ -1,4 +1,4 @@
-/* quad-state.h -- quad --state-dir (state.c): the published graph written ahead, contents saved at exit. */
+/* quad-state.h -- quad --state-dir (state.c): the graph written ahead, contents saved at exit. */
 #ifndef QUAD_STATE_H
 #define QUAD_STATE_H
 

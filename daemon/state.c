@@ -1,4 +1,4 @@
-/* state.c -- quad --state-dir: the published graph written ahead, contents saved at an orderly exit.
+/* state.c -- quad --state-dir: the published graph written ahead, contents saved at exit.
  *
  * Design note.
  *
@@ -15,7 +15,9 @@
  * When. Every control operation that may change that graph calls
  * quad_state_changed() before it replies: the graph is serialised, and
  * when it differs from the last one written a new generation is written
- * (so a reply that says "done" comes after the change is on disk). At an
+ * (so a reply that says "done" comes after the change is on disk). A write
+ * that fails is logged and replaces nothing; the change stays in force and
+ * the next change (or the exit) writes the whole graph again. At an
  * orderly exit (SIGTERM, SIGINT), once every connection has closed,
  * quad_state_save_final() stops the active quajects by unwiring their
  * callouts and writes the graph with the contents:
@@ -27,8 +29,8 @@
  *
  * Not saved: what a pump has moved (moved=, sleeps=) and an item a pump
  * holds because its sink was full when it was stopped (at most one per
- * pump: its lost= counts it as it goes); a clock's ticks; a link's unacknowledged
- * items and sequence numbers (the link is made again from its parameters
+ * pump: its lost= counts it as it goes); a clock's ticks; a link's
+ * unacknowledged items and sequence numbers (the link is made again from its parameters
  * and connects afresh; the peer-side state of links other quads opened
  * here is not saved either, so a sender's items not yet acknowledged
  * before this quad stopped may be applied again); tees and links hold no
@@ -932,7 +934,8 @@ int quad_state_open(const char *dir) {
     goto fail;
   }
   quad_log(QUAD_LOG_INFO, "state: restored %u published quajects and %u wires from %s/%s%s",
-           g.nobjs, g.nwires, dir, name, flags & ST_F_CONTENTS ? " (saved at an orderly exit)" : "");
+           g.nobjs, g.nwires, dir, name,
+           flags & ST_F_CONTENTS ? " (saved at an orderly exit)" : "");
   if (flags & ST_F_CONTENTS)
     quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items put back", items);
   graph_free(&g);

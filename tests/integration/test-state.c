@@ -1,4 +1,4 @@
-/* test-state.c -- quad --state-dir: restarts lose nothing, kill -9 loses only what was unsaved, bad files are refused. */
+/* test-state.c -- quad --state-dir: restarts lose nothing, kill -9 only the unsaved, bad files refused. */
 #include <dirent.h>
 #include <grp.h>
 #include <linux/fs.h>
