@@ -37,6 +37,7 @@
 
 #include "quad-internal.h"
 #include "quad-m68k.h"
+#include "quad-state.h"
 
 typedef struct quad_call {
   quad_conn_t *c;
@@ -262,6 +263,7 @@ static void obj_destroy(quad_obj_t *o) {
   quad_srv->nobjs--;
   quad_srv->nthreads -= o->active;
   free(o->name);
+  free(o->params);
   free(o);
 }
 
@@ -301,6 +303,19 @@ void quad_conn_release(quad_conn_t *c) {
 void quad_objs_destroy_all(void) {
   while (quad_srv->objs != NULL)
     obj_destroy(quad_srv->objs);
+}
+
+quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t ident,
+                           bool active) {
+  quad_obj_t *o = obj_add(q, NULL);
+  if (o == NULL)
+    return NULL;
+  o->name = name;
+  o->params = params;
+  o->ident = ident;
+  o->active = active;
+  quad_srv->nthreads += active;
+  return o;
 }
 
 bool quad_name_ok(const char *s) {
@@ -565,9 +580,10 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
     goto nomem;
   o->active = active;
   quad_srv->nthreads += active;
-  if ((ref = ref_add(c, o)) == NULL)
+  if ((ref = ref_add(c, o)) == NULL || (o->params = quad_state_params(params, nparams)) == NULL)
     goto nomem;
   o->name = name;
+  quad_state_changed();
   quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
            in->type, o->id, name ? " as " : "", name ? name : "");
   Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
@@ -614,6 +630,7 @@ static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest
   quad_log(QUAD_LOG_DEBUG, "conn %llu: destroy #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
   obj_destroy(o);
+  quad_state_changed();
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -637,6 +654,7 @@ static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest
     FAIL(QUA_ESTATE, "already published as '%s'", o->name);
   if ((o->name = strdup(in->name)) == NULL)
     FAIL(QUA_ENOMEM, "out of memory");
+  quad_state_changed();
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -654,6 +672,7 @@ static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishReq
     o->owner = call->c;
     call->c->owned++;
   }
+  quad_state_changed();
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -683,6 +702,7 @@ static void svc_wire(Qua__V1__Qua_Service *svc, const Qua__V1__WireRequest *in,
   int r = qua_wire(src->obj->q, in->callout, dst->obj->q, in->entry, &err);
   if (r < 0)
     FAIL_ERR(r, &err);
+  quad_state_changed();
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -695,6 +715,7 @@ static void svc_unwire(Qua__V1__Qua_Service *svc, const Qua__V1__UnwireRequest *
   int r = qua_unwire(src->obj->q, in->callout, &err);
   if (r < 0)
     FAIL_ERR(r, &err);
+  quad_state_changed();
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -1100,6 +1121,7 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
   int r = qua_queue_close(o->q);
   if (r < 0)
     FAIL(r, "cannot close queue #%" PRIu64 ": %s", o->id, qua_strerror(r));
+  quad_state_changed();
   quad_log(QUAD_LOG_DEBUG, "conn %llu: close queue #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;

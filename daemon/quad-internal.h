@@ -33,6 +33,7 @@ typedef struct quad_config {
   bool socket_default;      /* the default path: create its folder */
   char *listen;             /* HOST:PORT or NULL */
   char *metrics_listen;     /* IP:PORT of the Prometheus endpoint, or NULL */
+  char *state_dir;          /* --state-dir, or NULL (state.c) */
   char *token_file;
   char token[QUAD_TOKEN_MAX];
   size_t token_len;
@@ -89,6 +90,7 @@ struct quad_obj {
   qua_quaject_t *q;
   uint64_t id;
   char *name;          /* published name, or NULL */
+  char *params;        /* the create parameters, packed (quad_state_params), for --state-dir */
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
   int64_t ident;       /* the creator's identity (quad_conn.ident) */
   bool active;         /* runs a thread of its own (ops.start): counts in nthreads */
@@ -303,6 +305,11 @@ void quad_conn_release(quad_conn_t *c);
 bool quad_name_ok(const char *s);
 /* Destroys every object left (exit). */
 void quad_objs_destroy_all(void);
+/* Adds a quaject restored from --state-dir (state.c): published as name,
+ * created by ident, no owner connection; name and params (malloc'ed) are
+ * the object's from then on. NULL when out of memory (nothing taken). */
+quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t ident,
+                           bool active);
 
 /* events.c */
 int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad_binding_t **out,

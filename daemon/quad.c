@@ -26,6 +26,7 @@
 
 #include "quad-internal.h"
 #include "quad-m68k.h"
+#include "quad-state.h"
 
 quad_server_t *quad_srv;
 int quad_log_level = QUAD_LOG_INFO;
@@ -112,6 +113,22 @@ static const char usage_text[] =
     "                      synthesis counts and time, and every quaject's\n"
     "                      state numbers. No token: keep it on loopback (quad\n"
     "                      warns otherwise). Port 0 picks one, which is logged.\n"
+    "  --state-dir DIR     keep the published graph in DIR (made 0700 when\n"
+    "                      missing; it must be owned by quad's user, closed to\n"
+    "                      group and others, and writable). Published quajects\n"
+    "                      (their type, parameters, creator) and the wires\n"
+    "                      between them are written ahead on every change and\n"
+    "                      restored at start, before clients are accepted;\n"
+    "                      unpublished quajects belong to their connection and\n"
+    "                      are not saved. On SIGTERM or SIGINT the contents of\n"
+    "                      queues, buffers, stacks and counters are saved too,\n"
+    "                      so a restart loses nothing. After kill -9 or a crash\n"
+    "                      the graph comes back empty (counters at initial=):\n"
+    "                      the items in quajects when quad died are missing,\n"
+    "                      those put since the last save among them; none\n"
+    "                      comes twice. A corrupt or truncated state file is\n"
+    "                      named and quad refuses to start; the previous\n"
+    "                      generation is kept.\n"
     "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
@@ -132,8 +149,8 @@ static const char usage_text[] =
     "                      journald priorities (<3> error ... <7> debug).\n"
     "\n"
     "Exit status: 0 after a clean shutdown, 1 when the daemon cannot run (the\n"
-    "socket is taken, the address cannot be bound), 2 for bad options or a\n"
-    "bad token file.\n"
+    "socket is taken, the address cannot be bound, the state directory or\n"
+    "file is refused), 2 for bad options or a bad token file.\n"
     "\n"
     "The protocol, the connection states, the limits and every status code are\n"
     "described in proto/README.md.\n";
@@ -155,6 +172,7 @@ enum {
   OPT_LOG_LEVEL,
   OPT_SYNTH,
   OPT_METRICS_LISTEN,
+  OPT_STATE_DIR,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -176,6 +194,7 @@ static const struct option long_options[] = {
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -381,6 +400,13 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       qua_set_synth_default((qua_synth_mode_t)m);
       break;
     }
+    case OPT_STATE_DIR:
+      if (optarg[0] == '\0')
+        return usage_error("--state-dir: empty path");
+      free(cfg->state_dir);
+      if ((cfg->state_dir = strdup(optarg)) == NULL)
+        return usage_error("out of memory");
+      break;
     case 'h':
     case OPT_HELP:
       fputs(usage_text, stdout);
@@ -763,6 +789,7 @@ static void maybe_finish(void) {
   quad_server_t *srv = quad_srv;
   if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || uv_is_closing((uv_handle_t *)&srv->wake))
     return;
+  quad_state_save_final();
   quad_objs_destroy_all();
   quad_link_shutdown();
   /* The signal handlers stay until now: a second SIGTERM must not kill
@@ -832,7 +859,9 @@ int main(int argc, char **argv) {
   uv_signal_start(&srv.sigint, on_signal, SIGINT);
   srv.start_ms = uv_now(srv.loop);
 
-  rc = listen_unix(&srv);
+  rc = srv.cfg.state_dir != NULL && quad_state_open(srv.cfg.state_dir) < 0 ? 1 : 0;
+  if (rc == 0)
+    rc = listen_unix(&srv);
   if (rc == 0 && srv.cfg.listen != NULL)
     rc = listen_tcp(&srv);
   if (rc == 0 && srv.cfg.metrics_listen != NULL)
@@ -869,5 +898,6 @@ out_cfg:
   free(srv.cfg.listen);
   free(srv.cfg.metrics_listen);
   free(srv.cfg.token_file);
+  free(srv.cfg.state_dir);
   return rc;
 }

@@ -1,0 +1,36 @@
+/* quad-state.h -- quad --state-dir (state.c): the graph written ahead, contents saved at exit. */
+#ifndef QUAD_STATE_H
+#define QUAD_STATE_H
+
+#include <stddef.h>
+
+/* The file format and the guarantees are described at the top of state.c.
+ * Everything here runs on the loop thread. */
+
+/* At start, before the socket accepts clients: opens DIR (made 0700 when
+ * missing; refused unless owned by quad's user, closed to group and others,
+ * and writable), locks it against a second quad, and recreates the
+ * quajects, names, owners, wires (and contents, after an orderly exit) of
+ * its newest generation. 0, or -1 after logging why (the files are left as
+ * they were). */
+int quad_state_open(const char *dir);
+
+/* After a change to the published graph (create with a name, publish,
+ * unpublish, destroy, wire, unwire, close): writes a new generation when
+ * the saved graph differs from the last one written. A no-op without
+ * --state-dir. A failed write is logged and retried at the next change;
+ * the previous generation stays the good one. */
+void quad_state_changed(void);
+
+/* The orderly exit (SIGTERM, SIGINT), after every connection closed and
+ * before the quajects are destroyed: stops the active quajects (their
+ * callouts are unwired) and writes the graph with the contents of queues,
+ * buffers, stacks and counters. A no-op without --state-dir. */
+void quad_state_save_final(void);
+
+/* The create parameters ("key=value", target= excluded) packed for
+ * quad_obj.params: each string and its NUL, then one more NUL. malloc'ed;
+ * NULL when out of memory. */
+char *quad_state_params(const char *const *params, size_t n);
+
+#endif /* QUAD_STATE_H */

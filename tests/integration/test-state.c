@@ -1,0 +1,789 @@
+/* test-state.c -- quad --state-dir: restarts lose nothing, kill -9 only the unsaved, bad files refused. */
+#include <dirent.h>
+#include <grp.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "itest.h"
+
+static itest_daemon_t daemon_;
+static char state_dir[128];
+
+#define NOBODY 65534u
+#define OTHER 65533u
+
+/* --- Helpers ------------------------------------------------------------------------ */
+
+/* SIGTERM (quad must exit 0: it saved, and the sanitizers found nothing),
+ * then start again on the same folder. */
+static int restart_term(void) {
+  if (daemon_.pid > 0) {
+    kill(daemon_.pid, SIGTERM);
+    int st = itest_wait(daemon_.pid, 10.0);
+    if (st == -1) {
+      kill(daemon_.pid, SIGKILL);
+      waitpid(daemon_.pid, NULL, 0);
+    }
+    daemon_.pid = 0;
+    if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+      fprintf(stderr, "quad did not exit 0 on SIGTERM (wait status %d)\n", st);
+      itest_dump_log(&daemon_);
+      CU_FAIL("quad's exit on SIGTERM");
+    }
+  }
+  return itest_restart(&daemon_, "--state-dir", state_dir, "--allow-uid", "65534", "--allow-uid",
+                       "65533", (char *)NULL);
+}
+
+/* kill -9, then start again on the same folder. */
+static int restart_kill(void) {
+  kill(daemon_.pid, SIGKILL);
+  waitpid(daemon_.pid, NULL, 0);
+  daemon_.pid = 0;
+  return restart_term();
+}
+
+static uint64_t open_name(quac_conn_t *c, const char *name) {
+  quac_opened_t o;
+  int r = quac_open(c, name, &o);
+  CU_ASSERT_EQUAL(r, 0);
+  return r == 0 ? o.handle : 0;
+}
+
+/* Calls entry with at most one argument; the callentry's status (or a
+ * negative request error), the result in *ret. */
+static int call(quac_conn_t *c, uint64_t h, const char *entry, const uint64_t *arg, uint64_t *ret) {
+  quac_result_t r;
+  int s = quac_invoke(c, h, entry, arg, arg != NULL, &r);
+  if (ret != NULL)
+    *ret = r.result;
+  return s < 0 ? s : r.status;
+}
+
+/* Takes one item from queue h, waiting up to 5 s for one. */
+static int get_wait(quac_conn_t *c, uint64_t h, uint64_t *v) {
+  double end = itest_now() + 5.0;
+  int r;
+  while ((r = call(c, h, "get", NULL, v)) == QUA_DIVERTED && itest_now() < end)
+    itest_sleep_ms(1);
+  return r;
+}
+
+/* The newest generation file in the state folder (its path), and how many there are. */
+static int newest_state(char *path, size_t len) {
+  DIR *d = opendir(state_dir);
+  if (d == NULL)
+    return 0;
+  char best[64] = "";
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (strncmp(de->d_name, "state.", 6) != 0 || strlen(de->d_name) != 16)
+      continue;
+    n++;
+    if (strcmp(de->d_name, best) > 0)
+      snprintf(best, sizeof best, "%s", de->d_name);
+  }
+  closedir(d);
+  snprintf(path, len, "%s/%s", state_dir, best);
+  return n;
+}
+
+/* Runs quad (as uid when uid != 0) with args (NULL-terminated) and waits
+ * at most 10 s: its exit status, stderr into err. */
+static int run_quad_as(unsigned uid, char *err, size_t errlen, ...) {
+  char *argv[16];
+  int argc = 0;
+  argv[argc++] = (char *)itest_quad_path;
+  va_list ap;
+  va_start(ap, errlen);
+  const char *a;
+  while ((a = va_arg(ap, const char *)) != NULL && argc < 15)
+    argv[argc++] = (char *)a;
+  va_end(ap);
+  argv[argc] = NULL;
+  char errp[160];
+  snprintf(errp, sizeof errp, "%s/run.err", daemon_.dir);
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fe < 0)
+      _exit(126);
+    dup2(fe, 2);
+    if (uid != 0 && (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0))
+      _exit(125);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = itest_wait(pid, 10.0);
+  if (st == -1) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    st = -1;
+  }
+  itest_slurp(errp, err, errlen);
+  unlink(errp);
+  return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* --- Producer and consumer -------------------------------------------------------- */
+
+#define CYCLES 20
+#define PER_CYCLE 150
+#define TOTAL (CYCLES * PER_CYCLE)
+
+/* Every item 1..TOTAL: accepted by a put (the reply said so), delivered
+ * to the consumer (how many times). */
+static _Atomic int accepted[TOTAL + 1];
+static _Atomic int delivered[TOTAL + 1];
+static uint64_t next_item = 1; /* the producer's next item: one not accepted yet */
+static _Atomic uint64_t produced_now;
+static _Atomic bool cycle_stop;
+static _Atomic int ready; /* threads connected, with their names opened */
+
+static void *producer(void *arg) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  if (c == NULL)
+    return NULL;
+  uint64_t in = open_name(c, "st-in"), n = open_name(c, "st-count");
+  atomic_fetch_add(&ready, 1);
+  uint64_t limit = next_item + PER_CYCLE;
+  bool counted = false;
+  while (next_item < limit && next_item <= TOTAL) {
+    int r = call(c, in, "put", &next_item, NULL);
+    if (r == QUA_DIVERTED) {
+      itest_sleep_ms(1);
+      continue;
+    }
+    if (r != 0)
+      break; /* quad went: the item was not accepted, the next cycle puts it */
+    atomic_fetch_add(&accepted[next_item], 1);
+    next_item++;
+    atomic_fetch_add(&produced_now, 1);
+    /* One add per cycle, counted when its reply came. */
+    uint64_t one = 1;
+    if (!counted && call(c, n, "add", &one, NULL) == 0)
+      counted = true;
+  }
+  if (counted)
+    atomic_fetch_add((_Atomic uint64_t *)arg, 1);
+  quac_close(c);
+  return NULL;
+}
+
+static void *consumer(void *arg) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  if (c == NULL)
+    return NULL;
+  uint64_t out = open_name(c, "st-out");
+  atomic_fetch_add(&ready, 1);
+  for (;;) {
+    uint64_t v = 0;
+    int r = call(c, out, "get", NULL, &v);
+    if (r == QUA_DIVERTED) {
+      if (atomic_load(&cycle_stop))
+        break;
+      itest_sleep_ms(1);
+      continue;
+    }
+    if (r != 0)
+      break;
+    if (v >= 1 && v <= TOTAL)
+      atomic_fetch_add(&delivered[v], 1);
+    else
+      CU_FAIL("an item that was never put");
+  }
+  quac_close(c);
+  return NULL;
+}
+
+/* The graph: st-in (queue) -> st-pump -> st-out (queue), and a counter. */
+static void make_graph(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  const char *qp[] = {"capacity=1024"}, *big[] = {"capacity=65536"}, *cp[] = {"initial=5"};
+  uint64_t in, out, pump, cnt;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", qp, 1, "st-in", &in, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", big, 1, "st-out", &out, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "pump", NULL, 0, "st-pump", &pump, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", cp, 1, "st-count", &cnt, NULL), 0);
+  CU_ASSERT_EQUAL(quac_wire(c, pump, "source", in, "get"), 0);
+  CU_ASSERT_EQUAL(quac_wire(c, pump, "sink", out, "put"), 0);
+  /* Not published: not saved, and not in the way of anything. */
+  uint64_t tmp;
+  CU_ASSERT_EQUAL(quac_create(c, "queue", qp, 1, NULL, &tmp, NULL), 0);
+  quac_close(c);
+}
+
+/* The graph came back: names, types, parameters and wires. */
+static void check_graph(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  quac_quaject_info_t *qi = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_describe(c, 0, "st-pump", &qi), 0);
+  CU_ASSERT_STRING_EQUAL(qi->type, "pump");
+  CU_ASSERT_EQUAL(qi->nwires, 2);
+  for (size_t i = 0; i < qi->nwires; i++)
+    CU_ASSERT_STRING_EQUAL(qi->wires[i].dst_name,
+                           strcmp(qi->wires[i].callout, "source") == 0 ? "st-in" : "st-out");
+  quac_free(qi);
+  CU_ASSERT_EQUAL_FATAL(quac_describe(c, 0, "st-out", &qi), 0);
+  CU_ASSERT_STRING_EQUAL(qi->type, "queue");
+  CU_ASSERT(qi->nparams >= 1 && qi->params[0] == 65536);
+  quac_free(qi);
+  quac_quaject_list_t *l = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_list(c, &l), 0);
+  CU_ASSERT_EQUAL(l->nquajects, 4); /* the unpublished queue is gone */
+  quac_free(l);
+  quac_close(c);
+}
+
+/* Runs one cycle: producer and consumer against quad, which is stopped
+ * with SIGTERM while both are busy, then started again. */
+static void run_cycle(_Atomic uint64_t *adds) {
+  atomic_store(&produced_now, 0);
+  atomic_store(&cycle_stop, false);
+  atomic_store(&ready, 0);
+  pthread_t tp, tc;
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&tp, NULL, producer, adds), 0);
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&tc, NULL, consumer, NULL), 0);
+  /* Stop quad in the middle of the traffic. */
+  double end = itest_now() + 10.0;
+  while ((atomic_load(&ready) < 2 || atomic_load(&produced_now) < PER_CYCLE / 2) &&
+         itest_now() < end)
+    itest_sleep_ms(1);
+  atomic_store(&cycle_stop, true);
+  int r = restart_term();
+  pthread_join(tp, NULL);
+  pthread_join(tc, NULL);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+}
+
+/* Takes whatever is left in st-out (and st-in, through the pump). */
+static void drain_all(void) {
+  atomic_store(&cycle_stop, true);
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t out = open_name(c, "st-out"), in = open_name(c, "st-in");
+  for (int quiet = 0; quiet < 50;) {
+    uint64_t v = 0, n = 0;
+    int r = call(c, out, "get", NULL, &v);
+    if (r == 0) {
+      if (v >= 1 && v <= TOTAL)
+        atomic_fetch_add(&delivered[v], 1);
+      quiet = 0;
+      continue;
+    }
+    CU_ASSERT_EQUAL_FATAL(r, QUA_DIVERTED);
+    CU_ASSERT_EQUAL(call(c, in, "count", NULL, &n), 0);
+    quiet = n == 0 ? quiet + 1 : 0;
+    itest_sleep_ms(2);
+  }
+  quac_close(c);
+}
+
+static void restart_cycles_deliver_every_item_exactly_once(void) {
+  make_graph();
+  _Atomic uint64_t adds = 0;
+  for (int i = 0; i < CYCLES; i++) {
+    run_cycle(&adds);
+    check_graph();
+  }
+  drain_all();
+  /* Items 1..next_item-1 were accepted once each, the rest never. */
+  for (uint64_t i = 1; i <= TOTAL; i++) {
+    int want = i < next_item;
+    if (atomic_load(&accepted[i]) != want || atomic_load(&delivered[i]) != want) {
+      fprintf(stderr, "item %" PRIu64 ": accepted %d times, delivered %d times\n", i,
+              atomic_load(&accepted[i]), atomic_load(&delivered[i]));
+      CU_FAIL("an item not delivered exactly once");
+      break;
+    }
+  }
+  /* Each cycle made progress before its SIGTERM. */
+  CU_ASSERT(next_item - 1 >= CYCLES * PER_CYCLE / 2);
+  fprintf(stderr, "%d restarts: %" PRIu64 " items, each delivered once\n", CYCLES, next_item - 1);
+  /* The counter kept its value across the restarts. */
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t v = 0;
+  CU_ASSERT_EQUAL(call(c, open_name(c, "st-count"), "read", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 5 + atomic_load(&adds));
+  quac_close(c);
+}
+
+/* After kill -9 the graph is back; items delivered before the kill are not
+ * delivered again; the ones missing were all put since the last save (the
+ * restart before this cycle, whose items the consumer took). */
+static void kill9_brings_back_graph_and_loses_only_unsaved_items(void) {
+  /* Start from an orderly save with items in it; the consumer takes them
+   * all during this cycle. */
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t in = open_name(c, "st-in");
+  uint64_t base = 1000000;
+  for (uint64_t k = 0; k < 10; k++) {
+    uint64_t v = base + k;
+    CU_ASSERT_EQUAL(call(c, in, "put", &v, NULL), 0);
+  }
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  uint64_t out = open_name(c, "st-out");
+  for (uint64_t k = 0; k < 10; k++) {
+    uint64_t v = 0;
+    CU_ASSERT_EQUAL(get_wait(c, out, &v), 0);
+    CU_ASSERT_EQUAL(v, base + k);
+  }
+  /* Items after the save: some taken, the rest still in the queues. */
+  in = open_name(c, "st-in");
+  for (uint64_t k = 10; k < 30; k++) {
+    uint64_t v = base + k;
+    CU_ASSERT_EQUAL(call(c, in, "put", &v, NULL), 0);
+  }
+  for (uint64_t k = 10; k < 15; k++) {
+    uint64_t v = 0;
+    CU_ASSERT_EQUAL(get_wait(c, out, &v), 0);
+    CU_ASSERT_EQUAL(v, base + k);
+  }
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_kill(), 0);
+  check_graph();
+  /* Nothing comes twice: the ten restored before are not restored again,
+   * and the fifteen not taken were put after the last save. */
+  c = itest_connect(&daemon_);
+  out = open_name(c, "st-out");
+  in = open_name(c, "st-in");
+  uint64_t v = 0, n = 1;
+  itest_sleep_ms(50);
+  CU_ASSERT_EQUAL(call(c, out, "get", NULL, &v), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(call(c, in, "count", NULL, &n), 0);
+  CU_ASSERT_EQUAL(n, 0);
+  /* The graph works: an item goes through the restored pump. */
+  v = 7;
+  CU_ASSERT_EQUAL(call(c, in, "put", &v, NULL), 0);
+  CU_ASSERT_EQUAL(get_wait(c, out, &v), 0);
+  CU_ASSERT_EQUAL(v, 7);
+  quac_close(c);
+}
+
+/* Buffers, counters, closed queues and the target=m68k queue, stack and
+ * counter (when this quad has the m68k backend) keep their contents. */
+static void every_kind_of_contents_survives_a_restart(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  quac_type_list_t *types = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_list_types(c, &types), 0);
+  bool m68k = quac_type_find(types, "m68k-queue") != NULL;
+  quac_free(types);
+  const char *bp[] = {"capacity=16"}, *cp[] = {"initial=3"}, *mp[] = {"target=m68k"};
+  uint64_t b, n, q, h, v;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "buffer", bp, 1, "k-buf", &b, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", cp, 1, "k-cnt", &n, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", bp, 1, "k-closed", &q, NULL), 0);
+  for (v = 'a'; v <= 'c'; v++)
+    CU_ASSERT_EQUAL(call(c, b, "putb", &v, NULL), 0);
+  v = (uint64_t)-10; /* the counter goes to -7: two's complement survives */
+  CU_ASSERT_EQUAL(call(c, n, "add", &v, NULL), 0);
+  v = 42;
+  CU_ASSERT_EQUAL(call(c, q, "put", &v, NULL), 0);
+  CU_ASSERT_EQUAL(quac_close_queue(c, q), 0);
+  if (m68k) {
+    CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", mp, 1, "k-mq", &h, NULL), 0);
+    for (v = 1; v <= 3; v++)
+      CU_ASSERT_EQUAL(call(c, h, "put", &v, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(quac_create(c, "stack", mp, 1, "k-ms", &h, NULL), 0);
+    for (v = 1; v <= 3; v++)
+      CU_ASSERT_EQUAL(call(c, h, "push", &v, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", mp, 1, "k-mc", &h, NULL), 0);
+    v = 77;
+    CU_ASSERT_EQUAL(call(c, h, "add", &v, NULL), 0);
+  }
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  b = open_name(c, "k-buf");
+  for (uint64_t want = 'a'; want <= 'c'; want++) {
+    CU_ASSERT_EQUAL(call(c, b, "getb", NULL, &v), 0);
+    CU_ASSERT_EQUAL(v, want);
+  }
+  CU_ASSERT_EQUAL(call(c, b, "getb", NULL, &v), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(call(c, open_name(c, "k-cnt"), "read", NULL, &v), 0);
+  CU_ASSERT_EQUAL((int64_t)v, -7);
+  q = open_name(c, "k-closed");
+  CU_ASSERT_EQUAL(call(c, q, "get", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 42);
+  CU_ASSERT_EQUAL(call(c, q, "get", NULL, &v), QUA_ECLOSED);
+  v = 1;
+  CU_ASSERT_EQUAL(call(c, q, "put", &v, NULL), QUA_ECLOSED);
+  if (m68k) {
+    h = open_name(c, "k-mq");
+    for (uint64_t want = 1; want <= 3; want++) {
+      CU_ASSERT_EQUAL(call(c, h, "get", NULL, &v), 0);
+      CU_ASSERT_EQUAL(v, want);
+    }
+    h = open_name(c, "k-ms");
+    for (uint64_t want = 3; want >= 1; want--) {
+      CU_ASSERT_EQUAL(call(c, h, "pop", NULL, &v), 0);
+      CU_ASSERT_EQUAL(v, want);
+    }
+    CU_ASSERT_EQUAL(call(c, open_name(c, "k-mc"), "read", NULL, &v), 0);
+    CU_ASSERT_EQUAL(v, 77);
+  }
+  const char *names[] = {"k-buf", "k-cnt", "k-closed", "k-mq", "k-ms", "k-mc"};
+  for (size_t i = 0; i < (m68k ? 6u : 3u); i++)
+    CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, names[i]), false), 0);
+  quac_close(c);
+}
+
+/* A parameter is saved as given, however long (here past 65,535 bytes:
+ * a hexadecimal number with leading zeros, which create accepts). */
+static void long_parameter_survives_a_restart(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  size_t zeros = 70000;
+  char *p = malloc(zeros + 32);
+  CU_ASSERT_FATAL(p != NULL);
+  memcpy(p, "capacity=0x", 11);
+  memset(p + 11, '0', zeros);
+  snprintf(p + 11 + zeros, 21, "20"); /* 0x...20: 32 */
+  const char *params[] = {p};
+  uint64_t h;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", params, 1, "k-long", &h, NULL), 0);
+  free(p);
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  quac_quaject_info_t *qi = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_describe(c, 0, "k-long", &qi), 0);
+  CU_ASSERT(qi->nparams >= 1 && qi->params[0] == 32);
+  quac_free(qi);
+  CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, "k-long"), false), 0);
+  quac_close(c);
+}
+
+/* A published link comes back from its parameters and connects to its peer
+ * again: items put before and after the restart arrive once, in order. */
+static void link_is_restored_and_delivers(void) {
+  itest_daemon_t peer;
+  CU_ASSERT_FATAL(itest_start(&peer, (char *)NULL) == 0);
+  quac_conn_t *b = itest_connect(&peer), *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(b != NULL && c != NULL);
+  const char *qp[] = {"capacity=64"};
+  uint64_t dst, link, v;
+  CU_ASSERT_EQUAL_FATAL(quac_create(b, "queue", qp, 1, "lq", &dst, NULL), 0);
+  char arg[200];
+  snprintf(arg, sizeof arg, "peer=unix:%s", peer.sock);
+  const char *lp[] = {arg, "remote=lq"};
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "link", lp, 2, "st-link", &link, NULL), 0);
+  v = 1;
+  CU_ASSERT_EQUAL(call(c, link, "put", &v, NULL), 0);
+  CU_ASSERT_EQUAL(get_wait(b, dst, &v), 0); /* delivered before the restart */
+  CU_ASSERT_EQUAL(v, 1);
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  link = open_name(c, "st-link");
+  for (v = 2; v <= 4; v++)
+    CU_ASSERT_EQUAL(call(c, link, "put", &v, NULL), 0);
+  for (uint64_t want = 2; want <= 4; want++) {
+    CU_ASSERT_EQUAL(get_wait(b, dst, &v), 0);
+    CU_ASSERT_EQUAL(v, want);
+  }
+  itest_sleep_ms(50);
+  CU_ASSERT_EQUAL(call(b, dst, "get", NULL, &v), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(quac_destroy(c, link, false), 0);
+  quac_close(c);
+  quac_close(b);
+  CU_ASSERT(itest_stop_clean(&peer));
+}
+
+/* Whether quad's log has a line containing all of a and b. */
+static bool log_has(const char *a, const char *b) {
+  FILE *f = fopen(daemon_.log, "r");
+  if (f == NULL)
+    return false;
+  char line[2048];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f) != NULL)
+    found = strstr(line, a) != NULL && strstr(line, b) != NULL;
+  fclose(f);
+  return found;
+}
+
+/* Sets or clears the immutable flag of a folder (even root cannot create
+ * files in it then). 0, or -1 when the file system or quad's user cannot. */
+static int set_immutable(const char *path, bool on) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY);
+  int flags = 0, r = -1;
+  if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+    r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  if (fd >= 0)
+    close(fd);
+  return r;
+}
+
+/* A write that fails while quad runs (here: the folder made immutable) is
+ * logged, replaces nothing, and the next change writes the graph whole. */
+static void failed_write_keeps_previous_and_next_change_saves_all(void) {
+  char newest[256], after[256];
+  newest_state(newest, sizeof newest);
+  static uint8_t before[1 << 20], now[1 << 20];
+  size_t blen = sizeof before, nlen = sizeof now;
+  FILE *f = fopen(newest, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  blen = fread(before, 1, blen, f);
+  fclose(f);
+  if (set_immutable(state_dir, true) < 0) {
+    fprintf(stderr, "(the file system cannot make %s immutable: case not run)\n", state_dir);
+    return;
+  }
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t h1, h2;
+  CU_ASSERT_EQUAL(quac_create(c, "queue", NULL, 0, "st-fail1", &h1, NULL), 0);
+  CU_ASSERT(log_has("state: cannot create", state_dir));
+  newest_state(after, sizeof after);
+  CU_ASSERT_STRING_EQUAL(after, newest);
+  f = fopen(newest, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  nlen = fread(now, 1, nlen, f);
+  fclose(f);
+  CU_ASSERT(nlen == blen && memcmp(now, before, blen) == 0);
+  CU_ASSERT_EQUAL_FATAL(set_immutable(state_dir, false), 0);
+  CU_ASSERT_EQUAL(quac_create(c, "queue", NULL, 0, "st-fail2", &h2, NULL), 0);
+  quac_close(c);
+  /* Both came back: the second write carried the first change too. */
+  CU_ASSERT_EQUAL_FATAL(restart_kill(), 0);
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, "st-fail1"), false), 0);
+  CU_ASSERT_EQUAL(quac_destroy(c, open_name(c, "st-fail2"), false), 0);
+  quac_close(c);
+}
+
+/* --- Bad files -------------------------------------------------------------------- */
+
+static void file_read(const char *path, uint8_t *buf, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  *len = fread(buf, 1, *len, f);
+  fclose(f);
+}
+
+static void file_write(const char *path, const uint8_t *buf, size_t len) {
+  FILE *f = fopen(path, "wb");
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT_EQUAL(fwrite(buf, 1, len, f), len);
+  fclose(f);
+}
+
+/* Damages the newest generation with `damage`, then: quad refuses to start,
+ * naming the file and `what`, and leaves both generations as they were;
+ * with the bad file moved aside it starts from the previous one. */
+static void bad_newest_is_refused(const char *what, void (*damage)(uint8_t *, size_t *)) {
+  /* An orderly stop: the newest generation has the contents, the previous
+   * one the graph. */
+  kill(daemon_.pid, SIGTERM);
+  CU_ASSERT_EQUAL(itest_wait(daemon_.pid, 10.0), 0); /* exit status 0 */
+  daemon_.pid = 0;
+  char newest[256], prev[256];
+  CU_ASSERT_FATAL(newest_state(newest, sizeof newest) == 2);
+  static uint8_t good[1 << 20], bad[1 << 20], before_prev[1 << 20], after[1 << 20];
+  size_t glen = sizeof good, blen, plen = sizeof before_prev, alen;
+  file_read(newest, good, &glen);
+  memcpy(bad, good, glen);
+  blen = glen;
+  damage(bad, &blen);
+  file_write(newest, bad, blen);
+  /* The previous generation's name: one less. */
+  snprintf(prev, sizeof prev, "%s", newest);
+  char *digits = prev + strlen(prev) - 10;
+  unsigned long long g = strtoull(digits, NULL, 10);
+  snprintf(digits, 11, "%010llu", g - 1);
+  file_read(prev, before_prev, &plen);
+
+  char err[4096];
+  int rc = run_quad_as(0, err, sizeof err, "--socket", daemon_.sock, "--state-dir", state_dir,
+                       (char *)NULL);
+  CU_ASSERT_EQUAL(rc, 1);
+  if (strstr(err, newest) == NULL || strstr(err, what) == NULL || strstr(err, prev) == NULL) {
+    fprintf(stderr, "quad said:\n%s", err);
+    CU_FAIL("the refusal does not name the file, the problem and the previous generation");
+  }
+  /* Nothing changed: the bad file as it was, the previous one intact. */
+  alen = sizeof after;
+  file_read(newest, after, &alen);
+  CU_ASSERT(alen == blen && memcmp(after, bad, blen) == 0);
+  alen = sizeof after;
+  file_read(prev, after, &alen);
+  CU_ASSERT(alen == plen && memcmp(after, before_prev, plen) == 0);
+  char tmp[256];
+  CU_ASSERT_EQUAL(newest_state(tmp, sizeof tmp), 2);
+
+  /* Moved aside: quad starts from the previous generation (the graph). */
+  char aside[300];
+  snprintf(aside, sizeof aside, "%s/bad-%s", daemon_.dir, what);
+  CU_ASSERT_EQUAL_FATAL(rename(newest, aside), 0);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  check_graph();
+  /* Put the good one back for the next case: quad restarts from it. */
+  kill(daemon_.pid, SIGKILL);
+  waitpid(daemon_.pid, NULL, 0);
+  daemon_.pid = 0;
+  DIR *d = opendir(state_dir);
+  struct dirent *de;
+  while (d != NULL && (de = readdir(d)) != NULL)
+    if (strncmp(de->d_name, "state.", 6) == 0) {
+      char p[512];
+      snprintf(p, sizeof p, "%s/%s", state_dir, de->d_name);
+      unlink(p);
+    }
+  if (d != NULL)
+    closedir(d);
+  file_write(prev, before_prev, plen);
+  file_write(newest, good, glen);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  check_graph();
+}
+
+static void flip_byte(uint8_t *p, size_t *len) { p[*len - 3] ^= 0x40; }
+static void cut_half(uint8_t *p, size_t *len) { *len = *len / 2; }
+static void flip_header(uint8_t *p, size_t *len) { p[20] ^= 1; }
+
+static void corrupt_state_file_is_refused_and_previous_kept(void) {
+  bad_newest_is_refused("corrupt", flip_byte);
+  bad_newest_is_refused("corrupt", flip_header);
+}
+
+static void truncated_state_file_is_refused_and_previous_kept(void) {
+  bad_newest_is_refused("truncated", cut_half);
+}
+
+/* --- The folder ------------------------------------------------------------------------ */
+
+static void state_dir_is_private_and_checked(void) {
+  struct stat sb;
+  CU_ASSERT_EQUAL_FATAL(stat(state_dir, &sb), 0);
+  CU_ASSERT_EQUAL(sb.st_mode & 0777, 0700);
+  CU_ASSERT_EQUAL(sb.st_uid, geteuid());
+  char path[256], err[4096];
+  /* Another quad on the same folder is refused. */
+  snprintf(path, sizeof path, "%s/other.sock", daemon_.dir);
+  CU_ASSERT_EQUAL(run_quad_as(0, err, sizeof err, "--socket", path, "--state-dir", state_dir,
+                              (char *)NULL), 1);
+  CU_ASSERT(strstr(err, "another quad uses it") != NULL);
+  /* Open to others: refused, naming the mode. */
+  char open_dir[200];
+  snprintf(open_dir, sizeof open_dir, "%s/open", daemon_.dir);
+  CU_ASSERT_EQUAL_FATAL(mkdir(open_dir, 0755), 0);
+  CU_ASSERT_EQUAL(chmod(open_dir, 0755), 0);
+  CU_ASSERT_EQUAL(run_quad_as(0, err, sizeof err, "--socket", path, "--state-dir", open_dir,
+                              (char *)NULL), 1);
+  CU_ASSERT(strstr(err, open_dir) != NULL && strstr(err, "mode 0755") != NULL);
+  /* Not writable by quad's user: refused at start, naming the folder. As
+   * root, quad runs as another user, the folder's owner. */
+  char ro[200];
+  snprintf(ro, sizeof ro, "%s/ro", daemon_.dir);
+  CU_ASSERT_EQUAL_FATAL(mkdir(ro, 0500), 0);
+  unsigned uid = geteuid() == 0 ? NOBODY : 0;
+  if (uid != 0) {
+    CU_ASSERT_EQUAL(chown(ro, uid, uid), 0);
+    CU_ASSERT_EQUAL(chmod(daemon_.dir, 0711), 0); /* to reach ro/ */
+  }
+  CU_ASSERT_EQUAL(chmod(ro, 0500), 0);
+  snprintf(path, sizeof path, "/tmp/qua-itest-ro-%d.sock", (int)getpid());
+  CU_ASSERT_EQUAL(run_quad_as(uid, err, sizeof err, "--socket", path, "--state-dir", ro,
+                              (char *)NULL), 1);
+  if (strstr(err, ro) == NULL || strstr(err, "not writable") == NULL) {
+    fprintf(stderr, "quad said:\n%s", err);
+    CU_FAIL("no clear error for a folder quad cannot write");
+  }
+  unlink(path);
+  chmod(daemon_.dir, 0700);
+}
+
+/* --- Ownership -------------------------------------------------------------------------- */
+
+/* In a child running as uid: connects and runs fn. The child's exit status. */
+static int as_uid(unsigned uid, int (*fn)(quac_conn_t *)) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgroups(0, NULL) < 0 || setgid(0) < 0 || setuid(uid) < 0)
+      _exit(125);
+    quac_conn_t *c = NULL;
+    if (quac_connect_unix(daemon_.sock, "itest-uid", &c) < 0)
+      _exit(124);
+    int r = fn(c);
+    quac_close(c);
+    _exit(r);
+  }
+  int st = itest_wait(pid, 20.0);
+  return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int create_owned(quac_conn_t *c) {
+  uint64_t h;
+  return quac_create(c, "counter", NULL, 0, "st-owned", &h, NULL) == 0 ? 0 : 1;
+}
+
+static int destroy_owned(quac_conn_t *c) {
+  quac_opened_t o;
+  if (quac_open(c, "st-owned", &o) != 0)
+    return 3;
+  int r = quac_destroy(c, o.handle, false);
+  return r == 0 ? 0 : r == QUA_EPERM ? 2 : 1;
+}
+
+static void owner_may_destroy_after_restart(void) {
+  if (geteuid() != 0)
+    return; /* needs two other uids */
+  CU_ASSERT_EQUAL(chmod(daemon_.dir, 0750), 0); /* the children reach the socket as group 0 */
+  CU_ASSERT_EQUAL_FATAL(as_uid(NOBODY, create_owned), 0);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  CU_ASSERT_EQUAL(as_uid(OTHER, destroy_owned), 2);  /* EPERM: not the creator */
+  CU_ASSERT_EQUAL(as_uid(NOBODY, destroy_owned), 0); /* the creator still may */
+  chmod(daemon_.dir, 0700);
+}
+
+int main(int argc, char **argv) {
+  if (itest_init(argc, argv) < 0)
+    return 2;
+  if (itest_start(&daemon_, "--state-dir", "@DIR@/state", "--allow-uid", "65534", "--allow-uid",
+                  "65533", (char *)NULL) < 0)
+    return 1;
+  snprintf(state_dir, sizeof state_dir, "%s/state", daemon_.dir);
+  static const qtest_case_t cases[] = {
+      {"restart_cycles_deliver_every_item_exactly_once",
+       restart_cycles_deliver_every_item_exactly_once},
+      {"kill9_brings_back_graph_and_loses_only_unsaved_items",
+       kill9_brings_back_graph_and_loses_only_unsaved_items},
+      {"every_kind_of_contents_survives_a_restart", every_kind_of_contents_survives_a_restart},
+      {"long_parameter_survives_a_restart", long_parameter_survives_a_restart},
+      {"link_is_restored_and_delivers", link_is_restored_and_delivers},
+      {"failed_write_keeps_previous_and_next_change_saves_all",
+       failed_write_keeps_previous_and_next_change_saves_all},
+      {"corrupt_state_file_is_refused_and_previous_kept",
+       corrupt_state_file_is_refused_and_previous_kept},
+      {"truncated_state_file_is_refused_and_previous_kept",
+       truncated_state_file_is_refused_and_previous_kept},
+      {"state_dir_is_private_and_checked", state_dir_is_private_and_checked},
+      {"owner_may_destroy_after_restart", owner_may_destroy_after_restart},
+      {NULL, NULL},
+  };
+  int rc = qtest_run("integration-state", cases);
+  set_immutable(state_dir, false); /* whatever a failed case left */
+  if (rc != 0)
+    itest_dump_log(&daemon_);
+  if (!itest_stop_clean(&daemon_))
+    rc = 1;
+  return rc;
+}
