@@ -647,6 +647,18 @@ static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_inf
       }
     printf("]");
   }
+  if (all != NULL) {
+    printf(",\"bindings\":[");
+    for (size_t i = 0; i < q->nbindings; i++) {
+      printf("%s{\"member\":", i ? "," : "");
+      json_str(stdout, q->bindings[i].member);
+      printf(",\"callout\":%s,\"conn\":%" PRIu64 ",\"peer\":",
+             q->bindings[i].callout ? "true" : "false", q->bindings[i].conn);
+      json_str(stdout, q->bindings[i].peer);
+      printf("}");
+    }
+    printf("]");
+  }
   if (q->nimpls > 0) {
     printf(",\"impls\":{");
     for (size_t i = 0; i < q->nimpls; i++) {
@@ -758,6 +770,9 @@ static int verb_show(ctx_t *x) {
       if (all->quajects[i].wires[k].dst_id == q->id)
         printf("wired:   %s.%s -> %s\n", name_in(all, all->quajects[i].id, nb, sizeof nb),
                all->quajects[i].wires[k].callout, all->quajects[i].wires[k].entry);
+  for (size_t i = 0; i < q->nbindings; i++)
+    printf("bound:   %s%s -> conn %" PRIu64 " (%s)\n", q->bindings[i].member,
+           q->bindings[i].callout ? " (drained)" : "", q->bindings[i].conn, q->bindings[i].peer);
   for (size_t i = 0; i < q->nimpls; i++) {
     if (q->impls[i].synth_ns != 0)
       printf("impl:    %s: %s (synthesised in %" PRIu64 " ns)\n", q->impls[i].entry,
@@ -1373,6 +1388,11 @@ static void write_dot(FILE *f, const quac_quaject_list_t *l) {
     for (size_t w = 0; w < q->nwires; w++)
       fprintf(f, "  q%" PRIu64 " -> q%" PRIu64 " [label=\"%s -> %s\"];\n", q->id,
               q->wires[w].dst_id, q->wires[w].callout, q->wires[w].entry);
+    for (size_t k = 0; k < q->nbindings; k++) {
+      const quac_binding_info_t *b = &q->bindings[k];
+      fprintf(f, "  q%" PRIu64 " -> conn%" PRIu64 " [style=dotted, label=\"%s%s\"];\n", q->id, b->conn,
+              b->member, b->callout ? " (items)" : "");
+    }
     if (strcmp(q->type, "link") == 0) {
       state_word(q->state, "peer", peer, sizeof peer);
       state_word(q->state, "remote", remote, sizeof remote);
@@ -1383,6 +1403,30 @@ static void write_dot(FILE *f, const quac_quaject_list_t *l) {
       fprintf(f, "\"];\n");
     }
   }
+  /* Each bound client once, as an oval. */
+  uint64_t *seen = NULL;
+  size_t nseen = 0, cap = 0;
+  for (size_t i = 0; i < l->nquajects; i++)
+    for (size_t k = 0; k < l->quajects[i].nbindings; k++) {
+      const quac_binding_info_t *b = &l->quajects[i].bindings[k];
+      size_t j = 0;
+      while (j < nseen && seen[j] != b->conn)
+        j++;
+      if (j < nseen)
+        continue;
+      if (nseen == cap) {
+        uint64_t *more = realloc(seen, (cap = cap * 2 + 8) * sizeof *seen);
+        if (more == NULL)
+          break; /* the oval goes unlabelled; dot still draws it */
+        seen = more;
+      }
+      seen[nseen++] = b->conn;
+      fprintf(f, "  conn%" PRIu64 " [shape=ellipse, label=\"client conn %" PRIu64 "\\n", b->conn,
+              b->conn);
+      dot_str(f, b->peer);
+      fprintf(f, "\"];\n");
+    }
+  free(seen);
   fprintf(f, "}\n");
 }
 
@@ -1597,11 +1641,13 @@ static const verb_t verbs[] = {
      "it has none), its type, its live state (\"count=3 capacity=4 variant=spsc\n"
      "synth=stencil\") and its wires out (\"out->q.put\", \"-\" for none). Columns\n"
      "are as wide as their widest cell. With --json, one object per quaject, as\n"
-     "'qua show --json' prints it but without wires_in and impls.\n"},
+     "'qua show --json' prints it but without wires_in, bindings and impls.\n"},
     {"show", 1, 1, "code", verb_show, "show [--code] NAME", "describe one published quaject",
      "Prints the quaject's name, id, type, state, parameter values (synth too),\n"
      "its wires out (\"wire:  CALLOUT -> DST.ENTRY\"), the wires into it\n"
-     "(\"wired: SRC.CALLOUT -> ENTRY\") and the code each callentry runs, with\n"
+     "(\"wired: SRC.CALLOUT -> ENTRY\"), the clients bound to it (\"bound:\n"
+     "CALLBACK -> conn N (PEER)\", a drained callout marked \"(drained)\") and\n"
+     "the code each callentry runs, with\n"
      "how long its synthesis took:\n"
      "  generic spsc            the generic C code (synth=off, or no template)\n"
      "  stencil spsc            code synthesised for the site from a template\n"
@@ -1701,10 +1747,13 @@ static const verb_t verbs[] = {
      "Prints the quajects this client may see as a Graphviz graph in the DOT\n"
      "language: a box per quaject (name, type and id, state line; grey when\n"
      "closed, red for a link that is down), an arrow per wire labelled\n"
-     "\"CALLOUT -> ENTRY\", and for each link an oval for the quad it forwards\n"
-     "to, with the remote name and entry on a dashed arrow. --svg FILE renders\n"
-     "it with Graphviz's dot (apt-get install graphviz) instead of printing it;\n"
-     "when dot is missing or fails, qua says so and exits with status 1.\n"
+     "\"CALLOUT -> ENTRY\", an oval per client connection with callbacks bound\n"
+     "or callouts drained (qua watch, qua drain, a program's binds), reached by\n"
+     "dotted arrows naming them, and for each link an oval for the quad it\n"
+     "forwards to, with the remote name and entry on a dashed arrow. --svg\n"
+     "FILE renders it with Graphviz's dot (apt-get install graphviz) instead\n"
+     "of printing it; when dot is missing or fails, qua says so and exits with\n"
+     "status 1.\n"
      "  $ qua graph --svg graph.svg\n"
      "  $ qua graph | dot -Tpng -o graph.png\n"},
     {"top", 0, 0, "count,once", verb_top, "top [--once] [--count N]",
@@ -1782,9 +1831,11 @@ static const char help_json[] =
     "           \"callouts\":[{\"name\",\"arity\",\"returns\",\"help\"}],\n"
     "           \"callbacks\":[{\"name\",\"broadcast\",\"help\"}]}\n"
     "  show    {\"name\",\"id\",\"type\",\"state\":{...},\"state_line\",\"params\":{KEY:N},\n"
-    "           \"wires_out\":[WIRE],\"wires_in\":[WIRE],\n"
+    "           \"wires_out\":[WIRE],\"wires_in\":[WIRE],\"bindings\":[{\"member\",\n"
+    "           \"callout\":BOOL,\"conn\":N,\"peer\"}],\n"
     "           \"impls\":{ENTRY:{\"code\":\"stencil spsc\",\"synth_ns\":N}}}\n"
-    "  ls      one object per quaject, as show's without wires_in and impls\n"
+    "  ls      one object per quaject, as show's without wires_in, bindings\n"
+    "          and impls\n"
     "          WIRE is {\"src\",\"src_id\",\"callout\",\"dst\",\"dst_id\",\"entry\"}; a\n"
     "          quaject without a name is \"#ID\" there. \"state\" has the\n"
     "          state line's KEY=VALUE words (a number when VALUE is\n"

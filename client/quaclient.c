@@ -979,7 +979,7 @@ int quac_credit(quac_conn_t *c, uint64_t binding, uint64_t credits) {
 /* Bytes of the arrays one QuajectInfo needs beside its quac_quaject_info_t. */
 static size_t quaject_extra(const Qua__V1__QuajectInfo *qi) {
   return qi->n_wires * sizeof(quac_wire_info_t) + qi->n_impls * sizeof(quac_impl_info_t) +
-         qi->n_params * sizeof(uint64_t);
+         qi->n_params * sizeof(uint64_t) + qi->n_bindings * sizeof(quac_binding_info_t);
 }
 
 /* Fills q from qi, carving its arrays from *space. */
@@ -1003,7 +1003,14 @@ static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi,
     im[i].synth_ns = qi->impls[i]->synth_ns;
     im[i].code = qi->impls[i]->code;
   }
-  uint64_t *p = (uint64_t *)(void *)(im + qi->n_impls);
+  quac_binding_info_t *b = (quac_binding_info_t *)(void *)(im + qi->n_impls);
+  for (size_t i = 0; i < qi->n_bindings; i++) {
+    b[i].member = qi->bindings[i]->member;
+    b[i].callout = qi->bindings[i]->callout;
+    b[i].conn = qi->bindings[i]->conn;
+    b[i].peer = qi->bindings[i]->peer;
+  }
+  uint64_t *p = (uint64_t *)(void *)(b + qi->n_bindings);
   for (size_t i = 0; i < qi->n_params; i++)
     p[i] = qi->params[i];
   q->nwires = qi->n_wires;
@@ -1012,6 +1019,8 @@ static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi,
   q->impls = im;
   q->nparams = qi->n_params;
   q->params = p;
+  q->nbindings = qi->n_bindings;
+  q->bindings = b;
   *space = (uint8_t *)(p + qi->n_params);
 }
 

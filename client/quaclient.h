@@ -317,6 +317,14 @@ typedef struct quac_impl_info {
                             "ADDRESS  INSTRUCTION" a line; "" otherwise */
 } quac_impl_info_t;
 
+/* A connection's binding on a quaject: a callback bound, or a callout drained. */
+typedef struct quac_binding_info {
+  const char *member;  /* the callback's or the callout's name */
+  bool callout;        /* a drained callout, else a callback */
+  uint64_t conn;       /* the connection's number in quad's log */
+  const char *peer;    /* "unix pid=P uid=U gid=G" or "tcp HOST:PORT" */
+} quac_binding_info_t;
+
 typedef struct quac_quaject_info {
   uint64_t handle;  /* 0 when this connection has no handle for it */
   uint64_t id;
@@ -327,6 +335,8 @@ typedef struct quac_quaject_info {
   const quac_wire_info_t *wires;
   const quac_impl_info_t *impls;
   const uint64_t *params;  /* in the type's parameter order */
+  size_t nbindings;        /* every connection's bindings on it */
+  const quac_binding_info_t *bindings;
 } quac_quaject_info_t;
 
 typedef struct quac_quaject_list {

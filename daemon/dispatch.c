@@ -1007,6 +1007,26 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
     w->entry = (char *)qua_quaject_type(dst)->entries[e].name;
     qi->wires[qi->n_wires++] = w;
   }
+  /* Who is bound to it: every handle's bindings, in proportion to them. */
+  size_t nb = 0;
+  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+    for (quad_binding_t *b = r->bindings; b != NULL; b = b->next_in_ref)
+      nb++;
+  qi->bindings = nb > 0 ? arena_alloc(a, nb * sizeof *qi->bindings) : NULL;
+  if (nb > 0 && qi->bindings == NULL)
+    return QUA_ENOMEM;
+  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+    for (quad_binding_t *b = r->bindings; b != NULL; b = b->next_in_ref) {
+      Qua__V1__BindingInfo *bi = arena_alloc(a, sizeof *bi);
+      if (bi == NULL)
+        return QUA_ENOMEM;
+      qua__v1__binding_info__init(bi);
+      bi->member = (char *)b->name;
+      bi->callout = b->kind == QUAD_BIND_DRAIN;
+      bi->conn = r->conn->serial;
+      bi->peer = r->conn->peer;
+      qi->bindings[qi->n_bindings++] = bi;
+    }
   if (!full)
     return 0;
   qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */

@@ -349,6 +349,45 @@ static inline int itest_qua(itest_out_t *o, const itest_daemon_t *d, ...) {
   return itest_run(o, argv);
 }
 
+/* Starts `qua --socket SOCK ARGS` in the background, its stdout and stderr
+ * to DIR/TAG.out and DIR/TAG.err; waits (20 s at most) until stderr says
+ * `ready`. Returns its pid. */
+static inline pid_t itest_spawn_qua(const char *dir, const char *sock, const char *tag,
+                                    const char *ready, char *const args[]) {
+  char outp[160], errp[160];
+  snprintf(outp, sizeof outp, "%s/%s.out", dir, tag);
+  snprintf(errp, sizeof errp, "%s/%s.err", dir, tag);
+  char *argv[ITEST_MAX_ARGS];
+  int argc = 0;
+  argv[argc++] = (char *)itest_qua_path;
+  argv[argc++] = "--socket";
+  argv[argc++] = (char *)sock;
+  for (int i = 0; args[i] != NULL; i++)
+    argv[argc++] = args[i];
+  argv[argc] = NULL;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  char buf[1024];
+  double end = itest_now() + 20.0;
+  while (itest_now() < end) {
+    itest_slurp(errp, buf, sizeof buf);
+    if (strstr(buf, ready) != NULL)
+      return pid;
+    if (itest_wait(pid, 0) != -1)
+      break;
+    itest_sleep_ms(5);
+  }
+  fprintf(stderr, "itest_spawn_qua %s: not ready: %s\n", tag, buf);
+  return pid;
+}
+
 /* VmRSS of a process in KiB, or -1. */
 static inline long itest_vmrss_kb(pid_t pid) {
   char path[64], line[256];

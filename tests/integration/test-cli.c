@@ -214,47 +214,9 @@ static void cli_json_prints_one_object_per_line(void) {
   CU_ASSERT_EQUAL(QUA(&o, "rm", "jq"), 0);
 }
 
-/* Starts `qua ARGS` in the background with stdout and stderr to files in
- * the daemon's folder; waits until stderr says `ready`. `sock` is the
- * daemon's socket (spawn_qua: the suite's). */
-static pid_t spawn_qua_at(const char *sock, const char *tag, const char *ready,
-                          char *const args[]) {
-  char outp[160], errp[160];
-  snprintf(outp, sizeof outp, "%s/%s.out", daemon_.dir, tag);
-  snprintf(errp, sizeof errp, "%s/%s.err", daemon_.dir, tag);
-  char *argv[ITEST_MAX_ARGS];
-  int argc = 0;
-  argv[argc++] = (char *)itest_qua_path;
-  argv[argc++] = "--socket";
-  argv[argc++] = (char *)sock;
-  for (int i = 0; args[i] != NULL; i++)
-    argv[argc++] = args[i];
-  argv[argc] = NULL;
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  char buf[1024];
-  double end = itest_now() + 20.0;
-  while (itest_now() < end) {
-    itest_slurp(errp, buf, sizeof buf);
-    if (strstr(buf, ready) != NULL)
-      return pid;
-    if (itest_wait(pid, 0) != -1)
-      break;
-    itest_sleep_ms(5);
-  }
-  fprintf(stderr, "spawn_qua %s: not ready: %s\n", tag, buf);
-  return pid;
-}
-
+/* itest_spawn_qua against the suite's quad. */
 static pid_t spawn_qua(const char *tag, const char *ready, char *const args[]) {
-  return spawn_qua_at(daemon_.sock, tag, ready, args);
+  return itest_spawn_qua(daemon_.dir, daemon_.sock, tag, ready, args);
 }
 
 static void read_spawned(const char *tag, char *buf, size_t len) {
@@ -573,7 +535,7 @@ static void cli_watch_ends_when_quad_goes(void) {
   itest_out_t o;
   CU_ASSERT_EQUAL(itest_qua(&o, &other, "create", "queue", "gq", (char *)NULL), 0);
   char *args[] = {"watch", "gq", NULL};
-  pid_t w = spawn_qua_at(other.sock, "gw", "watching gq", args);
+  pid_t w = itest_spawn_qua(daemon_.dir, other.sock, "gw", "watching gq", args);
   itest_stop(&other);
   int st = itest_wait(w, 10);
   CU_ASSERT(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3);

@@ -61,6 +61,46 @@ static void graph_svg_renders_with_dot(void) {
   CU_ASSERT_EQUAL(QUA(&o, "rm", "sq"), 0);
 }
 
+/* Clients bound to a quaject: show lists them ("bound:"), the graph draws
+ * each connection once as an oval with a dotted arrow per binding, and
+ * they go when the client does. */
+static void graph_and_show_name_bound_clients(void) {
+  itest_out_t o;
+  CU_ASSERT_EQUAL_FATAL(QUA(&o, "create", "queue", "bq"), 0);
+  char *watch[] = {"watch", "bq", "notempty", "full", NULL};
+  char *drain[] = {"drain", "bq", NULL};
+  pid_t w = itest_spawn_qua(daemon_.dir, daemon_.sock, "bw", "watching bq", watch);
+  pid_t d = itest_spawn_qua(daemon_.dir, daemon_.sock, "bd", "draining bq", drain);
+  CU_ASSERT_EQUAL(QUA(&o, "show", "bq"), 0);
+  CU_ASSERT(HAS(o.out, "bound:   notempty -> conn "));
+  CU_ASSERT(HAS(o.out, "bound:   full -> conn "));
+  CU_ASSERT(HAS(o.out, "bound:   get (drained) -> conn "));
+  CU_ASSERT(HAS(o.out, "(unix pid="));
+  CU_ASSERT_EQUAL(QUA(&o, "--json", "show", "bq"), 0);
+  CU_ASSERT(HAS(o.out, "\"bindings\":[{\"member\":"));
+  CU_ASSERT(HAS(o.out, "\"callout\":true"));
+  CU_ASSERT_EQUAL(QUA(&o, "graph"), 0);
+  int ovals = 0, dotted = 0;
+  for (const char *p = o.out; (p = strstr(p, "[shape=ellipse, label=\"client conn ")) != NULL; p++)
+    ovals++;
+  for (const char *p = o.out; (p = strstr(p, "[style=dotted")) != NULL; p++)
+    dotted++;
+  CU_ASSERT_EQUAL(ovals, 2);  /* two clients */
+  CU_ASSERT_EQUAL(dotted, 3); /* notempty, full, get */
+  CU_ASSERT(HAS(o.out, "label=\"get (items)\""));
+  kill(w, SIGTERM);
+  kill(d, SIGTERM);
+  itest_wait(w, 10000);
+  itest_wait(d, 10000);
+  /* Gone with their connections. */
+  double end = itest_now() + 10;
+  do
+    QUA(&o, "show", "bq");
+  while (HAS(o.out, "bound:") && itest_now() < end);
+  CU_ASSERT(!HAS(o.out, "bound:"));
+  CU_ASSERT_EQUAL(QUA(&o, "rm", "bq"), 0);
+}
+
 /* top --once: the daemon's line, then one row per quaject with the rates
  * of the numbers that changed during the second it sampled. */
 static void top_once_counts_and_rates(void) {
@@ -111,6 +151,7 @@ int main(int argc, char **argv) {
   static const qtest_case_t cases[] = {
       {"graph_draws_every_quaject_and_wire", graph_draws_every_quaject_and_wire},
       {"graph_svg_renders_with_dot", graph_svg_renders_with_dot},
+      {"graph_and_show_name_bound_clients", graph_and_show_name_bound_clients},
       {"top_once_counts_and_rates", top_once_counts_and_rates},
       {NULL, NULL}};
   int rc = qtest_run("views", cases);
