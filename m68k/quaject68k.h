@@ -107,7 +107,7 @@
  * m68k_qj_call counts the instructions the callentry executes (its first
  * through its RTS, callbacks included) and estimates their MC68030 cycles
  * with the core's cycle table (m68k_set_cycle_count in m68k.h: the MC68030
- * User's Manual, section 11, cache-case figures per instruction class and
+ * User's Manual, section 11.6, cache-case figures per instruction class and
  * addressing mode; pipeline overlap, cache misses, wait states and bus
  * contention are ignored).
  *
