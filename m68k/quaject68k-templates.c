@@ -258,6 +258,14 @@ static inline __attribute__((always_inline)) uint32_t next(uint32_t off) {
   return off == U(qk_last) ? 0 : off + 4;
 }
 
+/* The halves of a word exchanged (SWAP): gcc writes v << 16 | v >> 16
+ * as two shifts, and a 16-bit index moved to the high half as SWAP and
+ * CLR.W where SWAP alone does when the high half is known zero. */
+static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
+  __asm__("swap %0" : "+d"(v));
+  return v;
+}
+
 /* MP put (Q1, Q2); `tracked` keeps the notempty test (Q6). The 16-bit
  * compares read the tail half of ht without masking it. */
 #define QK_PUT_MP(name, tracked)                                               \
@@ -268,7 +276,7 @@ static inline __attribute__((always_inline)) uint32_t next(uint32_t off) {
     if ((uint16_t)n == (uint16_t)ht)                                           \
       return CALLBACK(qk_full, x);                                             \
     uint32_t old = *SLOT(n), was = ht;                                         \
-    CAS2_OR(STATE, SLOT(n), ht, old, n << 16 | (uint16_t)was, x, retry);       \
+    CAS2_OR(STATE, SLOT(n), ht, old, swap16(n) | (uint16_t)was, x, retry);     \
     if (tracked && was >> 16 == (uint16_t)was)                                 \
       return CALLBACK(qk_notempty, x);                                         \
     return RET(OK, x);                                                         \
@@ -279,7 +287,7 @@ static inline __attribute__((always_inline)) uint32_t next(uint32_t off) {
   uint64_t qk_##name(void) {                                                   \
   retry:;                                                                      \
     uint32_t ht = *STATE;                                                      \
-    if (ht >> 16 == (uint16_t)ht)                                              \
+    if ((uint16_t)swap16(ht) == (uint16_t)ht)                                  \
       return CALLBACK(qk_empty, 0);                                            \
     uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
     CAS2_OR(STATE, SLOT(n), ht, x, (was & 0xffff0000u) | n, x, retry);         \
