@@ -303,8 +303,8 @@ QK_GET_MC(get_mc_t, 1)
 
 /* SP-SC (Q4): the producer owns the head half, the consumer the tail half. */
 uint64_t qk_put_sp(void) {
-  uint32_t x = ARG(), n = next(*HEAD16);
-  if (n == *TAIL16)
+  uint32_t x = ARG(), ht = *STATE, n = next(ht >> 16); /* both halves in one read */
+  if ((uint16_t)n == (uint16_t)ht)
     return CALLBACK(qk_full, x);
   *SLOT(n) = x;
   *HEAD16 = (uint16_t)n;

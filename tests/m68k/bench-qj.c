@@ -22,7 +22,7 @@
  *   counter_inc  45  9  0.72    list_insert  44  8  0.80
  *   list_delete  65 10  0.81    queue_put    99 20  0.83
  *   queue_get   103 21  0.80    stack_push   72 11  0.69
- *   stack_pop    73 12  0.68    queue_put_spsc 72 18 0.69 (unsync.)
+ *   stack_pop    73 12  0.68    queue_put_spsc 64 17 0.78 (unsync.)
  *   queue_get_spsc 68 17 0.77 (unsync.)
  * (before the register convention and the corrected table: 50, 52, 98,
  * 137, 134, 108 and 90 cycles, ratios 0.46 to 0.67.)
