@@ -193,7 +193,7 @@ uint64_t qk_counter_read(void) { return RET(OK, *STATE); }
 
 /* Seeded bug: a load and a store, so an add between them is lost. */
 uint64_t qk_counter_add_broken(void) {
-  uint32_t v = *STATE + ARG();
+  uint32_t delta = ARG(), v = *STATE + delta;
   __asm__ volatile("" ::: "memory"); /* keep the load and the store apart */
   *STATE = v;
   return RET(OK, v);
