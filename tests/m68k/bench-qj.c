@@ -20,10 +20,10 @@
  *
  * Figures (this build; cycles, insns, ratio):
  *   counter_inc  45  9  0.72    list_insert  44  8  0.80
- *   list_delete  65 10  0.81    queue_put    99 20  0.83
+ *   list_delete  65 10  0.81    queue_put    97 19  0.85
  *   queue_get   103 21  0.80    stack_push   72 11  0.69
- *   stack_pop    73 12  0.68    queue_put_spsc 64 17 0.78 (unsync.)
- *   queue_get_spsc 68 17 0.77 (unsync.)
+ *   stack_pop    71 11  0.70    queue_put_spsc 64 17 0.78 (unsync.)
+ *   queue_get_spsc 64 15 0.82 (unsync.)
  * (before the register convention and the corrected table: 50, 52, 98,
  * 137, 134, 108 and 90 cycles, ratios 0.46 to 0.67.)
  *
@@ -41,9 +41,9 @@
  * 10) and CAS2 (26), BNE and RTS: at least 61 for the list delete (65
  * with the status and the zero it stores; 52.5 in the thesis) and 70 for
  * the stack push (72 with the status; 50 in the thesis), and the code
- * above is at those floors, or 2 cycles from them. The queue's index
+ * above is at those floors. The queue's index
  * arithmetic (wrap, full or empty test, the slot's address, the new
- * index word) puts its floor near 90 against 82.5; gcc's code is 99 and
+ * index word) puts its floor near 90 against 82.5; gcc's code is 97 and
  * 103.
  */
 #include <stdio.h>
