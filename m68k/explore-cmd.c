@@ -12,9 +12,9 @@
  * 2. The driver (m68k__explore_driver, in explore.c), hand-assembled so
  *    its instruction count is known and it needs no cross compiler (each
  *    word's instruction in a comment; the suite disassembles it to check),
- *    11 instructions per operation besides the call. Per operation: read CLOCK (the
- *    invocation time), push the argument, jsr the synthesised entry,
- *    pop, read CLOCK again (the response time), store d0 (status) and d1
+ *    10 instructions per operation besides the call. Per operation: read CLOCK (the
+ *    invocation time), load the argument into d1, jsr the synthesised
+ *    entry, read CLOCK again (the response time), store d0 (status) and d1
  *    (value). CLOCK counts the instructions of both CPUs, so the two reads
  *    of one operation bracket exactly the instructions of its call, and
  *    A.resp < B.inv means A returned before B was called.
@@ -166,7 +166,7 @@ static m68k_machine_t *world_build(void *ctx, char *err, size_t errlen) {
       m68k_machine_write32(m, OPS_ADDR(c) + 8 * i + 4, op_arg(w, c, i));
     }
     m68k_cpu_t *cpu = m68k_machine_cpu(m, c);
-    m68k_set_reg(cpu, M68K_REG_A0 + 2, OPS_ADDR(c));
+    m68k_set_reg(cpu, M68K_REG_A0 + 5, OPS_ADDR(c));
     m68k_set_reg(cpu, M68K_REG_A0 + 3, LOG_ADDR(c));
     m68k_set_reg(cpu, M68K_REG_A0 + 4, CLOCK_REG);
     m68k_set_reg(cpu, M68K_REG_D0 + 7, w->ops);

@@ -314,21 +314,22 @@ void m68k_explore_result_free(m68k_explore_result_t *res) {
 
 /* ---- The driver (explore-cmd.c note 2) ------------------------------------------ */
 
-/* A2 = operation table, A3 = log, A4 = CLOCK, D7 = operations (>= 1). */
+/* A5 = operation table, A3 = log, A4 = CLOCK, D7 = operations (>= 1).
+ * The entries' convention (quaject68k.h): the argument in d1, d0-d4 and
+ * a0-a2 the callee's, so the driver keeps its own in a3-a5 and d7. */
 static const uint16_t driver[] = {
     0x26D4,         /* 00 loop: move.l (a4),(a3)+   invocation time */
-    0x2F2A, 0x0004, /* 02 move.l 4(a2),-(sp)        the argument */
-    0x2052,         /* 06 movea.l (a2),a0           the entry */
-    0x508A,         /* 08 addq.l #8,a2 */
+    0x222D, 0x0004, /* 02 move.l 4(a5),d1           the argument */
+    0x2055,         /* 06 movea.l (a5),a0           the entry */
+    0x508D,         /* 08 addq.l #8,a5 */
     0x4E90,         /* 0a jsr (a0) */
-    0x588F,         /* 0c addq.l #4,sp */
-    0x26D4,         /* 0e move.l (a4),(a3)+         response time */
-    0x26C0,         /* 10 move.l d0,(a3)+           status */
-    0x26C1,         /* 12 move.l d1,(a3)+           value */
-    0x5387,         /* 14 subq.l #1,d7 */
-    0x66E8,         /* 16 bne.s loop */
-    0x4E72, 0x2700, /* 18 done: stop #$2700 */
-    0x60FA,         /* 1c bra.s done */
+    0x26D4,         /* 0c move.l (a4),(a3)+         response time */
+    0x26C0,         /* 0e move.l d0,(a3)+           status */
+    0x26C1,         /* 10 move.l d1,(a3)+           value */
+    0x5387,         /* 12 subq.l #1,d7 */
+    0x66EA,         /* 14 bne.s loop */
+    0x4E72, 0x2700, /* 16 done: stop #$2700 */
+    0x60FA,         /* 1a bra.s done */
 };
 
 const uint16_t *m68k__explore_driver(size_t *nwords) {

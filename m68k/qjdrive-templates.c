@@ -18,6 +18,8 @@
  */
 #include <stdint.h>
 
+#include "quaject68k-abi.h"
+
 /* One agent: 28 bytes. */
 typedef struct qd_agent {
   uint32_t kind;   /* QD_PRODUCER, QD_CONSUMER or QD_DONE */
@@ -38,10 +40,13 @@ typedef struct qd_ctl {
 
 enum { QD_PRODUCER = 0, QD_CONSUMER = 1, QD_DONE = 2 };
 
-extern char qd_ctl[], qd_other[];   /* this CPU's and the other CPU's blocks */
-extern uint64_t qd_put(uint32_t x); /* the producers' callentry (or its thunk) */
-extern uint64_t qd_get(uint32_t x); /* the consumers' */
-extern uint64_t qd_entry(uint32_t x);
+extern char qd_ctl[], qd_other[]; /* this CPU's and the other CPU's blocks */
+extern char qd_put[];             /* the producers' callentry (or its thunk) */
+extern char qd_get[];             /* the consumers' */
+extern char qd_entry[];           /* the thunk's entry */
+
+/* Calls a callentry hole with the entries' register convention. */
+#define CALL(hole, x) QK_CALL(hole, x)
 
 #define CTL ((volatile qd_ctl_t *)(uintptr_t)qd_ctl)
 #define OTHER ((volatile qd_ctl_t *)(uintptr_t)qd_other)
@@ -56,7 +61,7 @@ void qd_loop(void) {
         continue;
       active = 1;
       if (a->kind == QD_PRODUCER) {
-        if (qd_put(a->arg != 0 ? a->arg : a->next) >> 32 != 0)
+        if (CALL(qd_put, a->arg != 0 ? a->arg : a->next) >> 32 != 0)
           continue; /* full: again next turn */
         if ((a->next += a->step) == a->end) {
           a->kind = QD_DONE;
@@ -64,7 +69,7 @@ void qd_loop(void) {
         }
       } else {
         int finished = c->left == 0 && OTHER->left == 0;
-        uint64_t r = qd_get(0);
+        uint64_t r = CALL(qd_get, 0);
         if (r >> 32 == 0 && a->end != 0) {
           ((volatile uint32_t *)(uintptr_t)a->log)[a->nlog] = (uint32_t)r;
           if (++a->nlog == a->end)
@@ -84,13 +89,17 @@ void qd_loop(void) {
 /* A measuring thunk: TRAP #13 just before and just after the call, so
  * that the host can read the CPU's instruction and cycle counts around it
  * (m68k_qj_drive subtracts the thunk's own cost, measured on an empty
- * entry). */
-uint64_t qd_thunk(uint32_t x) {
-  __asm__ volatile("trap #13" ::: "memory");
-  uint64_t r = qd_entry(x);
-  __asm__ volatile("trap #13" ::: "memory");
+ * entry). It follows the entries' convention itself: the argument
+ * arrives in d1 and goes on in d1 (nothing touches d1 before the call). */
+uint64_t qd_thunk(void) {
+  register uint32_t x __asm__("d1") = QK_ARG();
+  register uint64_t r __asm__("d0");
+  __asm__ volatile("trap #13\n\tjsr qd_entry\n\ttrap #13"
+                   : "=d"(r)
+                   : "d"(x)
+                   : "d2", "d3", "d4", "a0", "a1", "a2", "cc", "memory");
   return r;
 }
 
 /* The empty entry the thunk's cost is measured on. */
-uint64_t qd_null(uint32_t x) { return 0; }
+uint64_t qd_null(void) { return 0; }

@@ -3,11 +3,17 @@
  * Compiled by m68k-linux-gnu-gcc -m68030 -O2 (no PIC) with the jit recipe
  * and turned into stencils by stencilgen (prefix qk); quaject68k.c copies
  * and patches them into a quamachine's RAM per instance. Every callentry
- * has the prototype uint64_t f(uint32_t arg): the status in d0, the value
- * in d1 (quaject68k.h, "Calling convention"). Holes are extern symbols
- * whose addresses are the instance's values: a state address, a ring's
- * last offset, the code a callback goes to. Callbacks are tail calls
- * (bra.l to the hole), so the callback's d0:d1 is the entry's result.
+ * follows the register convention of quaject68k.h ("Calling convention"):
+ * the argument in d1, the status in d0 and the value in d1 on return,
+ * d0-d4/a0-a2 free to use (the build passes -fcall-used-d2 ... a2, so no
+ * entry saves a register). Holes are extern symbols whose addresses are
+ * the instance's values: a state address, a ring's last offset, the code
+ * a callback goes to. A callback is called (jsr to the hole, the item in
+ * d1) on the rare path, and its d0:d1 is the entry's result.
+ *
+ * The success path of every CAS and CAS2 is the fall-through of the
+ * instruction's own BNE (asm goto), so no flag is materialised (no SNE,
+ * TST), and a retry starts again from a fresh read of the state.
  *
  * The host's templates (quaject/ *-templates.c) cannot serve here: they
  * hold 64-bit words with C11 atomics (which gcc turns into libatomic calls
@@ -122,20 +128,19 @@
  */
 #include <stdint.h>
 
+#include "quaject68k-abi.h"
+
 /* Results: status in d0 (high word of the uint64_t), value in d1. */
 #define RET(status, value) (((uint64_t)(status) << 32) | (uint32_t)(value))
 #define OK 0u
 
-/* Holes. Addresses are 32-bit absolute fields (R_68K_32); callbacks are
- * tail calls (R_68K_PC32). */
+/* Holes. Addresses are 32-bit absolute fields (R_68K_32), callbacks
+ * included (jsr to the hole). */
 extern char qk_state[]; /* the state word: count, sp, ht or head */
 extern char qk_slots[]; /* stack: base (lowest slot); queue: slot 0 */
 extern char qk_top[];   /* stack: address past the highest slot */
 extern char qk_last[];  /* queue: the last slot's offset, 4 * capacity */
-extern uint64_t qk_full(uint32_t x);
-extern uint64_t qk_empty(uint32_t x);
-extern uint64_t qk_notfull(uint32_t x);
-extern uint64_t qk_notempty(uint32_t x);
+extern char qk_full[], qk_empty[], qk_notfull[], qk_notempty[];
 
 #define U(hole) ((uint32_t)(uintptr_t)(hole))
 #define STATE ((volatile uint32_t *)(uintptr_t)qk_state)
@@ -143,47 +148,52 @@ extern uint64_t qk_notempty(uint32_t x);
 #define TAIL16 ((volatile uint16_t *)(uintptr_t)qk_state + 1)
 #define SLOTS ((volatile uint32_t *)(uintptr_t)qk_slots)
 
-/* CAS.L: if *p == *cmp, *p = upd and true; else *cmp = *p and false. The
- * compare register keeps its value exactly when the CAS succeeded. */
-static inline __attribute__((always_inline)) int cas(volatile uint32_t *p, uint32_t *cmp,
-                                                     uint32_t upd) {
-  uint32_t c = *cmp, was = c;
-  __asm__ volatile("cas.l %0,%2,%1" : "+d"(c), "+m"(*p) : "d"(upd) : "cc", "memory");
-  *cmp = c;
-  return c == was;
-}
+/* The register convention (quaject68k.h, quaject68k-abi.h): the
+ * argument in d1, a callback called with the item in d1. */
+#define ARG() QK_ARG()
+#define CALLBACK(hole, x) QK_CALL(hole, x)
 
-/* CAS2.L: if *p1 == *c1 and *p2 == *c2, store u1 and u2 and true; else
- * *c1 = *p1, *c2 = *p2 (as read together) and false. The addresses may sit
- * in data or address registers (CAS2 takes either), and the flag shares
- * u1's register, which CAS2 has consumed: fewer registers to save. */
-static inline __attribute__((always_inline)) int cas2(volatile uint32_t *p1, volatile uint32_t *p2,
-                                                      uint32_t *c1, uint32_t *c2, uint32_t u1,
-                                                      uint32_t u2) {
-  uint32_t a = *c1, b = *c2, failed;
-  __asm__ volatile("cas2.l %0:%1,%2:%4,(%5):(%6)\n\tsne %2"
-                   : "+d"(a), "+d"(b), "=&d"(failed)
-                   : "2"(u1), "d"(u2), "r"(p1), "r"(p2)
-                   : "cc", "memory");
-  *c1 = a;
-  *c2 = b;
-  return !(uint8_t)failed;
-}
+/* CAS.L cmp,upd,*p, and to `fail` when it failed. m68k gcc has no asm
+ * goto with outputs, so the compare registers are inputs that a failed
+ * CAS (CAS2) overwrites with the memory operands: every `fail` label
+ * must be where the operation starts again from a fresh read of the
+ * state, with no value live across it in a compare register (the
+ * templates below retry from the top, and nothing but loop invariants,
+ * never a compare operand, outlives a failed attempt). */
+#define CAS_OR(p, cmp, upd, fail)                                              \
+  __asm__ goto("cas.l %0,%1,%2\n\tjne %l3"                                     \
+               :                                                               \
+               : "d"(cmp), "d"(upd), "m"(*(p))                                 \
+               : "cc", "memory"                                                \
+               : fail)
+
+/* CAS2.L c1:c2,u1:u2,(p1):(p2), and to `fail` when it failed (see
+ * CAS_OR). The addresses may sit in data or address registers (CAS2
+ * takes either); a compare and an update register may be the same (all
+ * are read before anything is written). */
+#define CAS2_OR(p1, p2, c1, c2, u1, u2, fail)                                  \
+  __asm__ goto("cas2.l %0:%1,%2:%3,(%4):(%5)\n\tjne %l6"                       \
+               :                                                               \
+               : "d"(c1), "d"(c2), "d"(u1), "d"(u2), "r"(p1), "r"(p2)          \
+               : "cc", "memory"                                                \
+               : fail)
 
 /* ---- Counter ------------------------------------------------------------- */
 
-uint64_t qk_counter_add(uint32_t delta) {
-  uint32_t old = *STATE;
-  while (!cas(STATE, &old, old + delta))
-    ;
-  return RET(OK, old + delta);
+uint64_t qk_counter_add(void) {
+  uint32_t delta = ARG(), old, sum;
+retry:
+  old = *STATE;
+  sum = old + delta;
+  CAS_OR(STATE, old, sum, retry);
+  return RET(OK, sum);
 }
 
-uint64_t qk_counter_read(uint32_t unused) { return RET(OK, *STATE); }
+uint64_t qk_counter_read(void) { return RET(OK, *STATE); }
 
 /* Seeded bug: a load and a store, so an add between them is lost. */
-uint64_t qk_counter_add_broken(uint32_t delta) {
-  uint32_t v = *STATE + delta;
+uint64_t qk_counter_add_broken(void) {
+  uint32_t delta = ARG(), v = *STATE + delta;
   __asm__ volatile("" ::: "memory"); /* keep the load and the store apart */
   *STATE = v;
   return RET(OK, v);
@@ -191,55 +201,51 @@ uint64_t qk_counter_add_broken(uint32_t delta) {
 
 /* ---- Stack ---------------------------------------------------------------- */
 
-/* A retry reads sp again rather than keep the value the failed CAS2
- * loaded: one register fewer to save on the path that does not retry. */
-uint64_t qk_push_cas2(uint32_t x) {
-  for (;;) {
-    uint32_t sp = *STATE;
-    if (sp == U(qk_slots))
-      return qk_full(x);
-    volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp - 1;
-    uint32_t old = *slot;
-    if (cas2(STATE, slot, &sp, &old, (uint32_t)(uintptr_t)slot, x))
-      return RET(OK, x);
-  }
+uint64_t qk_push_cas2(void) {
+  uint32_t x = ARG();
+retry:;
+  uint32_t sp = *STATE;
+  if (sp == U(qk_slots))
+    return CALLBACK(qk_full, x);
+  volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp - 1;
+  uint32_t old = *slot;
+  CAS2_OR(STATE, slot, sp, old, (uint32_t)(uintptr_t)slot, x, retry);
+  return RET(OK, x);
 }
 
-uint64_t qk_pop_cas2(uint32_t unused) {
-  for (;;) {
-    uint32_t sp = *STATE;
-    if (sp == U(qk_top))
-      return qk_empty(0);
-    volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp;
-    uint32_t x = *slot;
-    if (cas2(STATE, slot, &sp, &x, sp + 4, x))
-      return RET(OK, x);
-  }
+uint64_t qk_pop_cas2(void) {
+retry:;
+  uint32_t sp = *STATE;
+  if (sp == U(qk_top))
+    return CALLBACK(qk_empty, 0);
+  volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp;
+  uint32_t x = *slot;
+  CAS2_OR(STATE, slot, sp, x, sp + 4, x, retry);
+  return RET(OK, x);
 }
 
 /* Seeded bug (S1, S2): CAS on sp alone. push stores the item before
  * claiming the slot; pop may return an item another CPU popped (ABA). */
-uint64_t qk_push_broken(uint32_t x) {
+uint64_t qk_push_broken(void) {
+  uint32_t x = ARG();
+retry:;
   uint32_t sp = *STATE;
-  for (;;) {
-    if (sp == U(qk_slots))
-      return qk_full(x);
-    uint32_t nsp = sp - 4;
-    *(volatile uint32_t *)(uintptr_t)nsp = x;
-    if (cas(STATE, &sp, nsp))
-      return RET(OK, x);
-  }
+  if (sp == U(qk_slots))
+    return CALLBACK(qk_full, x);
+  uint32_t nsp = sp - 4;
+  *(volatile uint32_t *)(uintptr_t)nsp = x;
+  CAS_OR(STATE, sp, nsp, retry);
+  return RET(OK, x);
 }
 
-uint64_t qk_pop_broken(uint32_t unused) {
+uint64_t qk_pop_broken(void) {
+retry:;
   uint32_t sp = *STATE;
-  for (;;) {
-    if (sp == U(qk_top))
-      return qk_empty(0);
-    uint32_t x = *(volatile uint32_t *)(uintptr_t)sp;
-    if (cas(STATE, &sp, sp + 4))
-      return RET(OK, x);
-  }
+  if (sp == U(qk_top))
+    return CALLBACK(qk_empty, 0);
+  uint32_t x = *(volatile uint32_t *)(uintptr_t)sp;
+  CAS_OR(STATE, sp, sp + 4, retry);
+  return RET(OK, x);
 }
 
 /* ---- Queue ---------------------------------------------------------------- */
@@ -252,38 +258,42 @@ static inline __attribute__((always_inline)) uint32_t next(uint32_t off) {
   return off == U(qk_last) ? 0 : off + 4;
 }
 
+/* The halves of a word exchanged (SWAP): gcc writes v << 16 | v >> 16
+ * as two shifts, and a 16-bit index moved to the high half as SWAP and
+ * CLR.W where SWAP alone does when the high half is known zero. */
+static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
+  __asm__("swap %0" : "+d"(v));
+  return v;
+}
+
 /* MP put (Q1, Q2); `tracked` keeps the notempty test (Q6). The 16-bit
  * compares read the tail half of ht without masking it. */
-#define QK_PUT_MP(name, tracked)                                                 \
-  uint64_t qk_##name(uint32_t x) {                                               \
-    uint32_t ht = *STATE;                                                        \
-    for (;;) {                                                                   \
-      uint32_t n = next(ht >> 16);                                               \
-      if ((uint16_t)n == (uint16_t)ht)                                           \
-        return qk_full(x);                                                       \
-      uint32_t old = *SLOT(n), was = ht;                                         \
-      if (cas2(STATE, SLOT(n), &ht, &old, n << 16 | (uint16_t)ht, x)) {          \
-        if (tracked && was >> 16 == (uint16_t)was)                               \
-          return qk_notempty(x);                                                 \
-        return RET(OK, x);                                                       \
-      }                                                                          \
-    }                                                                            \
+#define QK_PUT_MP(name, tracked)                                               \
+  uint64_t qk_##name(void) {                                                   \
+    uint32_t x = ARG();                                                        \
+  retry:;                                                                      \
+    uint32_t ht = *STATE, n = next(ht >> 16);                                  \
+    if ((uint16_t)n == (uint16_t)ht)                                           \
+      return CALLBACK(qk_full, x);                                             \
+    uint32_t old = *SLOT(n), was = ht;                                         \
+    CAS2_OR(STATE, SLOT(n), ht, old, swap16(n) | (uint16_t)was, x, retry);     \
+    if (tracked && was >> 16 == (uint16_t)was)                                 \
+      return CALLBACK(qk_notempty, x);                                         \
+    return RET(OK, x);                                                         \
   }
 
 /* MC get (Q1, Q3); `tracked` keeps the notfull test. */
-#define QK_GET_MC(name, tracked)                                                 \
-  uint64_t qk_##name(uint32_t unused) {                                          \
-    uint32_t ht = *STATE;                                                        \
-    for (;;) {                                                                   \
-      if (ht >> 16 == (uint16_t)ht)                                              \
-        return qk_empty(0);                                                      \
-      uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
-      if (cas2(STATE, SLOT(n), &ht, &x, (ht & 0xffff0000u) | n, x)) {            \
-        if (tracked && (uint16_t)next(was >> 16) == (uint16_t)was)               \
-          return qk_notfull(x);                                                  \
-        return RET(OK, x);                                                       \
-      }                                                                          \
-    }                                                                            \
+#define QK_GET_MC(name, tracked)                                               \
+  uint64_t qk_##name(void) {                                                   \
+  retry:;                                                                      \
+    uint32_t ht = *STATE;                                                      \
+    if ((uint16_t)swap16(ht) == (uint16_t)ht)                                  \
+      return CALLBACK(qk_empty, 0);                                            \
+    uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
+    CAS2_OR(STATE, SLOT(n), ht, x, (was & 0xffff0000u) | n, x, retry);         \
+    if (tracked && (uint16_t)next(was >> 16) == (uint16_t)was)                 \
+      return CALLBACK(qk_notfull, x);                                          \
+    return RET(OK, x);                                                         \
   }
 
 QK_PUT_MP(put_mp, 0)
@@ -292,65 +302,69 @@ QK_GET_MC(get_mc, 0)
 QK_GET_MC(get_mc_t, 1)
 
 /* SP-SC (Q4): the producer owns the head half, the consumer the tail half. */
-uint64_t qk_put_sp(uint32_t x) {
-  uint32_t n = next(*HEAD16);
-  if (n == *TAIL16)
-    return qk_full(x);
+uint64_t qk_put_sp(void) {
+  uint32_t x = ARG(), ht = *STATE, n = next(ht >> 16); /* both halves in one read */
+  if ((uint16_t)n == (uint16_t)ht)
+    return CALLBACK(qk_full, x);
   *SLOT(n) = x;
   *HEAD16 = (uint16_t)n;
   return RET(OK, x);
 }
 
-uint64_t qk_get_sc(uint32_t unused) {
+uint64_t qk_get_sc(void) {
   uint32_t t = *TAIL16;
   if (*HEAD16 == t)
-    return qk_empty(0);
+    return CALLBACK(qk_empty, 0);
   uint32_t n = next(t), x = *SLOT(n);
   *TAIL16 = (uint16_t)n;
   return RET(OK, x);
 }
 
-/* SP-SC with the edge decided by a CAS on ht (Q5). */
-uint64_t qk_put_sp_t(uint32_t x) {
-  uint32_t ht = *STATE, h = ht >> 16, n = next(h);
+/* SP-SC with the edge decided by a CAS on ht (Q5). The only producer's
+ * retry keeps its n: only the tail half can have moved. */
+uint64_t qk_put_sp_t(void) {
+  uint32_t x = ARG(), ht = *STATE, h = ht >> 16, n = next(h);
   if ((uint16_t)n == (uint16_t)ht)
-    return qk_full(x);
+    return CALLBACK(qk_full, x);
   *SLOT(n) = x;
-  while (!cas(STATE, &ht, n << 16 | (uint16_t)ht))
-    ;
+retry:
+  ht = *STATE;
+  CAS_OR(STATE, ht, n << 16 | (uint16_t)ht, retry);
   if ((uint16_t)ht == h)
-    return qk_notempty(x);
+    return CALLBACK(qk_notempty, x);
   return RET(OK, x);
 }
 
-uint64_t qk_get_sc_t(uint32_t unused) {
+uint64_t qk_get_sc_t(void) {
   uint32_t ht = *STATE, t = (uint16_t)ht;
   if (ht >> 16 == t)
-    return qk_empty(0);
+    return CALLBACK(qk_empty, 0);
   uint32_t n = next(t), x = *SLOT(n);
-  while (!cas(STATE, &ht, (ht & 0xffff0000u) | n))
-    ;
+retry:
+  ht = *STATE;
+  CAS_OR(STATE, ht, (ht & 0xffff0000u) | n, retry);
   if (next(ht >> 16) == t)
-    return qk_notfull(x);
+    return CALLBACK(qk_notfull, x);
   return RET(OK, x);
 }
 
 /* Seeded bug (Q2): the slot is chosen from the first read of ht only; a
  * failed CAS2 reloads ht and that slot's content, and the retry stores
  * into the same slot with the new head's successor as head. */
-#define QK_PUT_BROKEN(name, tracked)                                             \
-  uint64_t qk_##name(uint32_t x) {                                               \
-    uint32_t ht = *STATE, n = next(ht >> 16), was;                               \
-    if ((uint16_t)n == (uint16_t)ht)                                             \
-      return qk_full(x);                                                         \
-    volatile uint32_t *slot = SLOT(n);                                           \
-    uint32_t old = *slot;                                                        \
-    do                                                                           \
-      was = ht;                                                                  \
-    while (!cas2(STATE, slot, &ht, &old, next(ht >> 16) << 16 | (uint16_t)ht, x)); \
-    if (tracked && was >> 16 == (uint16_t)was)                                   \
-      return qk_notempty(x);                                                     \
-    return RET(OK, x);                                                           \
+#define QK_PUT_BROKEN(name, tracked)                                           \
+  uint64_t qk_##name(void) {                                                   \
+    uint32_t x = ARG(), ht = *STATE, n = next(ht >> 16), was, old;             \
+    if ((uint16_t)n == (uint16_t)ht)                                           \
+      return CALLBACK(qk_full, x);                                             \
+    volatile uint32_t *slot = SLOT(n);                                         \
+  retry:                                                                       \
+    was = *STATE;                                                              \
+    old = *slot;                                                               \
+    ht = was;                                                                  \
+    CAS2_OR(STATE, slot, ht, old, next(was >> 16) << 16 | (uint16_t)was, x, retry); \
+    if (tracked && was >> 16 == (uint16_t)was)                                 \
+      return CALLBACK(qk_notempty, x);                                         \
+    return RET(OK, x);                                                         \
   }
 QK_PUT_BROKEN(put_broken, 0)
 QK_PUT_BROKEN(put_broken_t, 1)
@@ -359,32 +373,31 @@ QK_PUT_BROKEN(put_broken_t, 1)
 
 #define NEXT(node) ((volatile uint32_t *)(uintptr_t)(node))
 
-uint64_t qk_list_insert(uint32_t node) {
-  uint32_t h = *STATE;
-  do
-    *NEXT(node) = h;
-  while (!cas(STATE, &h, node));
+uint64_t qk_list_insert(void) {
+  uint32_t node = ARG(), h;
+retry:
+  h = *STATE;
+  *NEXT(node) = h;
+  CAS_OR(STATE, h, node, retry);
   return RET(OK, node);
 }
 
-uint64_t qk_list_delete(uint32_t unused) {
+uint64_t qk_list_delete(void) {
+retry:;
   uint32_t first = *STATE;
-  for (;;) {
-    if (first == 0)
-      return qk_empty(0);
-    uint32_t second = *NEXT(first);
-    if (cas2(STATE, NEXT(first), &first, &second, second, 0))
-      return RET(OK, first);
-  }
+  if (first == 0)
+    return CALLBACK(qk_empty, 0);
+  uint32_t second = *NEXT(first), zero = 0;
+  CAS2_OR(STATE, NEXT(first), first, second, second, zero, retry);
+  return RET(OK, first);
 }
 
 /* Seeded bug (L2): a single CAS on head. */
-uint64_t qk_list_delete_broken(uint32_t unused) {
+uint64_t qk_list_delete_broken(void) {
+retry:;
   uint32_t first = *STATE;
-  for (;;) {
-    if (first == 0)
-      return qk_empty(0);
-    if (cas(STATE, &first, *NEXT(first)))
-      return RET(OK, first);
-  }
+  if (first == 0)
+    return CALLBACK(qk_empty, 0);
+  CAS_OR(STATE, first, *NEXT(first), retry);
+  return RET(OK, first);
 }

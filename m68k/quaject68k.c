@@ -8,14 +8,14 @@
  *    offsets from ram_base + M68K_QJ_ARENA_OFFSET:
  *
  *      0x0000  three status stubs (OK, FULL, EMPTY), 8 bytes each:
- *              moveq #status,d0; move.l 4(sp),d1; rts
+ *              moveq #status,d0; rts (d1, the item, is left as it came)
  *      0x0020  the return stub of m68k_qj_call: trap #14, then a branch
  *              to itself
  *      0x0100  one 1 KiB stack per CPU for m68k_qj_call
  *      0x1000  blocks, allocated first-fit in 16-byte granules
  *
  * 2. A quaject is one block: its state, then 16 bytes of host stub per
- *    callback (move.l 4(sp),d1; move.l #id,d0; trap #14; rts), then one
+ *    callback (move.l #id,d0; trap #14; rts: the item is in d1), then one
  *    code area per callentry, each as large as the largest template that
  *    entry can be synthesised from. Re-synthesis rewrites an entry in
  *    place, so an entry's address is fixed for the quaject's life (the
@@ -51,7 +51,6 @@
 
 /* 68k opcodes of the stubs. */
 #define OP_MOVEQ_D0 0x7000u   /* moveq #n,d0 */
-#define OP_MOVE_4SP_D1 0x222Fu /* move.l d16(sp),d1 */
 #define OP_MOVE_IMM_D0 0x203Cu /* move.l #imm,d0 */
 #define OP_TRAP 0x4E40u       /* trap #n */
 #define OP_RTS 0x4E75u
@@ -142,9 +141,7 @@ int m68k__qj_arena_get(m68k_machine_t *m, m68k__qj_arena_t **out, char *err, siz
   for (uint32_t s = 0; s < 3; s++) {
     uint32_t at = a->base + ARENA_STUBS + 8 * s;
     put16(m, at, (uint16_t)(OP_MOVEQ_D0 | s));
-    put16(m, at + 2, OP_MOVE_4SP_D1);
-    put16(m, at + 4, 4);
-    put16(m, at + 6, OP_RTS);
+    put16(m, at + 2, OP_RTS);
   }
   put16(m, a->base + ARENA_RET, OP_TRAP | M68K_QJ_TRAP);
   put16(m, a->base + ARENA_RET + 2, OP_BRA_SELF);
@@ -383,12 +380,10 @@ M68K_API int m68k_qj_create(m68k_machine_t *m, const char *type, const char *var
     m68k_machine_write32(m, q->state, q->state + 4 + 4 * capacity);
   for (uint32_t cb = 0; cb < NCALLBACKS; cb++) {
     uint32_t at = q->stubs + STUB_SIZE * cb;
-    put16(m, at, OP_MOVE_4SP_D1);
-    put16(m, at + 2, 4);
-    put16(m, at + 4, OP_MOVE_IMM_D0);
-    m68k_machine_write32(m, at + 6, id << 2 | cb);
-    put16(m, at + 10, OP_TRAP | M68K_QJ_TRAP);
-    put16(m, at + 12, OP_RTS);
+    put16(m, at, OP_MOVE_IMM_D0);
+    m68k_machine_write32(m, at + 2, id << 2 | cb);
+    put16(m, at + 6, OP_TRAP | M68K_QJ_TRAP);
+    put16(m, at + 8, OP_RTS);
   }
   rc = synth_all(q);
   if (rc != M68K_OK) {
@@ -534,7 +529,7 @@ static bool arena_trap(void *ctx, m68k_machine_t *m, unsigned cpu, int vector) {
   uint32_t id = m68k_get_reg(c, M68K_REG_D0);
   m68k_qj_t *q = id >> 2 < QJ_MAX ? a->live[id >> 2] : NULL;
   int cb = (int)(id & 3);
-  if (q == NULL || pc != q->stubs + STUB_SIZE * (uint32_t)cb + 12)
+  if (q == NULL || pc != q->stubs + STUB_SIZE * (uint32_t)cb + 8)
     return false;
   /* full carries the item refused; empty and the edges nothing (as on the host). */
   if (q->cb[cb].fn != NULL)
@@ -582,7 +577,7 @@ int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_
   uint32_t sp = a->base + ARENA_STACKS + ARENA_STACK_SIZE * (cpu + 1) - 8;
   m68k_set_reg(c, M68K_REG_SR, 0x2700);
   m68k_machine_write32(m, sp, a->base + ARENA_RET);
-  m68k_machine_write32(m, sp + 4, arg);
+  m68k_set_reg(c, M68K_REG_D0 + 1, arg);
   m68k_set_reg(c, M68K_REG_A0 + 7, sp);
   m68k_set_reg(c, M68K_REG_PC, addr);
   m68k_set_cycle_count(c, true);

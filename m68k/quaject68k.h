@@ -27,24 +27,29 @@
  *
  * ---- Calling convention of synthesised callentries -----------------------
  *
- * Every callentry is a 68k function with the gcc m68k System V convention
- * (the one m68k-linux-gnu-gcc uses), with this C prototype:
+ * Every callentry is a 68k subroutine (JSR/RTS) with a register
+ * convention of its own, chosen so that the synthesised code saves no
+ * register and fetches nothing from the stack:
  *
- *     uint64_t entry(uint32_t arg);
+ *   - the argument arrives in d1;
+ *   - the 64-bit result comes back in d0:d1, d0 = status and d1 = value
+ *     (as gcc returns a uint64_t: in C, status = r >> 32, value =
+ *     (uint32_t)r);
+ *   - d0-d4 and a0-a2 are the callee's (clobbered); d5-d7, a3-a6 and SP
+ *     are preserved.
  *
- * The argument is pushed on the stack (4(sp) on entry, the caller pops
- * it); the 64-bit result comes back in d0:d1 with d0 = status and d1 =
- * value, as gcc returns a uint64_t: in C, status = r >> 32, value =
- * (uint32_t)r. d0, d1, a0 and a1 are clobbered; d2-d7 and a2-a6 are
- * preserved. A 68k driver loop calls an entry with
+ * The templates are compiled with gcc's -fcall-used-d2 -fcall-used-d3
+ * -fcall-used-d4 -fcall-used-a2 and read d1 at entry. A 68k driver loop
+ * calls an entry with
  *
- *     move.l  #arg,-(sp)
+ *     move.l  #arg,d1
  *     jsr     ENTRY          | ENTRY = m68k_qj_entry(q, "put")
- *     addq.l  #4,sp          | d0 = status, d1 = value
+ *                            | d0 = status, d1 = value
  *
- * or from C compiled for m68k: ((uint64_t (*)(uint32_t))ENTRY)(arg).
- * Entries need about 64 bytes of stack; they run in user or supervisor
- * mode and never change SR's interrupt mask.
+ * (from C compiled for m68k, an asm statement that loads d1, JSRs and
+ * names d0-d4/a0-a2 as clobbered: qjdrive-templates.c's CALL). Entries
+ * need about 64 bytes of stack; they run in user or supervisor mode and
+ * never change SR's interrupt mask.
  *
  *   entry    arg              status                  value
  *   add      delta            OK                      the new count
@@ -63,8 +68,9 @@
  *
  * ---- Callbacks -------------------------------------------------------------
  *
- * A callback is an exceptional return (thesis 4.1): the callentry tail-
- * calls the callback's code, whose result is the entry's. "full" and
+ * A callback is an exceptional return (thesis 4.1): the callentry calls
+ * the callback's code (JSR, the item in d1) and returns its result as the
+ * entry's. "full" and
  * "empty" end an operation that did nothing (status FULL or EMPTY);
  * "notfull" (a get took the queue from full to not full) and "notempty" (a
  * put took it from empty to not empty) follow an operation that succeeded
@@ -79,9 +85,9 @@
  *     (the item) in d1; the machine delivers the trap to this runtime
  *     (m68k_machine_on_exception), which calls the handler on the host
  *     while the CPU waits, then the stub returns;
- *   - 68k code (m68k_qj_set_callback_code): a 68k function with the
- *     callentries' convention, called with the item, whose d0:d1 result
- *     becomes the entry's (it must return the status given above).
+ *   - 68k code (m68k_qj_set_callback_code): a 68k subroutine with the
+ *     callentries' convention, called with the item in d1, whose d0:d1
+ *     result becomes the entry's (it must return the status given above).
  *
  * ---- RAM layout --------------------------------------------------------------
  *
@@ -101,7 +107,7 @@
  * m68k_qj_call counts the instructions the callentry executes (its first
  * through its RTS, callbacks included) and estimates their MC68030 cycles
  * with the core's cycle table (m68k_set_cycle_count in m68k.h: the MC68030
- * User's Manual, section 11, cache-case figures per instruction class and
+ * User's Manual, section 11.6, cache-case figures per instruction class and
  * addressing mode; pipeline overlap, cache misses, wait states and bus
  * contention are ignored).
  *

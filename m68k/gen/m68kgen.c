@@ -206,9 +206,10 @@ static void parse_cycles(FILE *f)
     line++;
     char *tok[16];
     int n = 0;
-    for (char *t = strtok(buf, " \t\r\n"); t && n < 16; t = strtok(NULL, " \t\r\n"))
-      tok[n++] = t;
-    if (n == 0 || tok[0][0] == '#')
+    for (char *t = strtok(buf, " \t\r\n"); t && n < 16 && t[0] != '#';
+         t = strtok(NULL, " \t\r\n"))
+      tok[n++] = t; /* a '#' token starts a comment, at the start or after a row */
+    if (n == 0)
       continue;
     if (strcmp(tok[0], "default") == 0 && n == 2) {
       cyc_default = atoi(tok[1]);

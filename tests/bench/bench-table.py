@@ -35,6 +35,12 @@ ROWS = [
     ("pump_step_speedup", "pump_move_synth_mops", ["pump_move_generic_mops"], "higher",
      (">=", 1.5)),
     ("quamachine_vs_qemu", "quamachine_round_ms", ["qemu_m68k_round_ms"], "lower", (">=", 0.1)),
+] + [
+    # The m68k backend against Massalin's thesis, Table 5.1 (tests/m68k/bench-qj.c).
+    (f"m68k_{op}_vs_thesis", f"m68k_{op}_cycles", [f"m68k_{op}_thesis_cycles"], "lower",
+     (">=", 1.0))
+    for op in ("counter_inc", "list_insert", "list_delete", "queue_put", "queue_get",
+               "stack_push", "stack_pop")
 ]
 
 LINE = re.compile(r"^BENCH (\S+) (\S+)(?: (.*))?$")

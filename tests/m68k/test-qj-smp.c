@@ -87,21 +87,27 @@ static void queue_spsc_survives_random_schedules_without_cas2(void) {
 }
 
 /* The seeded bug is real: the stack with CAS instead of CAS2 loses and
- * duplicates items under this schedule (found by trying seeds; the
- * checker, not this test, is what must find such schedules). */
+ * duplicates items under some of the first random schedules (which ones
+ * moves with the code's length; the checker, not this test, is what must
+ * find such schedules). */
 static void broken_stack_fails_under_a_seeded_schedule(void) {
-  m68k_machine_config_t cfg = {.model = M68K_MODEL_68030, .ncpus = 2, .ram_size = M68K_QJ_RAM_MIN};
-  m68k_machine_t *m = m68k_machine_create(&cfg);
-  m68k_schedule_t s = {.kind = M68K_SCHED_RANDOM, .seed = 2, .max_slice = 4};
-  m68k_machine_set_schedule(m, &s);
-  m68k_qj_t *q = NULL;
-  CU_ASSERT_EQUAL_FATAL(m68k_qj_create(m, "stack", "broken", 4, &q, NULL, 0), M68K_OK);
-  m68k_qj_drive_options_t o = {.producers = 2, .consumers = 2, .items = 16};
-  m68k_qj_drive_result_t r;
-  CU_ASSERT_EQUAL(m68k_qj_drive(q, &o, &r, NULL, 0), M68K_OK);
-  CU_ASSERT(r.lost > 0 && r.dup > 0);
-  CU_ASSERT_STRING_EQUAL(r.code[0], "push_broken");
-  m68k_machine_destroy(m);
+  bool shown = false;
+  for (uint64_t seed = 1; seed <= 64 && !shown; seed++) {
+    m68k_machine_config_t cfg = {
+        .model = M68K_MODEL_68030, .ncpus = 2, .ram_size = M68K_QJ_RAM_MIN};
+    m68k_machine_t *m = m68k_machine_create(&cfg);
+    m68k_schedule_t s = {.kind = M68K_SCHED_RANDOM, .seed = seed, .max_slice = 4};
+    m68k_machine_set_schedule(m, &s);
+    m68k_qj_t *q = NULL;
+    CU_ASSERT_EQUAL_FATAL(m68k_qj_create(m, "stack", "broken", 4, &q, NULL, 0), M68K_OK);
+    m68k_qj_drive_options_t o = {.producers = 2, .consumers = 2, .items = 16};
+    m68k_qj_drive_result_t r;
+    CU_ASSERT_EQUAL(m68k_qj_drive(q, &o, &r, NULL, 0), M68K_OK);
+    CU_ASSERT_STRING_EQUAL(r.code[0], "push_broken");
+    shown = r.lost > 0 && r.dup > 0;
+    m68k_machine_destroy(m);
+  }
+  CU_ASSERT_TRUE(shown);
 }
 
 /* Per-call figures are measured when asked, and the same across runs. */
