@@ -186,6 +186,18 @@ static inline bool qua__lfq_pop_mc(qua__lfq_t *q, struct qua__lfq_slot *slots, u
   return true;
 }
 
+/* How many items a put_sp or put_n_sp can store now: the caller is q's one
+ * producer, so the room only grows until it puts (tail only advances).
+ * 0 when q is closed. */
+static inline size_t qua__lfq_room_sp(qua__lfq_t *q)
+{
+  if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) & QUA__LFQ_F_CLOSED))
+    return 0;
+  uint64_t used = atomic_load_explicit(&q->head, memory_order_relaxed) -
+                  atomic_load_explicit(&q->tail, memory_order_acquire);
+  return used >= q->capacity ? 0 : (size_t)(q->capacity - used);
+}
+
 /* Untracked mode: a put returns OK, FULL or CLOSED; a get OK, EMPTY or
  * CLOSED (see above for who may call which). */
 static inline int qua__lfq_put_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
