@@ -23,8 +23,10 @@ enum { QUEUE_E_PUT, QUEUE_E_GET, QUEUE_E_PUT_N, QUEUE_E_GET_N, QUEUE_E_COUNT };
 
 typedef struct queue {
   qua__lfq_t lfq;
-  /* Control state, under the control lock. */
-  bool mp, mc, tracked;
+  /* Control state, under the control lock. notify: made with notify=1;
+   * tracked: the ring counts (queue.c, design note 4); counting: the live
+   * switch to tracked mode is under way (note 6). */
+  bool mp, mc, notify, tracked, counting;
   bool closing; /* close() began: sites run the generic code from now on */
   /* Set once a closed queue can take no more items (see queue.c, 5). */
   _Atomic bool closed_final;
