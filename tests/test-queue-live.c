@@ -31,40 +31,22 @@ typedef struct flow {
   double deadline;
 } flow_t;
 
-static void *produce(void *arg) {
-  flow_t *f = arg;
+/* The producer (put) or the consumer (get) of f's items, one at a time,
+ * retrying while the queue is full or empty; the consumer checks order. */
+static void *flow_side(flow_t *f, bool put) {
   qua_site_t *s = NULL;
-  if (qua_site_open(f->q, "put", NULL, 0, &s, NULL) != QUA_OK) {
+  if (qua_site_open(f->q, put ? "put" : "get", NULL, 0, &s, NULL) != QUA_OK) {
     atomic_store(&f->bad, true);
     return NULL;
   }
   for (long i = 0; i < f->items;) {
-    if (qua_call(s, (uint64_t)i, 0, NULL) == QUA_OK)
-      atomic_store_explicit(&f->produced, ++i, memory_order_relaxed);
-    else if (qtest_now() > f->deadline) {
-      atomic_store(&f->bad, true);
-      break;
-    } else
-      sched_yield();
-  }
-  qua_site_close(s);
-  return NULL;
-}
-
-static void *consume(void *arg) {
-  flow_t *f = arg;
-  qua_site_t *s = NULL;
-  if (qua_site_open(f->q, "get", NULL, 0, &s, NULL) != QUA_OK) {
-    atomic_store(&f->bad, true);
-    return NULL;
-  }
-  for (long i = 0; i < f->items;) {
-    uint64_t x;
-    if (qua_call(s, 0, 0, &x) == QUA_OK) {
-      if (x != (uint64_t)i)
+    uint64_t x = (uint64_t)i;
+    if (qua_call(s, x, 0, &x) == QUA_OK) {
+      if (!put && x != (uint64_t)i)
         atomic_store(&f->bad, true);
-      atomic_store_explicit(&f->consumed, ++i, memory_order_relaxed);
-      if (f->slow_consumer)
+      i++;
+      atomic_store_explicit(put ? &f->produced : &f->consumed, i, memory_order_relaxed);
+      if (!put && f->slow_consumer)
         sched_yield();
     } else if (qtest_now() > f->deadline) {
       atomic_store(&f->bad, true);
@@ -75,6 +57,9 @@ static void *consume(void *arg) {
   qua_site_close(s);
   return NULL;
 }
+
+static void *produce(void *arg) { return flow_side(arg, true); }
+static void *consume(void *arg) { return flow_side(arg, false); }
 
 static void count_cb(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   atomic_fetch_add((_Atomic int *)ctx, 1);
