@@ -108,15 +108,20 @@
  *     switch passes through a counting mode (F_COUNTING) in which every operation keeps S
  *     as tracked mode does but trusts it for nothing: puts add k after publishing, gets
  *     take their items as untracked gets do (no ticket) and subtract k afterwards. Only the
- *     complete operations count; the caller moves its callers onto them and waits for a
- *     grace period, after which no untracked operation is running.
+ *     complete operations count, and they do from the moment they see F_COUNTING; the
+ *     caller moves its callers onto them BEFORE it sets the flag, so that once a side has
+ *     made one operation that counts (even the rare path of a fast path that did not), its
+ *     later ones all count: an operation that read the flag set happens after the move.
+ *     Then the caller waits for a grace period, after which no operation that does not
+ *     count is running, and every one that starts sees the flag.
  * 17. begin_counting stores S = BIAS (2^62) and each side's base (the first position whose
  *     operation counts) as "unknown": its index minus 2^63, a value no position reaches
  *     during a switch. The first counting put claims its position p and, before it
  *     publishes, CASes base_head from unknown to p; the first counting get likewise sets
  *     base_tail to tail before it takes. One producer and one consumer, each calling one
- *     operation at a time, so every operation of a side at a position >= its base counts,
- *     and none below it does (the operations below it were untracked or had no base yet).
+ *     operation at a time, and each side's counting operations come after its others (16),
+ *     so every operation of a side at a position >= its base counts, and none below it
+ *     does.
  * 18. end_counting, after the grace period, fixes a side whose base is still unknown: it
  *     reads the index and CASes it in. That is the base by 17: no untracked operation runs
  *     any longer, and a counting one that has not yet set the base has not yet published

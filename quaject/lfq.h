@@ -108,11 +108,12 @@ void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked);
  * callers keep using (lfq.c, invariants 16-20), in two steps with a grace
  * period between them and one after:
  *
- *   begin_counting  untracked -> counting. From then on the callers must be
+ *   begin_counting  untracked -> counting. The callers must have been
  *                   moved to the complete operations (qua__lfq_put_sp_slow,
- *                   _get_sc_slow and the batches), which count; the caller
- *                   then waits until no thread is inside an operation that
- *                   began before (a grace period).
+ *                   _get_sc_slow and the batches) before, as these count
+ *                   once they see the ring counting; the caller then waits
+ *                   until no thread is inside an operation that began
+ *                   before (a grace period).
  *   end_counting    counting -> tracked: fixes the count from the positions
  *                   where counting began. Callers may then be moved to the
  *                   tracked fast paths; once a grace period shows none runs

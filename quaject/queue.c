@@ -31,9 +31,13 @@
  *     head - tail. Before a site or watcher that listens opens, or a second
  *     producer or consumer, the queue switches to tracked mode while its
  *     callers keep calling:
- *     a. the ring starts counting (qua__lfq_begin_counting), every site is
- *        re-pointed at the complete operations, which count, and a grace
- *        period passes: no untracked operation runs any longer;
+ *     a. every site is re-pointed at the complete operations, then the
+ *        ring starts counting (qua__lfq_begin_counting), and a grace period
+ *        passes: no untracked operation runs any longer. In that order,
+ *        because synthesised untracked code counts too once its rare path
+ *        sees the ring counting: a caller that saw it then finds its site
+ *        re-pointed already, so each side's operations that count come
+ *        after all of its operations that do not (lfq.c, 17);
  *     b. the count is fixed from where each side began to count
  *        (qua__lfq_end_counting, lfq.c invariants 16-20), every site gets
  *        the tracked code, with the new listener folded in, and a grace
@@ -312,9 +316,10 @@ static bool queue_must_track(qua_quaject_t *q, bool want_mp, bool want_mc) {
 
 /* Note 6a and the first half of 6b; the caller resynthesises and waits. */
 static void queue_start_tracking(qua_quaject_t *q, queue_t *qs) {
-  qua__lfq_begin_counting(&qs->lfq);
   qs->counting = true;
-  qua__resynth(q, true);
+  qua__resynth(q, false); /* first the sites move, then the ring counts */
+  qua__lfq_begin_counting(&qs->lfq);
+  qua__synchronize();
   qua__lfq_end_counting(&qs->lfq);
   qs->counting = false;
   qs->tracked = true;
