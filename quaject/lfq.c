@@ -101,6 +101,45 @@
  *     a get returned CLOSED: excluding that would need an RMW or a StoreLoad fence in put_sp.
  *     A caller that must not miss such an item lets a grace period pass after close(); after
  *     it, CLOSED is final.
+ *
+ * The live switch to tracked mode (SP-SC): count = head - tail, made exact without quiescence
+ * 16. A live queue is never quiescent, so set_tracked's snapshot (14) cannot be taken; an
+ *     untracked operation that overlaps it would leave S off by one for good. Instead the
+ *     switch passes through a counting mode (F_COUNTING) in which every operation keeps S
+ *     as tracked mode does but trusts it for nothing: puts add k after publishing, gets
+ *     take their items as untracked gets do (no ticket) and subtract k afterwards. Only the
+ *     complete operations count, and they do from the moment they see F_COUNTING; the
+ *     caller moves its callers onto them BEFORE it sets the flag, so that once a side has
+ *     made one operation that counts (even the rare path of a fast path that did not), its
+ *     later ones all count: an operation that read the flag set happens after the move.
+ *     Then the caller waits for a grace period, after which no operation that does not
+ *     count is running, and every one that starts sees the flag.
+ * 17. begin_counting stores S = BIAS (2^62) and each side's base (the first position whose
+ *     operation counts) as "unknown": its index minus 2^63, a value no position reaches
+ *     during a switch. The first counting put claims its position p and, before it
+ *     publishes, CASes base_head from unknown to p; the first counting get likewise sets
+ *     base_tail to tail before it takes. One producer and one consumer, each calling one
+ *     operation at a time, and each side's counting operations come after its others (16),
+ *     so every operation of a side at a position >= its base counts, and none below it
+ *     does.
+ * 18. end_counting, after the grace period, fixes a side whose base is still unknown: it
+ *     reads the index and CASes it in. That is the base by 17: no untracked operation runs
+ *     any longer, and a counting one that has not yet set the base has not yet published
+ *     (or taken), so the index is its position; if it set the base first, the CAS fails
+ *     and its value stands. Then S += (base_head - base_tail) - BIAS, one atomic add, so
+ *     that with H and T the indices at any moment when no operation is between its index
+ *     update and its count update: S = (H - base_head) - (T - base_tail) + base_head -
+ *     base_tail = H - T, the number of items, which is what tracked mode's S is (14).
+ * 19. While S carries the bias it is near 2^62, never 0 nor capacity: a counting put or get
+ *     reports EDGE (old S == 0, old S == capacity) only once S is exact. A put that finds
+ *     no room waits only in tracked mode (13), never on a biased S. After end_counting the
+ *     counting operations still running are exact ones: a put publishes, then adds (as a
+ *     tracked put); a get takes, then subtracts and reports EDGE iff S was capacity, so a
+ *     producer that saw FULL (S == capacity, read before that subtraction) gets its edge.
+ * 20. Once the caller has moved its callers to tracked code and a grace period has passed,
+ *     the only consumer runs ticket-taking gets against an S that counts exactly the
+ *     published items not yet ticketed (13 holds again: no ticket was outstanding while it
+ *     counted, as counting gets take no tickets and the consumer is one thread).
  */
 
 #include "lfq.h"
@@ -171,6 +210,44 @@ void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked)
   } else {
     atomic_fetch_and_explicit(&q->flags, ~QUA__LFQ_F_TRACKED, memory_order_release);
   }
+}
+
+#define LFQ_BIAS (INT64_C(1) << 62)
+#define LFQ_FAR (UINT64_C(1) << 63)
+
+void qua__lfq_begin_counting(qua__lfq_t *q)
+{
+  atomic_store_explicit(&q->count, LFQ_BIAS, memory_order_relaxed);
+  atomic_store_explicit(&q->base_head, atomic_load(&q->head) - LFQ_FAR, memory_order_relaxed);
+  atomic_store_explicit(&q->base_tail, atomic_load(&q->tail) - LFQ_FAR, memory_order_relaxed);
+  atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_COUNTING, memory_order_release);
+}
+
+/* True when base is still "unknown" for a side now at position pos (17). */
+static inline bool lfq_base_unknown(uint64_t base, uint64_t pos)
+{
+  uint64_t d = pos - base;
+  return d > LFQ_FAR / 2 && d < LFQ_FAR + LFQ_FAR / 2;
+}
+
+/* Sets a side's base to pos unless it is known already (17, 18). */
+static void lfq_set_base(_Atomic uint64_t *base, uint64_t pos)
+{
+  uint64_t b = atomic_load_explicit(base, memory_order_acquire);
+  if (lfq_base_unknown(b, pos))
+    atomic_compare_exchange_strong_explicit(base, &b, pos, memory_order_acq_rel,
+                                            memory_order_acquire);
+}
+
+void qua__lfq_end_counting(qua__lfq_t *q)
+{
+  lfq_set_base(&q->base_head, atomic_load_explicit(&q->head, memory_order_acquire));
+  lfq_set_base(&q->base_tail, atomic_load_explicit(&q->tail, memory_order_acquire));
+  uint64_t bh = atomic_load_explicit(&q->base_head, memory_order_acquire);
+  uint64_t bt = atomic_load_explicit(&q->base_tail, memory_order_acquire);
+  atomic_fetch_add_explicit(&q->count, (int64_t)(bh - bt) - LFQ_BIAS, memory_order_acq_rel);
+  atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_TRACKED, memory_order_release);
+  atomic_fetch_and_explicit(&q->flags, ~QUA__LFQ_F_COUNTING, memory_order_release);
 }
 
 void qua__lfq_close(qua__lfq_t *q)
@@ -252,11 +329,13 @@ static inline int lfq_put(qua__lfq_t *q, bool mp, const uint64_t *v, size_t n, s
   size_t k;
   unsigned spins = 0;
   while ((k = lfq_claim(q, mp, n, &pos)) == 0) {
-    if (!(f & QUA__LFQ_F_TRACKED) ||
+    if (!(f & QUA__LFQ_F_TRACKED) || (f & QUA__LFQ_F_COUNTING) ||
         atomic_load_explicit(&q->count, memory_order_acquire) >= (int64_t)q->capacity)
       return QUA__LFQ_FULL;
     lfq_relax(&spins); /* Someone is inside an operation: invariant 13. */
   }
+  if (f & QUA__LFQ_F_COUNTING)
+    lfq_set_base(&q->base_head, pos); /* before publishing: invariant 17 */
   for (size_t i = 0; i < k; i++) {
     struct qua__lfq_slot *s = &q->slots[(pos + i) & q->mask];
     atomic_store_explicit(&s->val, v[i], memory_order_relaxed);
@@ -265,7 +344,7 @@ static inline int lfq_put(qua__lfq_t *q, bool mp, const uint64_t *v, size_t n, s
   if (!mp)
     atomic_store_explicit(&q->head, pos + k, memory_order_release);
   *done = k;
-  if (f & QUA__LFQ_F_TRACKED) {
+  if (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING)) {
     int64_t old = atomic_fetch_add_explicit(&q->count, (int64_t)k, memory_order_acq_rel);
     return old == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK;
   }
@@ -320,11 +399,18 @@ static inline int lfq_get(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, size_t 
     n = q->capacity;
   bool closed_seen = false;
   uint32_t f = atomic_load_explicit(&q->flags, memory_order_acquire);
-  if (!(f & QUA__LFQ_F_TRACKED)) {
+  if (!(f & QUA__LFQ_F_TRACKED) || (f & QUA__LFQ_F_COUNTING)) {
+    if (f & QUA__LFQ_F_COUNTING) /* one consumer: tail is its position (17) */
+      lfq_set_base(&q->base_tail, atomic_load_explicit(&q->tail, memory_order_relaxed));
     for (;;) {
       size_t k = lfq_take(q, mc, v, n, false);
       if (k > 0) {
         *done = k;
+        if (f & QUA__LFQ_F_COUNTING) /* invariant 19 */
+          return atomic_fetch_sub_explicit(&q->count, (int64_t)k, memory_order_acq_rel) ==
+                         (int64_t)q->capacity
+                     ? QUA__LFQ_EDGE
+                     : QUA__LFQ_OK;
         return QUA__LFQ_OK;
       }
       if (closed_seen)

@@ -54,6 +54,7 @@ enum qua__lfq_status {
 /* Bits of qua__lfq.flags. */
 #define QUA__LFQ_F_TRACKED 1u
 #define QUA__LFQ_F_CLOSED 2u
+#define QUA__LFQ_F_COUNTING 4u /* the live switch to tracked mode is under way (lfq.c, 16-20) */
 
 /* One slot: seq == pos + 1 once the item of position pos is published in val. */
 struct qua__lfq_slot {
@@ -79,7 +80,10 @@ struct qua__lfq {
   char pad2[QUA__LFQ_PAD - sizeof(uint64_t)];
   /* Tracked mode only: the number of items, the linearisation point. */
   _Atomic int64_t count;
-  char pad3[QUA__LFQ_PAD - sizeof(int64_t)];
+  /* The live switch to tracked mode (SP-SC only): the first counted
+   * position of each side, or far from it while not yet known. */
+  _Atomic uint64_t base_head, base_tail;
+  char pad3[QUA__LFQ_PAD - 3 * sizeof(int64_t)];
 };
 
 /* Initialises q empty, untracked and open. Returns 0, -EINVAL if capacity is
@@ -99,6 +103,26 @@ void qua__lfq_fini(qua__lfq_t *q);
  * operations cost one more RMW (on the count) and may briefly wait for another
  * thread that is inside its own operation (lfq.c, invariant 13). */
 void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked);
+
+/* The live switch from untracked to tracked mode of an SP-SC queue that
+ * callers keep using (lfq.c, invariants 16-20), in two steps with a grace
+ * period between them and one after:
+ *
+ *   begin_counting  untracked -> counting. The callers must have been
+ *                   moved to the complete operations (qua__lfq_put_sp_slow,
+ *                   _get_sc_slow and the batches) before, as these count
+ *                   once they see the ring counting; the caller then waits
+ *                   until no thread is inside an operation that began
+ *                   before (a grace period).
+ *   end_counting    counting -> tracked: fixes the count from the positions
+ *                   where counting began. Callers may then be moved to the
+ *                   tracked fast paths; once a grace period shows none runs
+ *                   counting code, every edge is exact.
+ *
+ * Control side only, one switch at a time, at most one producer and one
+ * consumer throughout. */
+void qua__lfq_begin_counting(qua__lfq_t *q);
+void qua__lfq_end_counting(qua__lfq_t *q);
 
 /* Closes q: puts that start after close() returns get CLOSED; gets drain the
  * items, then return CLOSED instead of EMPTY. Any thread, once or more. A put
@@ -186,6 +210,18 @@ static inline bool qua__lfq_pop_mc(qua__lfq_t *q, struct qua__lfq_slot *slots, u
   return true;
 }
 
+/* How many items a put_sp or put_n_sp can store now: the caller is q's one
+ * producer, so the room only grows until it puts (tail only advances).
+ * 0 when q is closed. */
+static inline size_t qua__lfq_room_sp(qua__lfq_t *q)
+{
+  if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) & QUA__LFQ_F_CLOSED))
+    return 0;
+  uint64_t used = atomic_load_explicit(&q->head, memory_order_relaxed) -
+                  atomic_load_explicit(&q->tail, memory_order_acquire);
+  return used >= q->capacity ? 0 : (size_t)(q->capacity - used);
+}
+
 /* Untracked mode: a put returns OK, FULL or CLOSED; a get OK, EMPTY or
  * CLOSED (see above for who may call which). */
 static inline int qua__lfq_put_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
@@ -211,7 +247,7 @@ static inline int qua__lfq_get_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, 
 {
   (void)cap;
   if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
-                                  QUA__LFQ_F_TRACKED)) ||
+                                  (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) ||
       QUA__LFQ_UNLIKELY(!qua__lfq_pop_sc(q, slots, mask, v)))
     return qua__lfq_get_sc_slow(q, v);
   return QUA__LFQ_OK;
@@ -222,7 +258,7 @@ static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, 
 {
   (void)cap;
   if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
-                                  QUA__LFQ_F_TRACKED)) ||
+                                  (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) ||
       QUA__LFQ_UNLIKELY(!qua__lfq_pop_mc(q, slots, mask, v)))
     return qua__lfq_get_mc_slow(q, v);
   return QUA__LFQ_OK;

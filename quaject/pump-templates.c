@@ -7,13 +7,41 @@
  * site's code pointer, or of the unwired check per item (collapsing the
  * callout layer). Whenever a wire's site gets new code the step is rebuilt
  * in the same pass (synth.c, note 4). pt_hold is where an item the sink
- * refused is left for the pump's thread. */
+ * refused is left for the pump's thread.
+ *
+ * pt_move is the step for a pump between two queues (a get wired to its
+ * source, a put to its sink), both synthesised: the source's get and the
+ * sink's put are collapsed into one body that moves a batch, the source's
+ * get_n into a buffer on the stack and the sink's put_n from it (pt_get_n,
+ * pt_put_n: the queues' complete batch operations for their variants, on
+ * their rings pt_src_lfq, pt_dst_lfq), so a tracked queue pays one
+ * read-modify-write of its count per batch instead of one per item. The
+ * outcomes are the per-item step's:
+ *
+ *  - a batch is no larger than the room in the sink, whose one producer
+ *    the pump is (a put wired to a queue that runs SP code), so only a
+ *    close of the sink that overlaps the batch can leave items over: they
+ *    are held, as pt_step holds its one item, and the retry through the
+ *    sink's code reports the close (a batch is thus lost to a close where
+ *    pt_step loses one item, counted in the pump's lost=);
+ *  - the source had nothing (empty, closed, or anything unusual) or the
+ *    sink no room: one item goes through both sites' own code, as pt_step
+ *    moves it, which says what happens (their callbacks, their status);
+ *  - an edge a batch crossed is broadcast to the queue's listeners, as the
+ *    queue's put_n and get_n do (notfull on the source, notempty on the
+ *    sink);
+ *  - held items are retried in order by the pump's thread through the
+ *    sink's own code. */
 #include "qua.h"
 #include "types-internal.h"
 
 extern char pt_source_site[], pt_sink_site[], pt_hold[];
 extern int pt_source(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 extern int pt_sink(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+extern char pt_src_lfq[], pt_dst_lfq[], pt_src_q[], pt_dst_q[];
+extern int pt_get_n(qua__lfq_t *q, uint64_t *v, size_t n, size_t *done);
+extern int pt_put_n(qua__lfq_t *q, const uint64_t *v, size_t n, size_t *done);
+void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
 
 /* Returns QUA_OK with *ret = n, or the status of the call that stopped the
  * step early with *ret the items moved before it; when that call was the
@@ -28,11 +56,62 @@ int pt_step(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
     r = pt_sink((qua_site_t *)(uintptr_t)pt_sink_site, x, 0, NULL);
     if (__builtin_expect(r != QUA_OK, 0)) {
       pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
-      h->item = x;
-      h->held = true;
+      h->items[0] = x;
+      h->first = 0;
+      h->n = 1;
       break;
     }
     k++;
+  }
+  *ret = k;
+  return r;
+}
+
+/* Returns as pt_step. A batch is at most PUMP_HOLD_MAX items and never more
+ * than the sink has room for (the pump is its one producer), so the sink
+ * takes all of it unless a close overlaps the batch. */
+int pt_move(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
+  qua__lfq_t *dst = (qua__lfq_t *)(uintptr_t)pt_dst_lfq;
+  uint64_t buf[PUMP_HOLD_MAX];
+  uint64_t k = 0;
+  int r = QUA_OK;
+  while (k < n) {
+    size_t want = n - k < PUMP_HOLD_MAX ? (size_t)(n - k) : PUMP_HOLD_MAX, got = 0, done = 0;
+    size_t room = qua__lfq_room_sp(dst);
+    want = room < want ? room : want;
+    int st = want > 0 ? pt_get_n((qua__lfq_t *)(uintptr_t)pt_src_lfq, buf, want, &got) : 0;
+    if (__builtin_expect(got == 0, 0)) {
+      /* Nothing in the source, or no room in the sink: one item through
+       * both sites' own code, as pt_step moves it. */
+      r = pt_source((qua_site_t *)(uintptr_t)pt_source_site, 0, 0, &buf[0]);
+      if (r != QUA_OK)
+        break;
+      r = pt_sink((qua_site_t *)(uintptr_t)pt_sink_site, buf[0], 0, NULL);
+      if (r != QUA_OK) {
+        pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
+        h->items[0] = buf[0];
+        h->first = 0;
+        h->n = 1;
+        break;
+      }
+      k++;
+      continue;
+    }
+    if (__builtin_expect(st == QUA__LFQ_EDGE, 0))
+      qua__broadcast((qua_quaject_t *)(uintptr_t)pt_src_q, QUEUE_CB_NOTFULL, 0);
+    st = pt_put_n(dst, buf, got, &done);
+    if (__builtin_expect(st == QUA__LFQ_EDGE, 0))
+      qua__broadcast((qua_quaject_t *)(uintptr_t)pt_dst_q, QUEUE_CB_NOTEMPTY, 0);
+    k += done;
+    if (__builtin_expect(done < got, 0)) { /* the sink closed meanwhile */
+      pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
+      for (size_t i = done; i < got; i++)
+        h->items[i - done] = buf[i];
+      h->first = 0;
+      h->n = (uint32_t)(got - done);
+      r = QUA_DIVERTED;
+      break;
+    }
   }
   *ret = k;
   return r;

@@ -41,7 +41,7 @@
 
 enum { C_SOURCE = PUMP_C_SOURCE, C_SINK = PUMP_C_SINK };
 enum { P_COUNT };
-#define QUA_PUMP_BATCH 64
+#define QUA_PUMP_BATCH PUMP_HOLD_MAX
 
 typedef struct pump {
   qua_quaject_t *self;
@@ -78,8 +78,9 @@ static int pump_step(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
       break;
     r = qua_callout(p->self, C_SINK, x, 0, NULL);
     if (QUA__UNLIKELY(r != QUA_OK)) {
-      p->hold.item = x;
-      p->hold.held = true;
+      p->hold.items[0] = x;
+      p->hold.first = 0;
+      p->hold.n = 1;
       break;
     }
     k++;
@@ -88,25 +89,30 @@ static int pump_step(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
   return r;
 }
 
-/* Delivers the held item, sleeping while the sink is full or unwired;
- * false when the pump must stop (the item is then counted as lost). */
+/* Delivers the held items in order, sleeping while the sink is full or
+ * unwired; false when the pump must stop (the items not delivered are then
+ * counted as lost). */
 static bool pump_deliver_held(pump_t *p) {
-  int r;
-  for (;;) {
+  int r = QUA_OK;
+  while (p->hold.first < p->hold.n) {
     uint32_t seen = qua__event_sample(&p->ev);
-    r = qua_callout(p->self, C_SINK, p->hold.item, 0, NULL);
-    if (r != QUA_DIVERTED && r != QUA_ENOTWIRED)
-      break;
-    if (atomic_load_explicit(&p->stop, memory_order_acquire))
+    r = qua_callout(p->self, C_SINK, p->hold.items[p->hold.first], 0, NULL);
+    if (r == QUA_OK) {
+      p->hold.first++;
+      atomic_fetch_add_explicit(&p->moved, 1, memory_order_relaxed);
+      continue;
+    }
+    if ((r != QUA_DIVERTED && r != QUA_ENOTWIRED) ||
+        atomic_load_explicit(&p->stop, memory_order_acquire))
       break;
     pump_sleep(p, seen);
   }
-  p->hold.held = false;
-  if (r != QUA_OK) {
-    atomic_fetch_add(&p->lost, 1);
+  int left = (int)(p->hold.n - p->hold.first);
+  p->hold.first = p->hold.n = 0;
+  if (left > 0) {
+    atomic_fetch_add(&p->lost, left);
     return false;
   }
-  atomic_fetch_add_explicit(&p->moved, 1, memory_order_relaxed);
   return true;
 }
 
@@ -121,7 +127,7 @@ static bool pump_run(pump_t *p, uint64_t want) {
     atomic_fetch_add_explicit(&p->moved, k, memory_order_relaxed);
   if (r == QUA_OK)
     return true;
-  if (p->hold.held) /* the sink stopped the step */
+  if (p->hold.n > 0) /* the sink stopped the step */
     return pump_deliver_held(p);
   if (r == QUA_DIVERTED || r == QUA_ENOTWIRED) {
     pump_sleep(p, seen);
@@ -152,7 +158,11 @@ static void *pump_main(void *arg) {
   return NULL;
 }
 
-/* The body: generic, or the step template with the wires' code folded in. */
+/* The body: generic, or the step template with the wires' code folded in:
+ * from a synthesised queue's get into a synthesised queue's put whose one
+ * producer the pump is, the batch move (pt_move), else the per-item step
+ * (pt_step). A second producer on the sink resynthesises the body (the
+ * queue's variant switch, synth.c note 4) and it goes back to pt_step. */
 static qua_entry_fn pump_site_generic(const qua_quaject_t *q, const qua_site_t *s) {
   return pump_step;
 }
@@ -173,6 +183,21 @@ static int pump_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *pa
   qua__synth_hole(part, "pt_source", (uint64_t)(uintptr_t)qua__site_fn(src));
   qua__synth_hole(part, "pt_sink_site", (uint64_t)(uintptr_t)sink);
   qua__synth_hole(part, "pt_sink", (uint64_t)(uintptr_t)qua__site_fn(sink));
+  qua_quaject_t *a = src->target, *b = sink->target;
+  if (a != NULL && b != NULL && a->type == &qua__queue_type && b->type == &qua__queue_type &&
+      src->entry == QUEUE_E_GET && sink->entry == QUEUE_E_PUT && !QUA__STATE(b, queue_t)->mp &&
+      a->synth == QUA_SYNTH_STENCIL && b->synth == QUA_SYNTH_STENCIL &&
+      !QUA__STATE(a, queue_t)->closing && !QUA__STATE(b, queue_t)->closing) {
+    queue_t *qa = QUA__STATE(a, queue_t), *qb = QUA__STATE(b, queue_t);
+    part->tmpl = &pt_tmpl_pt_move;
+    part->variant = "move";
+    qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)&qa->lfq);
+    qua__synth_hole(part, "pt_dst_lfq", (uint64_t)(uintptr_t)&qb->lfq);
+    qua__synth_hole(part, "pt_src_q", (uint64_t)(uintptr_t)a);
+    qua__synth_hole(part, "pt_dst_q", (uint64_t)(uintptr_t)b);
+    qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));
+    qua__synth_hole(part, "pt_put_n", (uint64_t)(uintptr_t)qua__lfq_put_n_sp);
+  }
   qua__synth_hole(part, "pt_hold", (uint64_t)(uintptr_t)&p->hold);
   return QUA_OK;
 }

@@ -19,11 +19,32 @@
  *     code. That caller may be mid-call in MP code; its next call runs SP
  *     code; both agree on the one layout (lfq.c), so nothing is lost.
  *  4. Transition tracking (exact notempty/notfull, lfq.c) costs one atomic
- *     read-modify-write per operation, and lfq can switch it only while the
- *     queue is quiescent, which a live queue never is. So it is chosen at
- *     creation: notify=1 (the default) tracks from the start and delivers
- *     every transition; notify=0 runs the untracked fast path and refuses
- *     sites and watchers that want notempty or notfull, with QUA_ENOCALLBACK.
+ *     read-modify-write per operation. notify=0 never tracks and refuses
+ *     sites and watchers that want notempty or notfull, with
+ *     QUA_ENOCALLBACK. notify=1 (the default) delivers every transition to
+ *     whoever listens; with synth=off it tracks from creation (the generic
+ *     code is fixed when the queue is made), while a synthesised queue
+ *     tracks only while it needs to (note 6).
+ *  6. The live switch (synthesised notify=1 queues). While nobody listens
+ *     to notempty or notfull and the queue is SP-SC, no transition has a
+ *     listener, so its sites run the untracked code and the count is
+ *     head - tail. Before a site or watcher that listens opens, or a second
+ *     producer or consumer, the queue switches to tracked mode while its
+ *     callers keep calling:
+ *     a. every site is re-pointed at the complete operations, then the
+ *        ring starts counting (qua__lfq_begin_counting), and a grace period
+ *        passes: no untracked operation runs any longer. In that order,
+ *        because synthesised untracked code counts too once its rare path
+ *        sees the ring counting: a caller that saw it then finds its site
+ *        re-pointed already, so each side's operations that count come
+ *        after all of its operations that do not (lfq.c, 17);
+ *     b. the count is fixed from where each side began to count
+ *        (qua__lfq_end_counting, lfq.c invariants 16-20), every site gets
+ *        the tracked code, with the new listener folded in, and a grace
+ *        period passes before the site or watcher is returned: from then
+ *        on every transition is reported, exactly once.
+ *     Items in flight are neither lost nor reordered: every mode runs on
+ *     the one layout (lfq.c, 10). The queue stays tracked afterwards.
  *  5. Close is a control operation in two phases. The queue is closed
  *     (puts that start afterwards are refused), then a grace period lets
  *     every put that overlapped the close finish storing, and only then is
@@ -131,6 +152,16 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
   }
 QUEUE_RARE_PUT(sp)
 QUEUE_RARE_PUT(mp)
+
+/* The counting step of the live switch (note 6a): the complete operations,
+ * which count; SP-SC only. */
+static int queue_put_counting(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
+  return put_slow(s, qua__lfq_put_sp_slow(&((queue_t *)s->state)->lfq, x), x, qua__fire_site, s);
+}
+
+static int queue_get_counting(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  return get_slow(s, qua__lfq_get_sc_slow(&((queue_t *)s->state)->lfq, ret), qua__fire_site, s);
+}
 QUEUE_RARE_GET(sc, false)
 QUEUE_RARE_GET(mc, true)
 
@@ -201,12 +232,16 @@ static qua_entry_fn queue_site_generic(const qua_quaject_t *q, const qua_site_t 
   const queue_t *qs = QUA__STATE(q, const queue_t);
   switch (s->entry) {
   case QUEUE_E_PUT:
+    if (qs->counting)
+      return queue_put_counting;
     if (qs->tracked)
       return qs->mp ? queue_tput_mp : queue_tput_sp;
     return qs->mp ? queue_put_mp : queue_put_sp;
   case QUEUE_E_PUT_N:
     return qs->mp ? queue_put_n_mp : queue_put_n_sp;
   case QUEUE_E_GET:
+    if (qs->counting)
+      return queue_get_counting;
     if (qs->tracked)
       return qs->mc ? queue_tget_mc : queue_tget_sc;
     return qs->mc ? queue_get_mc : queue_get_sc;
@@ -236,6 +271,10 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
   if (qs->closing) {
     part->why = "closed";
     return QUA_ECLOSED;
+  }
+  if (qs->counting) {
+    part->why = "switching to tracked";
+    return QUA_ESTATE;
   }
   if (is_put)
     part->tmpl = put[qs->tracked][qs->mp];
@@ -269,16 +308,37 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
   return QUA_OK;
 }
 
+/* Note 6: whether a notify=1 queue must track now. */
+static bool queue_must_track(qua_quaject_t *q, bool want_mp, bool want_mc) {
+  return q->synth != QUA_SYNTH_STENCIL || want_mp || want_mc ||
+         qua__listened(q, QUEUE_CB_NOTEMPTY) || qua__listened(q, QUEUE_CB_NOTFULL);
+}
+
+/* Note 6a and the first half of 6b; the caller resynthesises and waits. */
+static void queue_start_tracking(qua_quaject_t *q, queue_t *qs) {
+  qs->counting = true;
+  qua__resynth(q, false); /* first the sites move, then the ring counts */
+  qua__lfq_begin_counting(&qs->lfq);
+  qua__synchronize();
+  qua__lfq_end_counting(&qs->lfq);
+  qs->counting = false;
+  qs->tracked = true;
+}
+
 static int queue_sites_changed(qua_quaject_t *q, int entry, int phase) {
   queue_t *qs = QUA__STATE(q, queue_t);
   bool want_mp = q->weight[QUEUE_E_PUT] + q->weight[QUEUE_E_PUT_N] > 1;
   bool want_mc = q->weight[QUEUE_E_GET] + q->weight[QUEUE_E_GET_N] > 1;
 
   if (phase == QUA_SITES_BEFORE_OPEN) {
-    if (!qs->tracked && (qua__listened(q, QUEUE_CB_NOTEMPTY) || qua__listened(q, QUEUE_CB_NOTFULL)))
+    if (!qs->notify && (qua__listened(q, QUEUE_CB_NOTEMPTY) || qua__listened(q, QUEUE_CB_NOTFULL)))
       return qua__refuse(QUA_ENOCALLBACK, "a queue made with notify=0 reports no notempty or "
                                           "notfull transitions (create it with notify=1)");
-    bool wait = (want_mp && !qs->mp) || (want_mc && !qs->mc);
+    /* Still SP-SC here: the switch to tracked comes before a variant's. */
+    bool wait = qs->notify && !qs->tracked && queue_must_track(q, want_mp, want_mc);
+    if (wait)
+      queue_start_tracking(q, qs);
+    wait |= (want_mp && !qs->mp) || (want_mc && !qs->mc);
     qs->mp |= want_mp;
     qs->mc |= want_mc;
     /* Every site, and every chain that inlined this queue, moves to the
@@ -301,7 +361,7 @@ static int queue_describe(const qua_quaject_t *q, char *buf, size_t len) {
   const queue_t *qs = QUA__STATE(q, const queue_t);
   return snprintf(buf, len, "count=%zu capacity=%" PRIu32 " variant=%s%s%s%s",
                   qua__lfq_count(&qs->lfq), qua__lfq_capacity(&qs->lfq), qs->mp ? "mp" : "sp",
-                  qs->mc ? "mc" : "sc", qs->tracked ? " tracked" : "",
+                  qs->mc ? "mc" : "sc", qs->notify ? " tracked" : "",
                   qua__lfq_closed(&qs->lfq) ? " closed" : "");
 }
 
@@ -310,7 +370,9 @@ static int queue_init(qua_quaject_t *q, const uint64_t *p) {
   int r = qua__lfq_init(&qs->lfq, (uint32_t)p[P_CAPACITY]);
   if (r != 0)
     return r == -ENOMEM ? QUA_ENOMEM : QUA_EINVAL;
-  qs->tracked = p[P_NOTIFY] != 0;
+  qs->notify = p[P_NOTIFY] != 0;
+  /* Nobody listens yet, and no site is open (note 6). */
+  qs->tracked = qs->notify && queue_must_track(q, false, false);
   qua__lfq_set_tracked(&qs->lfq, qs->tracked); /* quiescent: nobody can call yet */
   return QUA_OK;
 }

@@ -23,8 +23,10 @@ enum { QUEUE_E_PUT, QUEUE_E_GET, QUEUE_E_PUT_N, QUEUE_E_GET_N, QUEUE_E_COUNT };
 
 typedef struct queue {
   qua__lfq_t lfq;
-  /* Control state, under the control lock. */
-  bool mp, mc, tracked;
+  /* Control state, under the control lock. notify: made with notify=1;
+   * tracked: the ring counts (queue.c, design note 4); counting: the live
+   * switch to tracked mode is under way (note 6). */
+  bool mp, mc, notify, tracked, counting;
   bool closing; /* close() began: sites run the generic code from now on */
   /* Set once a closed queue can take no more items (see queue.c, 5). */
   _Atomic bool closed_final;
@@ -109,11 +111,16 @@ static inline size_t buffer_read_k(buffer_t *b, unsigned char *ring, size_t mask
 /* pump */
 enum { PUMP_C_SOURCE, PUMP_C_SINK };
 
-/* The item a pump's step took from the source but the sink did not take
- * (the pump's thread retries it). Only the pump's thread touches it. */
+/* The most items one step of a pump moves in one batch (pump-templates.c,
+ * pt_move), and so the most it can hold. */
+#define PUMP_HOLD_MAX 64
+
+/* The items a pump's step took from the source but the sink did not take,
+ * items[first .. n) in source order (the pump's thread retries them, in
+ * that order). Only the pump's thread touches it. */
 typedef struct pump_hold {
-  uint64_t item;
-  bool held;
+  uint64_t items[PUMP_HOLD_MAX];
+  uint32_t first, n;
 } pump_hold_t;
 
 #endif

@@ -13,11 +13,15 @@
  *                        (also _wait_, and _vs_cc for the build's C compiler)
  *   put_get_*_ns         a put then a get through two sites of a queue as `create queue`
  *                        makes it (notify=1: exact notempty/notfull), generic code vs
- *                        synthesised; put_get_untracked_*_ns the same for notify=0
+ *                        synthesised: with nobody listening the synthesised queue runs
+ *                        untracked and would switch live if a listener came (queue.c,
+ *                        note 6), the generic one tracks from creation, its code being
+ *                        fixed then; put_get_untracked_*_ns the same for notify=0
  *   pipeline4_*_mops     source -> tee -> counter -> queue -> sink on one thread
  *   pump_move_*_mops     a pump moving 2^20 items from one queue into another on its own
- *                        thread: its step through the callouts vs the step stencil that
- *                        calls the wires' code directly
+ *                        thread: its step through the callouts, item by item, vs the
+ *                        synthesised step, which between two queues collapses the source's
+ *                        get and the sink's put into one batch move (pump-templates.c)
  *
  * Calls are made from a QSBR-online thread (qua_call_online), so the figures
  * are the callentries' own cost, not the read-side section's.
@@ -305,9 +309,10 @@ void bench_synth(double tcc_ns, double cc_ns) {
   }
 
   qua_thread_online();
-  /* The default queue tracks transitions: each put here takes it from empty
-   * to not empty, and nobody listens. The generic put looks for listeners
-   * on every edge; the synthesised one was built knowing there are none. */
+  /* The default queue (notify=1) reports transitions to whoever listens;
+   * here nobody does. The generic code tracks every transition and skips
+   * the listener walk by a flag; the synthesised code runs untracked until
+   * a listener comes. */
   paired_t t = put_get("notify=1"), u = put_get("notify=0");
   printf("BENCH put_get_generic_ns %.2f ns\n", t.generic);
   printf("BENCH put_get_synth_ns %.2f ns\n", t.synth);

@@ -119,6 +119,49 @@ static void untracked_reports_ok_not_edge(void)
   qua__lfq_fini(&q);
 }
 
+/* The live switch (lfq.c, 16-20), its operations interleaved by hand: an
+ * untracked put before counting began, counted puts and gets in the middle
+ * (no edges while the count is biased, even across empty and full), and
+ * afterwards the count is the number of items and edges are exact; also
+ * with a side that made no counted operation, and across the 2^64 wrap. */
+static void counting_switch_makes_count_exact(void)
+{
+  static const uint64_t starts[] = {0, UINT64_MAX - 2};
+  for (int si = 0; si < 2; si++) {
+    for (int idle = 0; idle < 3; idle++) { /* 0: both sides count; 1: no get; 2: no put */
+      qua__lfq_t q;
+      uint64_t x;
+      CU_ASSERT_EQUAL_FATAL(qua__lfq_init_at(&q, 4, starts[si]), 0);
+      CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 1), QUA__LFQ_OK);
+      CU_ASSERT_EQUAL(qua__lfq_put_sp(&q, 2), QUA__LFQ_OK);
+      qua__lfq_begin_counting(&q);
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), 2); /* head - tail meanwhile */
+      if (idle != 2) {
+        CU_ASSERT_EQUAL(qua__lfq_put_sp_slow(&q, 3), QUA__LFQ_OK);
+        CU_ASSERT_EQUAL(qua__lfq_put_sp_slow(&q, 4), QUA__LFQ_OK); /* full now: no edge */
+        CU_ASSERT_EQUAL(qua__lfq_put_sp_slow(&q, 5), QUA__LFQ_FULL);
+      }
+      if (idle != 1) {
+        CU_ASSERT_EQUAL(qua__lfq_get_sc_slow(&q, &x), QUA__LFQ_OK);
+        CU_ASSERT_EQUAL(x, 1);
+      }
+      qua__lfq_end_counting(&q);
+      size_t n = idle == 0 ? 3 : idle == 1 ? 4 : 1;
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), n);
+      uint64_t want = idle == 1 ? 1 : 2;
+      for (size_t i = 0; i < n; i++) {
+        int st = qua__lfq_tget_sc(&q, &x);
+        CU_ASSERT_EQUAL(st, i == 0 && n == 4 ? QUA__LFQ_EDGE : QUA__LFQ_OK); /* full -> not */
+        CU_ASSERT_EQUAL(x, want + i);
+      }
+      CU_ASSERT_EQUAL(qua__lfq_tget_sc(&q, &x), QUA__LFQ_EMPTY);
+      CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 9), QUA__LFQ_EDGE); /* empty -> not empty */
+      CU_ASSERT_EQUAL(qua__lfq_count(&q), 1);
+      qua__lfq_fini(&q);
+    }
+  }
+}
+
 static void tracked_notempty_edge_once_per_transition(void)
 {
   for (size_t vi = 0; vi < NVARIANTS; vi++) {
@@ -375,6 +418,7 @@ int main(void)
     {"tracked_notempty_edge_once_per_transition", tracked_notempty_edge_once_per_transition},
     {"tracked_notfull_edge_once_per_transition", tracked_notfull_edge_once_per_transition},
     {"set_tracked_counts_items_already_queued", set_tracked_counts_items_already_queued},
+    {"counting_switch_makes_count_exact", counting_switch_makes_count_exact},
     {"batches_move_as_many_as_fit", batches_move_as_many_as_fit},
     {"batches_report_edge_when_crossing", batches_report_edge_when_crossing},
     {"close_refuses_puts_and_drains_gets", close_refuses_puts_and_drains_gets},
