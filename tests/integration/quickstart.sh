@@ -100,7 +100,7 @@ pids=()
 
 # What the watch printed (lines "mid ..."), and what the other lines did.
 grep '^mid ' "$dir/out" >"$dir/watch"
-grep -v '^mid ' "$dir/out" | grep -v '^impl:' >"$dir/rest"
+grep -v '^mid ' "$dir/out" | grep -v '^impl:' | grep -v '^bound:' >"$dir/rest"
 cat >"$dir/watch.want" <<'EOF'
 mid notempty 0 seq=1
 mid full 5 seq=2
@@ -131,6 +131,8 @@ EOF
 diff -u "$dir/watch.want" "$dir/watch" || fail "the watch printed something else"
 diff -u "$dir/rest.want" "$dir/rest" || fail "the quick start printed something else"
 [ "$(grep -c '^impl:    ' "$dir/out")" -eq 5 ] || fail "show did not list the queue's 5 callentries"
+[ "$(grep -c '^bound:   [a-z]* -> conn [0-9]* (unix pid=' "$dir/out")" -eq 5 ] ||
+  fail "show did not list the watch's 5 bound callbacks"
 grep -q '^qua: watch: mid was destroyed$' "$dir/err" || fail "the watch did not say mid was destroyed"
 [ -S "$dir/qua/quad.sock" ] && fail "quad left its socket behind"
 [ "$(stat -c %a "$dir/qua")" = 750 ] || fail "the socket's folder is not mode 0750"
