@@ -225,40 +225,40 @@ static inline size_t qua__lfq_room_sp(qua__lfq_t *q)
 /* Untracked mode: a put returns OK, FULL or CLOSED; a get OK, EMPTY or
  * CLOSED (see above for who may call which). */
 static inline int qua__lfq_put_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                    uint64_t cap, uint64_t v, bool check)
+                                    uint64_t cap, uint64_t v)
 {
-  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0)) ||
+  if ((QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0)) ||
       QUA__LFQ_UNLIKELY(!qua__lfq_push_sp(q, slots, mask, cap, v)))
     return qua__lfq_put_sp_slow(q, v);
   return QUA__LFQ_OK;
 }
 
 static inline int qua__lfq_put_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                    uint64_t cap, uint64_t v, bool check)
+                                    uint64_t cap, uint64_t v)
 {
-  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0)) ||
+  if ((QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) != 0)) ||
       QUA__LFQ_UNLIKELY(!qua__lfq_push_mp(q, slots, mask, cap, v)))
     return qua__lfq_put_mp_slow(q, v);
   return QUA__LFQ_OK;
 }
 
 static inline int qua__lfq_get_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                    uint64_t cap, uint64_t *v, bool check)
+                                    uint64_t cap, uint64_t *v)
 {
   (void)cap;
-  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
-                                  (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) ||
+  if ((QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
+                        (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) ||
       QUA__LFQ_UNLIKELY(!qua__lfq_pop_sc(q, slots, mask, v)))
     return qua__lfq_get_sc_slow(q, v);
   return QUA__LFQ_OK;
 }
 
 static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                    uint64_t cap, uint64_t *v, bool check)
+                                    uint64_t cap, uint64_t *v)
 {
   (void)cap;
-  if ((check && QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
-                                  (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) ||
+  if ((QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) &
+                        (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) ||
       QUA__LFQ_UNLIKELY(!qua__lfq_pop_mc(q, slots, mask, v)))
     return qua__lfq_get_mc_slow(q, v);
   return QUA__LFQ_OK;
@@ -279,24 +279,23 @@ static inline int qua__lfq_counted(qua__lfq_t *q)
                                                                           : QUA__LFQ_OK;
 }
 
-static inline bool qua__lfq_closed_check(qua__lfq_t *q, bool check)
+static inline bool qua__lfq_closed_check(qua__lfq_t *q)
 {
-  return check &&
-         QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) & QUA__LFQ_F_CLOSED);
+  return QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) & QUA__LFQ_F_CLOSED);
 }
 
 static inline int qua__lfq_tput_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                     uint64_t cap, uint64_t v, bool check)
+                                     uint64_t cap, uint64_t v)
 {
-  if (qua__lfq_closed_check(q, check) || QUA__LFQ_UNLIKELY(!qua__lfq_push_sp(q, slots, mask, cap, v)))
+  if (qua__lfq_closed_check(q) || QUA__LFQ_UNLIKELY(!qua__lfq_push_sp(q, slots, mask, cap, v)))
     return qua__lfq_put_sp_slow(q, v);
   return qua__lfq_counted(q);
 }
 
 static inline int qua__lfq_tput_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                     uint64_t cap, uint64_t v, bool check)
+                                     uint64_t cap, uint64_t v)
 {
-  if (qua__lfq_closed_check(q, check) || QUA__LFQ_UNLIKELY(!qua__lfq_push_mp(q, slots, mask, cap, v)))
+  if (qua__lfq_closed_check(q) || QUA__LFQ_UNLIKELY(!qua__lfq_push_mp(q, slots, mask, cap, v)))
     return qua__lfq_put_mp_slow(q, v);
   return qua__lfq_counted(q);
 }
@@ -311,12 +310,11 @@ static inline bool qua__lfq_ticket(qua__lfq_t *q, int64_t *was)
                                                  memory_order_acquire);
 }
 
-/* check is unused: a ticket is had only from a count of items, closed or not. */
+/* No flags test: a ticket is had only from a count of items, closed or not. */
 static inline int qua__lfq_tget_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                     uint64_t cap, uint64_t *v, bool check)
+                                     uint64_t cap, uint64_t *v)
 {
   int64_t was;
-  (void)check;
   if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &was)))
     return qua__lfq_get_sc_slow(q, v);
   if (QUA__LFQ_UNLIKELY(!qua__lfq_pop_sc(q, slots, mask, v)))
@@ -325,10 +323,9 @@ static inline int qua__lfq_tget_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots,
 }
 
 static inline int qua__lfq_tget_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                     uint64_t cap, uint64_t *v, bool check)
+                                     uint64_t cap, uint64_t *v)
 {
   int64_t was;
-  (void)check;
   if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &was)))
     return qua__lfq_get_mc_slow(q, v);
   if (QUA__LFQ_UNLIKELY(!qua__lfq_pop_mc(q, slots, mask, v)))
@@ -336,17 +333,14 @@ static inline int qua__lfq_tget_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots,
   return was == (int64_t)cap ? QUA__LFQ_EDGE : QUA__LFQ_OK;
 }
 
-/* The operations above with the queue's invariants (slots, mask, capacity)
- * passed in: the plain forms load them from q; synthesised code (the
- * templates in queue-templates.c) passes them as constants. check = false
- * leaves out the test of flags, for a caller that knows the mode (fixed
- * when the queue is made) and that no longer runs once close() has
- * returned (queue.c re-points such callers at the plain forms first); a
- * put it runs while close() runs is one that overlaps the close. */
+/* The plain forms of the operations above: the queue's invariants (slots,
+ * mask, capacity) loaded from q. (The synthesised templates in
+ * queue-templates.c call the push and pop steps themselves, with the
+ * invariants as holes, and test only the flags their variant needs.) */
 #define QUA__LFQ_PLAIN(op, V)                                                \
   static inline int qua__lfq_##op(qua__lfq_t *q, V v)                        \
   {                                                                          \
-    return qua__lfq_##op##_k(q, q->slots, q->mask, q->capacity, v, true);    \
+    return qua__lfq_##op##_k(q, q->slots, q->mask, q->capacity, v);          \
   }
 QUA__LFQ_PLAIN(put_sp, uint64_t)
 QUA__LFQ_PLAIN(put_mp, uint64_t)

@@ -19,7 +19,8 @@
  *  4. The target's sites_changed hook runs before a new site is usable and
  *     after a closed site can no longer be running, both under the lock:
  *     so a queue that switches variant sees every caller of the old code
- *     gone (it waits for a grace period itself) before a new caller starts.
+ *     gone before a new caller starts (its hook answers QUA_SITES_WAIT, and
+ *     qua__resynth, having re-pointed the sites, waits for a grace period).
  *  5. A quaject with callouts of others wired to it, or with sites open on
  *     it, is not destroyed unless forced; forced destroy unwires those
  *     callouts (never a dangling call) and re-points open user sites at a

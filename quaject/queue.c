@@ -11,9 +11,10 @@
  *     of the current variant.
  *  2. Before a site opens (it is linked but not yet returned to its
  *     caller), if the new set needs MP (or MC) code and the queue runs SP
- *     (or SC), every site is re-pointed at the MP code and the hook waits
- *     for a grace period: afterwards no thread is inside SP code, so the
- *     new caller's first call finds only MP-aware callers.
+ *     (or SC), the hook answers QUA_SITES_WAIT: the core re-points every
+ *     site at the MP code (qua__resynth) and waits for a grace period;
+ *     afterwards no thread is inside SP code, so the new caller's first
+ *     call finds only MP-aware callers.
  *  3. After a site closed (and a grace period showed nobody is in it), if
  *     only one caller is left on a side, its site is re-pointed at the SP
  *     code. That caller may be mid-call in MP code; its next call runs SP
