@@ -75,6 +75,15 @@ static inline qua_site_t *qtest_site(qua_quaject_t *q, const char *entry, const 
   return s;
 }
 
+/* One of a pump's figures, from its description ("moved=N sleeps=N lost=N"). */
+static inline uint64_t qtest_pump_stat(const qua_quaject_t *p, const char *key) {
+  char d[160];
+  qua_quaject_describe(p, d, sizeof d);
+  const char *at = strstr(d, key);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+  return strtoull(at + strlen(key), NULL, 10);
+}
+
 /* A blocking caller for the test's own threads: handlers bump a sequence
  * under a mutex; the thread sleeps on a condition with a deadline. */
 typedef struct qtest_waiter {

@@ -1,5 +1,7 @@
 /* test-pump.c -- pumps: moving items through tiny queues without losing a wake-up. */
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -142,6 +144,7 @@ static void pump_blocked_on_full_sink_wakes_on_close(void) {
   char d[96];
   qua_quaject_describe(p, d, sizeof d);
   CU_ASSERT_PTR_NOT_NULL(strstr(d, "moved=1 "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d, " lost=1 ")); /* the item it held for the closed sink */
   qua_site_close(put);
   qua_destroy(p, false, NULL);
   qua_destroy(qa, false, NULL);
@@ -264,6 +267,88 @@ static void pump_destroy_while_sleeping(void) {
   CU_ASSERT_EQUAL(qua_destroy(q2, false, NULL), QUA_OK);
 }
 
+/* The CPU time the process used while the test thread slept `ms`: with
+ * only idle pumps besides, what the pumps burnt. */
+static double cpu_while_sleeping(int ms) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+  usleep((useconds_t)ms * 1000);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+  return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
+/* A pump with nothing to move sleeps, and so does one whose sink is full:
+ * over 300 ms the process uses a small fraction of one CPU (a spinning or
+ * yielding pump uses all of it) and neither pump goes back to sleep more
+ * than a few times. */
+static void pump_sleeps_while_idle(void) {
+  qua_quaject_t *empty = qtest_make("queue", "capacity=4"), *out = qtest_make("queue", "capacity=4");
+  qua_quaject_t *src = qtest_make("queue", "capacity=4"), *full = qtest_make("queue", "capacity=1");
+  qua_quaject_t *idle = qtest_make("pump", NULL), *blocked = qtest_make("pump", NULL);
+  qua_wire(idle, "source", empty, "get", NULL);
+  qua_wire(idle, "sink", out, "put", NULL);
+  qua_wire(blocked, "source", src, "get", NULL);
+  qua_wire(blocked, "sink", full, "put", NULL);
+  qua_site_t *put = qtest_site(src, "put", NULL, 0);
+  for (uint64_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_call(put, i, 0, NULL), QUA_OK);
+  double end = qtest_now() + 10;
+  while (qtest_pump_stat(blocked, "moved=") < 1 && qtest_now() < end)
+    usleep(1000);
+  usleep(20000); /* both settle into their sleep */
+  uint64_t s_idle = qtest_pump_stat(idle, "sleeps="), s_blocked = qtest_pump_stat(blocked, "sleeps=");
+  double cpu = cpu_while_sleeping(300);
+  uint64_t ds_idle = qtest_pump_stat(idle, "sleeps=") - s_idle,
+           ds_blocked = qtest_pump_stat(blocked, "sleeps=") - s_blocked;
+  fprintf(stderr, "\n  %.1f ms of CPU in 300 ms; sleeps: idle %" PRIu64 ", blocked %" PRIu64 "\n",
+          cpu * 1e3, ds_idle, ds_blocked);
+  CU_ASSERT(cpu < (QTEST_SANITIZED ? 0.06 : 0.03));
+  CU_ASSERT(ds_idle <= 2 && ds_blocked <= 2);
+  CU_ASSERT_EQUAL(qtest_pump_stat(blocked, "moved="), 1);
+  qua_site_close(put);
+  CU_ASSERT_EQUAL(qua_destroy(idle, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(blocked, false, NULL), QUA_OK);
+  qua_quaject_t *qs[] = {empty, out, src, full};
+  for (int i = 0; i < 4; i++)
+    CU_ASSERT_EQUAL(qua_destroy(qs[i], false, NULL), QUA_OK);
+}
+
+/* A pump whose full sink is destroyed under it keeps the item it was
+ * holding (lost stays 0) and delivers it, in order, to the next sink. */
+static void pump_keeps_held_item_when_sink_destroyed(void) {
+  qua_quaject_t *src = qtest_make("queue", "capacity=4"), *s1 = qtest_make("queue", "capacity=1");
+  qua_quaject_t *p = qtest_make("pump", NULL);
+  qua_wire(p, "source", src, "get", NULL);
+  qua_wire(p, "sink", s1, "put", NULL);
+  qua_site_t *put = qtest_site(src, "put", NULL, 0);
+  for (uint64_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_call(put, i, 0, NULL), QUA_OK);
+  double end = qtest_now() + 10;
+  while (qtest_pump_stat(p, "moved=") < 1 && qtest_now() < end)
+    usleep(1000);
+  usleep(20000); /* item 1 is held: s1 is full with item 0 */
+  CU_ASSERT_EQUAL(qua_destroy(s1, true, NULL), QUA_OK);
+  usleep(20000);
+  CU_ASSERT_EQUAL(qtest_pump_stat(p, "lost="), 0);
+  CU_ASSERT_EQUAL(qtest_pump_stat(p, "moved="), 1);
+  qua_quaject_t *s2 = qtest_make("queue", "capacity=4");
+  CU_ASSERT_EQUAL(qua_wire(p, "sink", s2, "put", NULL), QUA_OK);
+  while (qtest_pump_stat(p, "moved=") < 3 && qtest_now() < end)
+    usleep(1000);
+  qua_site_t *get = qtest_site(s2, "get", NULL, 0);
+  uint64_t v;
+  for (uint64_t i = 1; i < 3; i++) {
+    CU_ASSERT_EQUAL(qua_call(get, 0, 0, &v), QUA_OK);
+    CU_ASSERT_EQUAL(v, i);
+  }
+  CU_ASSERT_EQUAL(qtest_pump_stat(p, "lost="), 0);
+  qua_site_close(get);
+  qua_site_close(put);
+  CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(s2, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(src, false, NULL), QUA_OK);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"pumps_through_capacity_two_lose_nothing", pumps_through_capacity_two_lose_nothing},
@@ -273,6 +358,8 @@ int main(void) {
       {"pump_refuses_untracked_queue", pump_refuses_untracked_queue},
       {"pump_destroy_while_sleeping", pump_destroy_while_sleeping},
       {"pump_step_follows_rewiring_and_variants", pump_step_follows_rewiring_and_variants},
+      {"pump_sleeps_while_idle", pump_sleeps_while_idle},
+      {"pump_keeps_held_item_when_sink_destroyed", pump_keeps_held_item_when_sink_destroyed},
       {NULL, NULL}};
   return qtest_run("pump", cases);
 }
