@@ -242,10 +242,22 @@ int quad_read_token(const char *path, char *token, size_t *len, char *why, size_
              path, (unsigned)(st.st_mode & 07777), path);
     goto out;
   }
-  char buf[QUAD_TOKEN_MAX + 1];
-  ssize_t n = read(fd, buf, sizeof buf);
-  if (n < 0) {
-    snprintf(why, whylen, "cannot read token file %s: %s", path, strerror(errno));
+  /* The whole file, so that white space at any offset cannot end a token
+   * that goes on after it; the room beyond the token is for trailing
+   * white space. */
+  char buf[4096];
+  ssize_t n = 0, r;
+  while ((size_t)n < sizeof buf && (r = read(fd, buf + n, sizeof buf - (size_t)n)) != 0) {
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0) {
+      snprintf(why, whylen, "cannot read token file %s: %s", path, strerror(errno));
+      goto out;
+    }
+    n += r;
+  }
+  if ((size_t)n == sizeof buf) {
+    snprintf(why, whylen, "token in %s is longer than %d bytes", path, QUAD_TOKEN_MAX - 1);
     goto out;
   }
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||

@@ -4,11 +4,16 @@
  *   source queue --> pump "producer" --> queue "mid" (capacity 4) --> pump "consumer" --> sink queue
  *
  * Every callback of "mid" and the counter's threshold are watched and printed
- * as they fire, from whichever thread fires them.
+ * as they fire, from whichever thread fires them. At the end the demo checks
+ * what must have happened (exit status 1 and a line naming what did not):
+ * the counter crossed 5 once, with 5, and reads 8; "mid" reported empty and
+ * notempty (the consumer started first), and closed once; the sink holds
+ * 100, 200, ... 1200 in order, and nothing was lost.
  */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +44,43 @@ static void say(const char *fmt, ...) {
   va_end(ap);
 }
 
+/* What a watched quaject reported: how often each callback fired, and the
+ * argument it fired with last. */
+typedef struct tally {
+  const char *label;
+  int fired[QUA_MAX_CALLBACKS];
+  uint64_t last[QUA_MAX_CALLBACKS];
+} tally_t;
+
 static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
-  const qua_type_t *t = qua_quaject_type(from);
-  say("%-8s %-9s (arg %" PRIu64 ")", (const char *)ctx, t->callbacks[cb].name, arg);
+  tally_t *t = ctx;
+  const qua_type_t *type = qua_quaject_type(from);
+  pthread_mutex_lock(&out_mu);
+  t->fired[cb]++;
+  t->last[cb] = arg;
+  pthread_mutex_unlock(&out_mu);
+  say("%-8s %-9s (arg %" PRIu64 ")", t->label, type->callbacks[cb].name, arg);
+}
+
+/* How often q's callback `name` fired, as tallied. */
+static int fired(const tally_t *t, qua_quaject_t *q, const char *name) {
+  return t->fired[qua_type_callback(qua_quaject_type(q), name)];
+}
+
+static int failures;
+
+/* Reports a check that did not hold. */
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...) {
+  if (ok)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "qua-demo: wrong: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  failures++;
 }
 
 static qua_quaject_t *create(const char *type, const char *p0, const char *p1) {
@@ -89,12 +128,18 @@ int main(int argc, char **argv) {
   printf("qua demo: quaject graphs with callbacks\n\n");
   printf("graph 1: clock (every 20 ms, 8 ticks) --tick--> counter.pass (threshold=5)\n");
   qua_quaject_t *counter = create("counter", "threshold=5", NULL);
-  qua_watch(counter, "threshold", on_callback, "counter", &w[nw++], NULL);
+  static tally_t counter_tally = {.label = "counter"}, mid_tally = {.label = "mid"};
+  qua_watch(counter, "threshold", on_callback, &counter_tally, &w[nw++], NULL);
   qua_quaject_t *clk = create("clock", "period_us=20000", "count=8");
   wire(clk, "tick", counter, "pass");
   while (call0(counter, "read") < 8)
     usleep(5000);
   say("counter  value     %" PRIu64, call0(counter, "read"));
+  check(call0(counter, "read") == 8, "the counter reads %" PRIu64 ", not 8", call0(counter, "read"));
+  check(fired(&counter_tally, counter, "threshold") == 1 &&
+            counter_tally.last[qua_type_callback(qua_quaject_type(counter), "threshold")] == 5,
+        "threshold fired %d times (once, with 5, expected)",
+        fired(&counter_tally, counter, "threshold"));
 
   printf("\ngraph 2: source --> pump --> queue \"mid\" (capacity 4) --> pump --> sink\n");
   qua_quaject_t *source = create("queue", "capacity=64", NULL);
@@ -102,7 +147,7 @@ int main(int argc, char **argv) {
   qua_quaject_t *sink = create("queue", "capacity=64", NULL);
   const char *cbs[] = {"full", "notfull", "empty", "notempty", "closed"};
   for (int i = 0; i < 5; i++)
-    qua_watch(mid, cbs[i], on_callback, "mid", &w[nw++], NULL);
+    qua_watch(mid, cbs[i], on_callback, &mid_tally, &w[nw++], NULL);
 
   qua_site_t *put;
   qua_site_open(source, "put", NULL, 0, &put, NULL);
@@ -134,11 +179,23 @@ int main(int argc, char **argv) {
   qua_site_t *get;
   qua_site_open(sink, "get", NULL, 0, &get, NULL);
   printf("sink holds:");
-  uint64_t v;
-  while (qua_call(get, 0, 0, &v) == QUA_OK)
+  uint64_t v, n = 0;
+  bool in_order = true;
+  while (qua_call(get, 0, 0, &v) == QUA_OK) {
     printf(" %" PRIu64, v);
+    in_order &= v == ++n * 100;
+  }
   printf("\n");
   qua_site_close(get);
+  check(n == 12 && in_order, "the sink must hold 100, 200, ... 1200 in order");
+  check(strstr(d, "lost=0 ") != NULL, "the consumer pump lost items: %s", d);
+  pthread_mutex_lock(&out_mu);
+  check(fired(&mid_tally, mid, "empty") >= 1 && fired(&mid_tally, mid, "notempty") >= 1,
+        "mid reported empty %d and notempty %d times (each at least once expected)",
+        fired(&mid_tally, mid, "empty"), fired(&mid_tally, mid, "notempty"));
+  check(fired(&mid_tally, mid, "closed") == 1, "mid reported closed %d times, not once",
+        fired(&mid_tally, mid, "closed"));
+  pthread_mutex_unlock(&out_mu);
 
   for (int i = 0; i < nw; i++)
     qua_unwatch(w[i]);
@@ -150,5 +207,5 @@ int main(int argc, char **argv) {
   qua_destroy(mid, false, NULL);
   qua_destroy(sink, false, NULL);
   printf("\ndone: every quaject destroyed\n");
-  return 0;
+  return failures == 0 ? 0 : 1;
 }

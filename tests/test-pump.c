@@ -1,51 +1,11 @@
 /* test-pump.c -- pumps: moving items through tiny queues without losing a wake-up. */
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "qtest-qua.h"
-
-/* A blocking caller for the test's own threads: handlers bump a sequence
- * under a mutex; the thread sleeps on a condition with a deadline. */
-typedef struct waiter {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  unsigned seq;
-} waiter_t;
-
-static void waiter_init(waiter_t *w) {
-  pthread_mutex_init(&w->mu, NULL);
-  pthread_cond_init(&w->cv, NULL);
-  w->seq = 0;
-}
-
-static void waiter_wake(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
-  waiter_t *w = ctx;
-  pthread_mutex_lock(&w->mu);
-  w->seq++;
-  pthread_cond_broadcast(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-}
-
-static unsigned waiter_sample(waiter_t *w) {
-  pthread_mutex_lock(&w->mu);
-  unsigned s = w->seq;
-  pthread_mutex_unlock(&w->mu);
-  return s;
-}
-
-/* Sleeps until the sequence moves past `seen` or the deadline; false on timeout. */
-static bool waiter_wait(waiter_t *w, unsigned seen, double deadline) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_sec += 1;
-  pthread_mutex_lock(&w->mu);
-  while (w->seq == seen && qtest_now() < deadline)
-    pthread_cond_timedwait(&w->cv, &w->mu, &ts);
-  bool ok = w->seq != seen;
-  pthread_mutex_unlock(&w->mu);
-  return ok;
-}
 
 typedef struct flow {
   qua_quaject_t *in, *out;
@@ -58,19 +18,19 @@ typedef struct flow {
 
 static void *producer(void *arg) {
   flow_t *f = arg;
-  waiter_t w;
-  waiter_init(&w);
-  qua_bind_t h[] = {{"notfull", waiter_wake, &w}, {NULL, NULL, NULL}};
+  qtest_waiter_t w;
+  qtest_waiter_init(&w);
+  qua_bind_t h[] = {{"notfull", qtest_waiter_wake, &w}, {NULL, NULL, NULL}};
   qua_site_t *put;
   if (qua_site_open(f->in, "put", h, 0, &put, NULL) != QUA_OK)
     return NULL;
   for (long i = 0; i < f->items;) {
-    unsigned seen = waiter_sample(&w);
+    unsigned seen = qtest_waiter_sample(&w);
     int r = qua_call(put, (uint64_t)i, 0, NULL);
     if (r == QUA_OK) {
       i++;
       f->done = i;
-    } else if (!waiter_wait(&w, seen, f->deadline)) {
+    } else if (!qtest_waiter_wait(&w, seen, f->deadline)) {
       f->timed_out = true;
       break;
     }
@@ -81,15 +41,15 @@ static void *producer(void *arg) {
 
 static void *consumer(void *arg) {
   flow_t *f = arg;
-  waiter_t w;
-  waiter_init(&w);
-  qua_bind_t h[] = {{"notempty", waiter_wake, &w}, {NULL, NULL, NULL}};
+  qtest_waiter_t w;
+  qtest_waiter_init(&w);
+  qua_bind_t h[] = {{"notempty", qtest_waiter_wake, &w}, {NULL, NULL, NULL}};
   qua_site_t *get;
   if (qua_site_open(f->out, "get", h, 0, &get, NULL) != QUA_OK)
     return NULL;
   f->order_ok = true;
   for (long i = 0; i < f->items;) {
-    unsigned seen = waiter_sample(&w);
+    unsigned seen = qtest_waiter_sample(&w);
     uint64_t v;
     int r = qua_call(get, 0, 0, &v);
     if (r == QUA_OK) {
@@ -97,7 +57,7 @@ static void *consumer(void *arg) {
         f->order_ok = false;
       i++;
       f->done = i;
-    } else if (!waiter_wait(&w, seen, f->deadline)) {
+    } else if (!qtest_waiter_wait(&w, seen, f->deadline)) {
       f->timed_out = true;
       break;
     }
@@ -184,6 +144,7 @@ static void pump_blocked_on_full_sink_wakes_on_close(void) {
   char d[96];
   qua_quaject_describe(p, d, sizeof d);
   CU_ASSERT_PTR_NOT_NULL(strstr(d, "moved=1 "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d, " lost=1 ")); /* the item it held for the closed sink */
   qua_site_close(put);
   qua_destroy(p, false, NULL);
   qua_destroy(qa, false, NULL);
@@ -242,6 +203,7 @@ static void pump_step_follows_rewiring_and_variants(void) {
   /* Between two queues the synthesised step is the batch move (pump-templates.c). */
   const char *want = qua_synth_default() == QUA_SYNTH_STENCIL ? "stencil move" : "generic";
   CU_ASSERT_PTR_NOT_NULL(strstr(impl, want));
+  qtest_runs_requested_code_at(p, QUA_ENTRY_BODY, "pump body");
   qua_site_t *put, *bget, *cget, *extra = NULL;
   CU_ASSERT_EQUAL_FATAL(qua_site_open(qa, "put", NULL, 0, &put, NULL), QUA_OK);
   CU_ASSERT_EQUAL_FATAL(qua_site_open(qb, "get", NULL, 0, &bget, NULL), QUA_OK);
@@ -360,6 +322,88 @@ static void pump_destroy_while_sleeping(void) {
   CU_ASSERT_EQUAL(qua_destroy(q2, false, NULL), QUA_OK);
 }
 
+/* The CPU time the process used while the test thread slept `ms`: with
+ * only idle pumps besides, what the pumps burnt. */
+static double cpu_while_sleeping(int ms) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+  usleep((useconds_t)ms * 1000);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+  return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
+/* A pump with nothing to move sleeps, and so does one whose sink is full:
+ * over 300 ms the process uses a small fraction of one CPU (a spinning or
+ * yielding pump uses all of it) and neither pump goes back to sleep more
+ * than a few times. */
+static void pump_sleeps_while_idle(void) {
+  qua_quaject_t *empty = qtest_make("queue", "capacity=4"), *out = qtest_make("queue", "capacity=4");
+  qua_quaject_t *src = qtest_make("queue", "capacity=4"), *full = qtest_make("queue", "capacity=1");
+  qua_quaject_t *idle = qtest_make("pump", NULL), *blocked = qtest_make("pump", NULL);
+  qua_wire(idle, "source", empty, "get", NULL);
+  qua_wire(idle, "sink", out, "put", NULL);
+  qua_wire(blocked, "source", src, "get", NULL);
+  qua_wire(blocked, "sink", full, "put", NULL);
+  qua_site_t *put = qtest_site(src, "put", NULL, 0);
+  for (uint64_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_call(put, i, 0, NULL), QUA_OK);
+  double end = qtest_now() + 10;
+  while (qtest_pump_stat(blocked, "moved=") < 1 && qtest_now() < end)
+    usleep(1000);
+  usleep(20000); /* both settle into their sleep */
+  uint64_t s_idle = qtest_pump_stat(idle, "sleeps="), s_blocked = qtest_pump_stat(blocked, "sleeps=");
+  double cpu = cpu_while_sleeping(300);
+  uint64_t ds_idle = qtest_pump_stat(idle, "sleeps=") - s_idle,
+           ds_blocked = qtest_pump_stat(blocked, "sleeps=") - s_blocked;
+  fprintf(stderr, "\n  %.1f ms of CPU in 300 ms; sleeps: idle %" PRIu64 ", blocked %" PRIu64 "\n",
+          cpu * 1e3, ds_idle, ds_blocked);
+  CU_ASSERT(cpu < (QTEST_SANITIZED ? 0.06 : 0.03));
+  CU_ASSERT(ds_idle <= 2 && ds_blocked <= 2);
+  CU_ASSERT_EQUAL(qtest_pump_stat(blocked, "moved="), 1);
+  qua_site_close(put);
+  CU_ASSERT_EQUAL(qua_destroy(idle, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(blocked, false, NULL), QUA_OK);
+  qua_quaject_t *qs[] = {empty, out, src, full};
+  for (int i = 0; i < 4; i++)
+    CU_ASSERT_EQUAL(qua_destroy(qs[i], false, NULL), QUA_OK);
+}
+
+/* A pump whose full sink is destroyed under it keeps the item it was
+ * holding (lost stays 0) and delivers it, in order, to the next sink. */
+static void pump_keeps_held_item_when_sink_destroyed(void) {
+  qua_quaject_t *src = qtest_make("queue", "capacity=4"), *s1 = qtest_make("queue", "capacity=1");
+  qua_quaject_t *p = qtest_make("pump", NULL);
+  qua_wire(p, "source", src, "get", NULL);
+  qua_wire(p, "sink", s1, "put", NULL);
+  qua_site_t *put = qtest_site(src, "put", NULL, 0);
+  for (uint64_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(qua_call(put, i, 0, NULL), QUA_OK);
+  double end = qtest_now() + 10;
+  while (qtest_pump_stat(p, "moved=") < 1 && qtest_now() < end)
+    usleep(1000);
+  usleep(20000); /* item 1 is held: s1 is full with item 0 */
+  CU_ASSERT_EQUAL(qua_destroy(s1, true, NULL), QUA_OK);
+  usleep(20000);
+  CU_ASSERT_EQUAL(qtest_pump_stat(p, "lost="), 0);
+  CU_ASSERT_EQUAL(qtest_pump_stat(p, "moved="), 1);
+  qua_quaject_t *s2 = qtest_make("queue", "capacity=4");
+  CU_ASSERT_EQUAL(qua_wire(p, "sink", s2, "put", NULL), QUA_OK);
+  while (qtest_pump_stat(p, "moved=") < 3 && qtest_now() < end)
+    usleep(1000);
+  qua_site_t *get = qtest_site(s2, "get", NULL, 0);
+  uint64_t v;
+  for (uint64_t i = 1; i < 3; i++) {
+    CU_ASSERT_EQUAL(qua_call(get, 0, 0, &v), QUA_OK);
+    CU_ASSERT_EQUAL(v, i);
+  }
+  CU_ASSERT_EQUAL(qtest_pump_stat(p, "lost="), 0);
+  qua_site_close(get);
+  qua_site_close(put);
+  CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(s2, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(src, false, NULL), QUA_OK);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"pumps_through_capacity_two_lose_nothing", pumps_through_capacity_two_lose_nothing},
@@ -370,6 +414,8 @@ int main(void) {
       {"pump_destroy_while_sleeping", pump_destroy_while_sleeping},
       {"pump_step_follows_rewiring_and_variants", pump_step_follows_rewiring_and_variants},
       {"pump_move_only_into_a_one_producer_sink", pump_move_only_into_a_one_producer_sink},
+      {"pump_sleeps_while_idle", pump_sleeps_while_idle},
+      {"pump_keeps_held_item_when_sink_destroyed", pump_keeps_held_item_when_sink_destroyed},
       {NULL, NULL}};
   return qtest_run("pump", cases);
 }

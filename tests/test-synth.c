@@ -2,7 +2,11 @@
  *
  * Each case builds the same graph twice, once with synth=off and once with
  * synth=stencil, runs one random operation sequence against both, and
- * requires identical statuses, results and callback sequences.
+ * requires identical statuses, results and callback sequences. The two
+ * share the lock-free ring (lfq.h), so the queue cases also hold both to a
+ * plain sequential model written here: an array, a count and a closed
+ * flag, giving each call's status and value and each "full" and "empty"
+ * callback, to whom and with what.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +91,51 @@ static void qside_listener(qside_t *x, bool open) {
     qua_site_close(x->extra);
 }
 
+/* The sequential model of a queue of capacity 8. */
+typedef struct qmodel {
+  uint64_t slot[8];
+  int head, count;
+  bool closed;
+  log_t log; /* the full and empty callbacks it expects, as record() logs them */
+} qmodel_t;
+
+enum { CB_FULL = 0, CB_EMPTY = 2 }; /* the queue's callback indices */
+
+static int model_put(qmodel_t *m, uint64_t x, int tag) {
+  if (m->closed)
+    return QUA_ECLOSED;
+  if (m->count == 8) {
+    record(&m->log, NULL, CB_FULL, x, tag);
+    return QUA_DIVERTED;
+  }
+  m->slot[(m->head + m->count++) % 8] = x;
+  return QUA_OK;
+}
+
+static int model_get(qmodel_t *m, uint64_t *v, int tag) {
+  if (m->count == 0) {
+    if (m->closed)
+      return QUA_ECLOSED;
+    record(&m->log, NULL, CB_EMPTY, 0, tag);
+    return QUA_DIVERTED;
+  }
+  *v = m->slot[m->head];
+  m->head = (m->head + 1) % 8;
+  m->count--;
+  return QUA_OK;
+}
+
+/* The full and empty callbacks the sites' handlers (tags 1 and 2) saw. */
+static int invoker_events(const log_t *l, uint64_t *out) {
+  int n = 0;
+  for (int i = 0; i < l->n; i++) {
+    int cb = (int)(l->ev[i] >> 56), tag = (int)(l->ev[i] >> 48 & 0xff);
+    if ((cb == CB_FULL || cb == CB_EMPTY) && tag != 3)
+      out[n++] = l->ev[i];
+  }
+  return n;
+}
+
 static void queue_differential(bool mp, bool mc, enum listen l, unsigned seed) {
   qside_t g, s;
   qside_open(&g, "synth=off", mp, mc, l);
@@ -96,6 +145,9 @@ static void queue_differential(bool mp, bool mc, enum listen l, unsigned seed) {
   CU_ASSERT(impl_has(g.q, "put", "generic"));
   srand(seed);
   int edges = 0;
+  static qmodel_t m;
+  memset(&m, 0, sizeof m);
+  int tag0 = l == L_ALL || l == L_ONE ? 1 : 2; /* the handlers of put[0] and get[0] */
   for (int i = 0; i < 3000; i++) {
     if (i == 1000 || i == 2000) {
       qside_listener(&g, i == 1000);
@@ -103,25 +155,39 @@ static void queue_differential(bool mp, bool mc, enum listen l, unsigned seed) {
     }
     int op = rand() % 100, who = rand() % 2;
     uint64_t x = (uint64_t)rand(), vg = 7, vs = 7;
-    int rg, rs;
+    uint64_t vm = 7;
+    int rg, rs, rm;
     if (op < 50) {
       qua_site_t *pg = g.put[who] ? g.put[who] : g.put[0], *ps = s.put[who] ? s.put[who] : s.put[0];
       rg = qua_call(pg, x, 0, NULL);
       rs = qua_call(ps, x, 0, NULL);
+      rm = model_put(&m, x, g.put[who] && who == 1 ? 2 : tag0);
     } else if (op < 99) {
       qua_site_t *pg = g.get[who] ? g.get[who] : g.get[0], *ps = s.get[who] ? s.get[who] : s.get[0];
       rg = qua_call(pg, 0, 0, &vg);
       rs = qua_call(ps, 0, 0, &vs);
+      rm = model_get(&m, &vm, g.get[who] && who == 1 ? 2 : tag0);
     } else if (i > 2500) {
       rg = qua_queue_close(g.q);
       rs = qua_queue_close(s.q);
+      m.closed = true;
+      rm = QUA_OK;
     } else
       continue;
     CU_ASSERT_EQUAL(rg, rs);
     CU_ASSERT_EQUAL(vg, vs);
-    if (rg != rs || vg != vs)
+    CU_ASSERT_EQUAL(rg, rm);
+    CU_ASSERT_EQUAL(vg, vm);
+    if (rg != rs || vg != vs || rg != rm || vg != vm) {
+      fprintf(stderr, "\n  op %d: generic %d/%llu, stencil %d/%llu, model %d/%llu\n", i, rg,
+              (unsigned long long)vg, rs, (unsigned long long)vs, rm, (unsigned long long)vm);
       break;
+    }
   }
+  static uint64_t seen[LOG_MAX];
+  int nseen = invoker_events(&g.log, seen);
+  CU_ASSERT_EQUAL(nseen, m.log.n);
+  CU_ASSERT(memcmp(seen, m.log.ev, sizeof(uint64_t) * (size_t)(nseen < m.log.n ? nseen : m.log.n)) == 0);
   for (int i = 0; i < g.log.n; i++) {
     int cb = (int)(g.log.ev[i] >> 56);
     edges += cb == 1 || cb == 3; /* notfull, notempty */

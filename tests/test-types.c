@@ -1,4 +1,5 @@
 /* test-types.c -- counter, tee, buffer and clock, sequentially. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -212,6 +213,37 @@ static void clock_destroy_while_running(void) {
   CU_ASSERT(qtest_now() - t0 < 5); /* the hour-long wait was interrupted */
 }
 
+/* The buffer's largest capacity, 16 MiB (1 << 24, as documented), is
+ * accepted and holds exactly that many bytes, in order; twice that is
+ * refused, naming the limit. */
+static void buffer_at_and_past_its_maximum_capacity(void) {
+  const size_t max = (size_t)1 << 24;
+  qua_error_t err = {0};
+  qua_quaject_t *b = NULL;
+  const char *over[] = {"capacity=33554432"};
+  int rc = qua_create("buffer", over, 1, &b, &err);
+  CU_ASSERT_EQUAL(rc, QUA_ERANGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "16777216"));
+  b = qtest_make("buffer", "capacity=16777216");
+  unsigned char *data = malloc(max + 1), *back = malloc(max + 1);
+  CU_ASSERT_FATAL(data != NULL && back != NULL);
+  for (size_t i = 0; i <= max; i++)
+    data[i] = (unsigned char)(i * 131 + (i >> 16));
+  qua_site_t *w = qtest_site(b, "write", NULL, 0), *r = qtest_site(b, "read", NULL, 0);
+  uint64_t n = 0;
+  CU_ASSERT_EQUAL(qua_call(w, (uint64_t)(uintptr_t)data, max + 1, &n), QUA_OK);
+  CU_ASSERT_EQUAL(n, max); /* one byte short: full */
+  CU_ASSERT_EQUAL(qua_call(w, (uint64_t)(uintptr_t)data, 1, &n), QUA_DIVERTED);
+  CU_ASSERT_EQUAL(qua_call(r, (uint64_t)(uintptr_t)back, max + 1, &n), QUA_OK);
+  CU_ASSERT_EQUAL(n, max);
+  CU_ASSERT(memcmp(data, back, max) == 0);
+  free(data);
+  free(back);
+  qua_site_close(w);
+  qua_site_close(r);
+  CU_ASSERT_EQUAL(qua_destroy(b, false, NULL), QUA_OK);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"counter_add_and_read", counter_add_and_read},
@@ -221,6 +253,7 @@ int main(void) {
       {"tee_reports_a_full_output", tee_reports_a_full_output},
       {"buffer_spans_wrap_and_callbacks", buffer_spans_wrap_and_callbacks},
       {"buffer_second_writer_refused", buffer_second_writer_refused},
+      {"buffer_at_and_past_its_maximum_capacity", buffer_at_and_past_its_maximum_capacity},
       {"clock_ticks_its_callout", clock_ticks_its_callout},
       {"clock_destroy_while_running", clock_destroy_while_running},
       {NULL, NULL}};

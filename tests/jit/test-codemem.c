@@ -4,6 +4,7 @@
 
 #include <CUnit/Basic.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,23 +345,34 @@ static void retire_sync_waits_for_reader(void)
 }
 
 /* Readers call whatever is published while a writer swaps versions and
- * retires the old ones; each reader must only ever see whole versions, in
- * order. */
+ * retires the old ones. A version is published as its number, and the
+ * number names the code and the value it must return (swap_code[v] holds
+ * version v's code, which returns MAGIC + v): each reader must get exactly
+ * the value of the version it loaded, so code freed and reused for a later
+ * version while a reader was inside it (returning a larger value) fails,
+ * and it must load versions in order. A reader yields inside its read-side
+ * section between two calls of the same version, so that a writer that
+ * did not wait for it would have reused the code by the second. */
+#define SWAP_VERSIONS 3000
 static atomic_int swap_done;
+static atomic_int swap_version;
+static const void *swap_code[SWAP_VERSIONS + 1];
 
 static void *swapping_reader(void *arg)
 {
-  uint64_t last = 0;
+  int last = 0;
   (void)arg;
   urcu_memb_register_thread();
   while (!atomic_load(&swap_done)) {
     urcu_memb_read_lock();
-    const void *rx = atomic_load_explicit(&published, memory_order_acquire);
-    uint64_t r = call_ret(rx);
+    int v = atomic_load_explicit(&swap_version, memory_order_acquire);
+    uint64_t r = call_ret(swap_code[v]);
+    sched_yield(); /* stay inside while the writer swaps on */
+    r = r == MAGIC + (uint64_t)v ? call_ret(swap_code[v]) : r;
     urcu_memb_read_unlock();
-    if ((r & ~(uint64_t)0xffffffffu) != MAGIC || (r & 0xffffffffu) < last)
+    if (r != MAGIC + (uint64_t)v || v < last)
       atomic_fetch_add(&reader_bad, 1);
-    last = r & 0xffffffffu;
+    last = v;
   }
   urcu_memb_unregister_thread();
   return NULL;
@@ -372,23 +384,24 @@ static void readers_survive_code_swaps(void)
   jit_codemem_t *cm;
   jit_code_t *cur;
   pthread_t r[2];
-  const int versions = 300;
 
   o.chunk_size = 16 << 10;
   CU_ASSERT_EQUAL_FATAL(jit_codemem_create(&o, &cm), JIT_OK);
   cur = make_ret(cm, MAGIC);
   CU_ASSERT_PTR_NOT_NULL_FATAL(cur);
-  atomic_store(&published, jit_code_rx(cur));
+  swap_code[0] = jit_code_rx(cur);
+  atomic_store(&swap_version, 0);
   atomic_store(&reader_bad, 0);
   atomic_store(&swap_done, 0);
   for (int i = 0; i < 2; i++)
     CU_ASSERT_EQUAL_FATAL(pthread_create(&r[i], NULL, swapping_reader, NULL), 0);
   urcu_memb_register_thread();
-  for (int v = 1; v <= versions; v++) {
+  for (int v = 1; v <= SWAP_VERSIONS; v++) {
     jit_code_t *c = make_ret(cm, MAGIC + (uint64_t)v);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     jit_code_t *old = cur;
-    atomic_store_explicit(&published, jit_code_rx(c), memory_order_release);
+    swap_code[v] = jit_code_rx(c);
+    atomic_store_explicit(&swap_version, v, memory_order_release);
     cur = c;
     if (v % 4 == 0) {
       jit_code_retire_sync(old);
