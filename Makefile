@@ -7,9 +7,13 @@
 #                 print the table of figures, anchors, ratios and goals
 #   make deps     install the Debian packages the build needs (as root),
 #                 or print the apt-get line to run (as another user)
+#   make fuzz     configure a clang build with libFuzzer, ASan and UBSan in
+#                 $(FUZZ_BUILD), build the harnesses of tests/fuzz and run
+#                 each for FUZZ_SECONDS (default 60), printing its executions
 #
 # Variables: BUILD (build folder, default build), MESON_OPTS (extra
-# options for meson setup), SUITES (meson test --suite arguments).
+# options for meson setup), SUITES (meson test --suite arguments),
+# FUZZ_BUILD (default build-fuzz), FUZZ_SECONDS.
 
 BUILD      ?= build
 MESON_OPTS ?=
@@ -21,10 +25,11 @@ BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
              libcunit1-dev liburcu-dev libelf-dev zlib1g-dev
 TEST_PKGS  = libck-dev libboost-dev libdpdk-dev g++ libtcc-dev tcc libgccjit-12-dev \
              redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd \
-             python3-protobuf protobuf-compiler python3-pytest iproute2
+             python3-protobuf protobuf-compiler python3-pytest iproute2 \
+             clang libclang-rt-14-dev
 PKGS       = $(BUILD_PKGS) $(TEST_PKGS)
 
-.PHONY: all deps demo test bench clean
+.PHONY: all deps demo test bench fuzz clean
 
 all: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
@@ -60,6 +65,16 @@ test: all
 bench: all
 	$(MESON) test -C $(BUILD) --benchmark --verbose --timeout-multiplier 4 --logbase benchmarklog; st=$$?; \
 	  python3 tests/bench/bench-table.py $(BUILD)/meson-logs/benchmarklog.txt && exit $$st
+
+# The fuzz build is its own configuration: the ordinary one stays gcc's.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+fuzz: | deps
+	@test -f $(FUZZ_BUILD)/build.ninja || CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+	$(MESON) compile -C $(FUZZ_BUILD) fuzz
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)
