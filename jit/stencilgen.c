@@ -542,7 +542,8 @@ static void finish_holes(gen_t *g)
 {
   char **sorted = xcalloc(g->nholes, sizeof *sorted);
   int *map = xcalloc(g->nholes, sizeof *map);
-  memcpy(sorted, g->holes, g->nholes * sizeof *sorted);
+  if (g->nholes > 0) /* an object without holes has no names to copy (holes is NULL) */
+    memcpy(sorted, g->holes, g->nholes * sizeof *sorted);
   qsort(sorted, g->nholes, sizeof *sorted, cmp_str);
   for (size_t i = 0; i < g->nholes; i++)
     for (size_t j = 0; j < g->nholes; j++)

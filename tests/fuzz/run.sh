@@ -15,7 +15,7 @@ work=$build/fuzz-work
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 failed=0
-for h in frame dispatch stencilgen m68k-elf m68k-cpu; do
+for h in ${FUZZ_ONLY:-frame dispatch stencilgen m68k-elf m68k-cpu}; do
   corpus=$work/corpus/$h
   seeds=$work/seeds/$h
   art=$work/artifacts/$h
