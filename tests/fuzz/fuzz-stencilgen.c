@@ -7,7 +7,8 @@
  * naming the object and the cause) and leaves what it allocated to the exit; here exit()
  * returns to the harness instead, and everything the run allocated is freed after it, so a
  * refused object is an ordinary outcome and each input starts from nothing. What must not
- * happen is anything else: a crash, a sanitizer report, a hang.
+ * happen is anything else: a crash, a sanitizer report, a hang, a stencil out of
+ * proportion to the object.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -172,6 +173,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fprintf(stderr, "fuzz-stencilgen: stencilgen ended with status %d\n", fz_status);
     abort();
   }
+  /* A stencil is the input's sections laid out at alignments of at most a page: never
+   * thousands of times the input (a huge alignment once made one of 512 MiB). */
+  for (size_t i = 0; fz_status == 0 && i < gen.nst; i++)
+    CHECK(gen.st[i].size <= 4096 * ((uint64_t)size + 1));
   /* What the run left: its object, its tables, every allocation. */
   if (cur_obj.elf != NULL)
     elf_end(cur_obj.elf);
