@@ -6,7 +6,8 @@
 # build made, and what earlier runs found (BUILD/fuzz-work/corpus/NAME, where new inputs go).
 # A crash, sanitizer report, leak or hang is saved under BUILD/fuzz-work/artifacts/NAME and
 # fails the run, after the other harnesses ran; to keep it fixed, fix it and copy the input
-# to regress/NAME (the test fuzz-NAME of the ordinary build replays it).
+# to regress/NAME (the test fuzz-NAME of the ordinary build replays it). FUZZ_ONLY="frame
+# dispatch" runs only the harnesses named.
 set -u
 build=$1
 secs=$2
