@@ -9,15 +9,19 @@
 #                 or print the apt-get line to run (as another user)
 #   make install  build for PREFIX and install: quad, qua, quamachine,
 #                 libquaclient (library, headers, pkg-config), the systemd
-#                 unit and sysusers.d file, man pages, bash completions;
-#                 DESTDIR stages the tree elsewhere (for packaging)
+#                 units, sysusers.d and tmpfiles.d files, man pages, bash
+#                 completions; DESTDIR stages the tree elsewhere
 #   make deb      build the Debian packages (debian/, dpkg-buildpackage) from
 #                 the tracked files into $(BUILD)-deb/, run lintian (errors
 #                 fail) and list each package's contents
+#   make fuzz     configure a clang build with libFuzzer, ASan and UBSan in
+#                 $(FUZZ_BUILD), build the harnesses of tests/fuzz and run
+#                 each for FUZZ_SECONDS (default 60), printing its executions
 #
 # Variables: BUILD (build folder, default build), MESON_OPTS (extra
 # options for meson setup), SUITES (meson test --suite arguments),
-# PREFIX (default /usr/local), DESTDIR.
+# PREFIX (default /usr/local), DESTDIR, FUZZ_BUILD (default build-fuzz),
+# FUZZ_SECONDS.
 
 BUILD      ?= build
 MESON_OPTS ?=
@@ -31,10 +35,10 @@ BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
 TEST_PKGS  = libck-dev libboost-dev libdpdk-dev g++ libtcc-dev tcc libgccjit-12-dev \
              redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd groff-base \
              python3-protobuf protobuf-compiler python3-pytest iproute2 \
-             debhelper dh-python dpkg-dev fakeroot lintian graphviz
+             debhelper dh-python dpkg-dev fakeroot lintian graphviz clang libclang-rt-14-dev
 PKGS       = $(BUILD_PKGS) $(TEST_PKGS)
 
-.PHONY: all deps demo test bench install deb clean
+.PHONY: all deps demo test bench install deb fuzz clean
 
 all: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
@@ -87,5 +91,15 @@ deb: | deps
 	lintian --fail-on error $(BUILD)-deb/*.changes
 	sh tests/deb/contents.sh $(BUILD)-deb
 
+# The fuzz build is its own configuration: the ordinary one stays gcc's.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+fuzz: | deps
+	@test -f $(FUZZ_BUILD)/build.ninja || CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+	$(MESON) compile -C $(FUZZ_BUILD) fuzz
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-deb
+	rm -rf $(BUILD) $(BUILD)-deb $(FUZZ_BUILD)

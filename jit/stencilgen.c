@@ -364,6 +364,12 @@ static void build_stencil(gen_t *g, obj_t *o, size_t symi)
 
   memset(&st, 0, sizeof st);
   st.name = xstrdup(tname);
+  if (o->secs[fs->st_shndx].sh.sh_type != SHT_PROGBITS)
+    die("template %s: its section %s holds no code (section type %u)", tname,
+        o->secs[fs->st_shndx].name, (unsigned)o->secs[fs->st_shndx].sh.sh_type);
+  if (fs->st_value >= o->secs[fs->st_shndx].sh.sh_size)
+    die("template %s: its entry (%" PRIu64 ") is outside its section %s", tname,
+        (uint64_t)fs->st_value, o->secs[fs->st_shndx].name);
 
   /* The closure of sections reachable from the main section. */
   order[norder++] = fs->st_shndx;
@@ -403,10 +409,14 @@ static void build_stencil(gen_t *g, obj_t *o, size_t symi)
     }
   }
 
-  /* Layout: the main section, then other code, then read-only data. */
+  /* Layout: the main section, then other code, then read-only data. Alignments are
+   * powers of two up to a page (larger ones would wrap the offsets). */
   for (size_t q = 0; q < norder; q++) {
     const sec_t *s = &o->secs[order[q]];
     uint64_t a = s->sh.sh_addralign ? s->sh.sh_addralign : 1;
+    if (a > 4096 || (a & (a - 1)) != 0)
+      die("template %s: section %s asks for alignment %" PRIu64 " (a power of two up to 4096 "
+          "is taken)", tname, s->name, a);
     if (!(s->sh.sh_flags & SHF_EXECINSTR) && a > data_align)
       data_align = a;
   }
@@ -542,7 +552,8 @@ static void finish_holes(gen_t *g)
 {
   char **sorted = xcalloc(g->nholes, sizeof *sorted);
   int *map = xcalloc(g->nholes, sizeof *map);
-  memcpy(sorted, g->holes, g->nholes * sizeof *sorted);
+  if (g->nholes > 0) /* an object without holes has no names to copy (holes is NULL) */
+    memcpy(sorted, g->holes, g->nholes * sizeof *sorted);
   qsort(sorted, g->nholes, sizeof *sorted, cmp_str);
   for (size_t i = 0; i < g->nholes; i++)
     for (size_t j = 0; j < g->nholes; j++)
