@@ -1074,6 +1074,8 @@ static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in
   out.links = quad_srv->links;
   out.link_items_sent = quad_srv->link_items_sent;
   out.link_items_acked = quad_srv->link_items_acked;
+  out.queued_bytes = quad_srv->queued;
+  out.queued_peak = quad_srv->queued_peak;
   closure(&out, call);
 }
 

@@ -40,6 +40,8 @@ typedef struct quad_config {
   unsigned max_quajects_total; /* daemon-wide (--max-quajects) */
   unsigned max_threads;        /* active quajects (pumps, clocks), daemon-wide */
   unsigned max_inflight;
+  size_t max_conn_queued; /* bytes of replies and events waiting to be written, per connection */
+  size_t max_queued;      /* the same, all connections together */
   unsigned max_events;
   unsigned max_links; /* links from other quads served (link.c) */
   unsigned hello_timeout_ms; /* TCP: Hello must come within it */
@@ -158,9 +160,12 @@ enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
 #define QUAD_FRAME_OVERHEAD 64
 /* Quajects in one List reply at most (it is paged: ListRequest.after_id). */
 #define QUAD_LIST_PAGE 4096
-/* Bytes handed to the socket and not yet written, past which the loop
- * stops moving events into the output (they wait in the ring). */
+/* Bytes waiting to be written, past which the loop stops moving events
+ * into the output (they wait in the ring), below --max-conn-queued. */
 #define QUAD_WRITE_HIGH (256u * 1024u)
+/* Past --max-queued, a connection with fewer bytes than this waiting (or
+ * than an equal share, if less) may still add a reply (session.c note 7). */
+#define QUAD_QUEUED_RESERVE (64u * 1024u)
 
 struct quad_conn {
   union {
@@ -230,6 +235,10 @@ typedef struct quad_server {
   uint64_t requests, events_sent, bytes_in, bytes_out;
   _Atomic uint64_t events_dropped; /* any thread */
   uint64_t links, link_items_sent, link_items_acked;
+  /* Output bounds (session.c, note 7). */
+  size_t queued;       /* bytes handed to uv_write and not yet written, all connections */
+  size_t queued_peak;  /* the most `queued` has been */
+  bool held_by_total;  /* a connection was held back by --max-queued */
 } quad_server_t;
 
 extern quad_server_t *quad_srv;
@@ -269,7 +278,9 @@ void quad_hello_done(quad_conn_t *c);
 /* Appends a response for request id; too large responses become ETOOBIG. */
 void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
                        const ProtobufCMessage *out);
-bool quad_conn_writable(const quad_conn_t *c);
+/* Whether events may go into c's output now: under QUAD_WRITE_HIGH and
+ * within the output bounds (session.c, note 7). */
+bool quad_conn_writable(quad_conn_t *c);
 /* SIGTERM: answer what is in flight, flush events, close every connection. */
 void quad_conns_shutdown(void);
 /* The exit deadline: closes every socket still open, written or not. */

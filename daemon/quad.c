@@ -95,6 +95,16 @@ static const char usage_text[] =
     "                      connection until its responses are written.\n"
     "  --max-events N      events queued per connection (default 4096); past it\n"
     "                      callback events are dropped and counted.\n"
+    "  --max-conn-queued BYTES\n"
+    "                      bytes of replies and events one connection may have\n"
+    "                      waiting to be written (default 4194304); past it quad\n"
+    "                      reads no more of its requests and takes no more of\n"
+    "                      its events (they wait in the ring, then are dropped\n"
+    "                      and counted) until the client reads. One reply may\n"
+    "                      go past it.\n"
+    "  --max-queued BYTES  the same for all connections together (default\n"
+    "                      268435456); past it the connections holding more\n"
+    "                      than an equal share are held back first.\n"
     "  --max-links N       links from other quads this one serves (default\n"
     "                      1024); past it the least recently used detached\n"
     "                      link is forgotten, or, if all are connected, a new\n"
@@ -129,6 +139,8 @@ enum {
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
   OPT_MAX_EVENTS,
+  OPT_MAX_CONN_QUEUED,
+  OPT_MAX_QUEUED,
   OPT_MAX_LINKS,
   OPT_LOG_LEVEL,
   OPT_SYNTH,
@@ -149,6 +161,8 @@ static const struct option long_options[] = {
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+    {"max-conn-queued", required_argument, NULL, OPT_MAX_CONN_QUEUED},
+    {"max-queued", required_argument, NULL, OPT_MAX_QUEUED},
     {"max-links", required_argument, NULL, OPT_MAX_LINKS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
@@ -244,6 +258,8 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_quajects = 1024;
   cfg->max_inflight = 64;
   cfg->max_events = 4096;
+  cfg->max_conn_queued = 4u << 20;
+  cfg->max_queued = 256u << 20;
   cfg->max_links = 1024;
   cfg->hello_timeout_ms = 5000;
   cfg->max_quajects_total = 100000;
@@ -324,6 +340,17 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (!parse_num(optarg, 1, 1u << 20, &v))
         return usage_error("--max-events '%s': expected 1 to 1048576", optarg);
       cfg->max_events = (unsigned)v;
+      break;
+    case OPT_MAX_CONN_QUEUED:
+      if (!parse_num(optarg, 4096, UINT64_C(1) << 40, &v))
+        return usage_error("--max-conn-queued '%s': expected bytes, 4096 to 1099511627776",
+                           optarg);
+      cfg->max_conn_queued = (size_t)v;
+      break;
+    case OPT_MAX_QUEUED:
+      if (!parse_num(optarg, 4096, UINT64_C(1) << 40, &v))
+        return usage_error("--max-queued '%s': expected bytes, 4096 to 1099511627776", optarg);
+      cfg->max_queued = (size_t)v;
       break;
     case OPT_MAX_LINKS:
       if (!parse_num(optarg, 1, 1000000, &v))
@@ -776,8 +803,9 @@ int main(int argc, char **argv) {
     goto out_loop;
   }
   quad_log(QUAD_LOG_INFO, "quad %s ready (max-frame %zu, max-inflight %u, max-events %u, "
-           "max-quajects-per-client %u)", QUAD_VERSION, srv.cfg.max_frame, srv.cfg.max_inflight,
-           srv.cfg.max_events, srv.cfg.max_quajects);
+           "max-quajects-per-client %u, max-conn-queued %zu, max-queued %zu)", QUAD_VERSION,
+           srv.cfg.max_frame, srv.cfg.max_inflight, srv.cfg.max_events, srv.cfg.max_quajects,
+           srv.cfg.max_conn_queued, srv.cfg.max_queued);
   uv_run(srv.loop, UV_RUN_DEFAULT);
   unlink(srv.cfg.socket_path);
   watchdog_stop();
