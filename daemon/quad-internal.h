@@ -256,9 +256,11 @@ void quad_conn_flush(quad_conn_t *c);
 #define QUAD_IDENT_TOKEN (-1)
 #define QUAD_IDENT_NONE (-2)
 
-/* Whether a unix peer (uid, primary gid) may connect; when not, why names
- * the rule. quad.c. */
-bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen);
+/* Whether a unix peer (uid, primary gid, supplementary groups[0..ngroups))
+ * may connect; when not, why names the rule. Reads no group database, so
+ * it never blocks. quad.c. */
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, const uint32_t *groups, size_t ngroups,
+                       char *why, size_t whylen);
 
 /* A TCP connection's frames before Hello: at most this many bytes. */
 #define QUAD_HELLO_FRAME 4096

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
-#include <pwd.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -77,8 +76,11 @@ static const char usage_text[] =
     "                      clocks) in all (default 256); past it: ELIMIT.\n"
     "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
     "  --allow-group GROUP let unix peers in this group (name or gid) connect\n"
-    "                      (repeatable). Root may always connect; with neither\n"
-    "                      option, the members of the socket's group may.\n"
+    "                      (repeatable): the peer process's primary or\n"
+    "                      supplementary groups when it connected, as the kernel\n"
+    "                      gives them (no group database lookup). Root may\n"
+    "                      always connect; with neither option, the members of\n"
+    "                      the socket's group may.\n"
     "                      Others are refused with EPERM, naming the rule.\n"
     "  --hello-timeout MS  a TCP connection must say Hello within MS\n"
     "                      milliseconds (default 5000), in a frame of at most\n"
@@ -553,24 +555,18 @@ static int listen_unix(quad_server_t *srv) {
   return 0;
 }
 
-/* Whether user uid (primary group gid) is a member of group g. */
-static bool in_group(uint32_t uid, uint32_t gid, uint32_t g) {
+/* Whether a peer whose groups are gid and groups[0..n) is in group g. */
+static bool in_group(uint32_t gid, const uint32_t *groups, size_t n, uint32_t g) {
   if (gid == g)
     return true;
-  struct passwd *pw = getpwuid(uid);
-  if (pw == NULL)
-    return false;
-  gid_t groups[256];
-  int n = 256;
-  if (getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) < 0)
-    return false;
-  for (int i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++)
     if (groups[i] == g)
       return true;
   return false;
 }
 
-bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen) {
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, const uint32_t *groups, size_t ngroups,
+                       char *why, size_t whylen) {
   const quad_config_t *cfg = &quad_srv->cfg;
   if (uid == 0)
     return true;
@@ -578,10 +574,10 @@ bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen) {
     if (cfg->allow_uids[i] == uid)
       return true;
   for (unsigned i = 0; i < cfg->n_allow_gids; i++)
-    if (in_group(uid, gid, cfg->allow_gids[i]))
+    if (in_group(gid, groups, ngroups, cfg->allow_gids[i]))
       return true;
   bool by_default = cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0;
-  if (by_default && in_group(uid, gid, (uint32_t)socket_gid))
+  if (by_default && in_group(gid, groups, ngroups, (uint32_t)socket_gid))
     return true;
   if (by_default)
     snprintf(why, whylen,

@@ -449,6 +449,31 @@ static void init_tcp(quad_conn_t *c) {
   c->tcp = true;
 }
 
+/* The supplementary groups the peer on fd had when it connected
+ * (SO_PEERGROUPS: the kernel's record, so no group database lookup blocks
+ * the loop); their number, in *out (malloc'd, or NULL when none could be
+ * read: then only the primary group counts). */
+static size_t peer_groups(int fd, uint32_t **out) {
+  _Static_assert(sizeof(gid_t) == sizeof(uint32_t), "gid_t is 32 bits");
+  socklen_t len = 64 * sizeof(gid_t);
+  for (int tries = 0; tries < 2; tries++) {
+    gid_t *g = malloc(len ? len : 1);
+    if (g == NULL)
+      break;
+    socklen_t got = len;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &got) == 0) {
+      *out = (uint32_t *)g;
+      return got / sizeof(gid_t);
+    }
+    free(g);
+    if (errno != ERANGE)
+      break;
+    len = got; /* the size needed */
+  }
+  *out = NULL;
+  return 0;
+}
+
 void quad_on_unix_connection(uv_stream_t *server, int status) {
   quad_conn_t *c = conn_accept(server, status, init_pipe);
   if (c == NULL)
@@ -462,7 +487,11 @@ void quad_on_unix_connection(uv_stream_t *server, int status) {
              (long)cred.uid, (long)cred.gid);
     c->ident = (int64_t)cred.uid;
     char why[192];
-    if (!quad_peer_allowed(cred.uid, cred.gid, why, sizeof why)) {
+    uint32_t *groups = NULL;
+    size_t ngroups = peer_groups(fd, &groups);
+    bool ok = quad_peer_allowed(cred.uid, cred.gid, groups, ngroups, why, sizeof why);
+    free(groups);
+    if (!ok) {
       conn_start(c);
       c->inflight++; /* the refusal answers no request: count it (on_write) */
       quad_conn_respond(c, 0, QUA_EPERM, why, NULL);
