@@ -384,8 +384,7 @@ void quad_bindings_end(quad_ref_t *r) {
 
 void quad_credit(quad_binding_t *b, uint64_t credits) {
   b->credits = credits > UINT64_MAX - b->credits ? UINT64_MAX : b->credits + credits;
-  drain(b->conn, b);
-  quad_conn_flush(b->conn);
+  drain(b->conn, b); /* the request's dispatch flushes after it */
 }
 
 void quad_events_pump(quad_conn_t *c, bool all) {

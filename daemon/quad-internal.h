@@ -158,6 +158,10 @@ enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
 /* Bytes a response frame takes besides its body (kind, id, status, the
  * body's tag and length), rounded up. */
 #define QUAD_FRAME_OVERHEAD 64
+/* Room for a reply and for an error made before each request runs
+ * (session.c note 8). */
+#define QUAD_REPLY_ROOM 1024
+#define QUAD_ERROR_ROOM 256
 /* Quajects in one List reply at most (it is paged: ListRequest.after_id). */
 #define QUAD_LIST_PAGE 4096
 /* Bytes waiting to be written, past which the loop stops moving events
@@ -287,6 +291,12 @@ bool quad_conn_writable(quad_conn_t *c);
 void quad_conns_shutdown(void);
 /* The exit deadline: closes every socket still open, written or not. */
 void quad_conns_force_close(void);
+
+/* Allocation-failure injection around each request's dispatch: defined
+ * only in the test build quad-faultsim (tests/daemon/faultsim.c), NULL
+ * (weak, undefined) in quad. */
+void quad_faultsim_begin(const Qua__V1__Frame *f) __attribute__((weak));
+void quad_faultsim_end(void) __attribute__((weak));
 
 /* dispatch.c */
 /* Handles one decoded request frame of an open connection. */

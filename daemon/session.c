@@ -54,6 +54,15 @@
  *     connection, its share and one reply. Events are small and go in only
  *     below QUAD_WRITE_HIGH.
  *     Nobody is disconnected for not reading: what it costs is bounded.
+ *  8. Out of memory: before a request runs, `out` gets room for a small
+ *     reply (QUAD_REPLY_ROOM) plus an error (QUAD_ERROR_ROOM); when that
+ *     fails the request is not run and is answered ENOMEM in the error
+ *     room, which each flush and each earlier request left. So a method
+ *     that took effect (Create, Wire, Invoke...) is not reported failed
+ *     because its small reply could not be stored. Should even an error
+ *     not fit, the connection closes: a stream that lost an answer cannot
+ *     be trusted. Methods whose replies can be larger reserve room for
+ *     them before they take effect (InvokeBatch).
  */
 #include <assert.h>
 #include <errno.h>
@@ -78,6 +87,7 @@ static void conn_process(quad_conn_t *c);
 static void on_hello_timeout(uv_timer_t *t);
 static void conn_update_reading(quad_conn_t *c);
 static void conn_resume(quad_conn_t *c);
+static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f);
 
 /* --- Lifetime --------------------------------------------------------------- */
 
@@ -271,6 +281,10 @@ void quad_conn_flush(quad_conn_t *c) {
     return;
   quad_write_t *w = malloc(sizeof *w);
   if (w == NULL) {
+    if (c->write_bytes > 0)
+      return; /* out of memory: its completion tries again */
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): out of memory: cannot write; closing",
+             (unsigned long long)c->serial, c->peer);
     conn_uv_close(c);
     return;
   }
@@ -278,6 +292,7 @@ void quad_conn_flush(quad_conn_t *c) {
   w->data = quap_buf_take(&c->out, &w->len);
   w->responses = c->out_responses;
   c->out_responses = 0;
+  quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM); /* note 8; retried per request */
   conn_queued_add(c, w->len);
   quad_srv->bytes_out += w->len;
   uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)w->len);
@@ -310,6 +325,14 @@ void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
   if (n < 0) {
     c->out.len = before;
     n = quap_response_append(&c->out, id, (int)n, NULL, NULL);
+  }
+  if (n < 0) {
+    /* Not even the error fits (note 8): this stream lost an answer. */
+    c->out.len = before;
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): out of memory: request %llu cannot be answered",
+             (unsigned long long)c->serial, c->peer, (unsigned long long)id);
+    c->close_after = true;
+    return;
   }
   c->out_responses++;
 }
@@ -364,6 +387,14 @@ static void decode_error(quad_conn_t *c, int r) {
   c->close_after = true;
 }
 
+/* Dispatches a request with room for its reply made first (note 8). */
+static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
+  if (quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM) == 0)
+    quad_dispatch(c, f);
+  else /* into the error room, if it is there */
+    quad_conn_respond(c, f->id, QUA_ENOMEM, "out of memory: the request was not run", NULL);
+}
+
 /* Decodes and dispatches the buffered bytes until they run out, the
  * in-flight limit is reached, or the connection must close. */
 static void conn_process(quad_conn_t *c) {
@@ -381,7 +412,11 @@ static void conn_process(quad_conn_t *c) {
     if (r == 1) {
       c->inflight++;
       quad_srv->requests++;
-      quad_dispatch(c, f);
+      if (quad_faultsim_begin != NULL)
+        quad_faultsim_begin(f);
+      conn_dispatch(c, f);
+      if (quad_faultsim_end != NULL)
+        quad_faultsim_end();
       quap_frame_free(f);
     }
   }
