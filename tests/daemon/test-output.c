@@ -241,6 +241,87 @@ static void total_bound_holds_the_largest_connections_first(void) {
   CU_ASSERT_EQUAL(quad_stop(&q, SIGTERM, 5000, NULL), 0);
 }
 
+/* B runs `pairs` put+get pairs on queue h in one InvokeBatch: each put
+ * finds the queue empty, so notempty fires `pairs` times. */
+static void notempty_storm(rawconn_t *b, uint64_t h, int pairs) {
+  Qua__V1__InvokeRequest calls[256], *pc[256];
+  uint64_t item = 1;
+  for (int i = 0; i < 2 * pairs; i++) {
+    calls[i] = (Qua__V1__InvokeRequest)QUA__V1__INVOKE_REQUEST__INIT;
+    calls[i].handle = h;
+    calls[i].entry = (char *)(i % 2 == 0 ? "put" : "get");
+    calls[i].n_args = i % 2 == 0;
+    calls[i].args = &item;
+    pc[i] = &calls[i];
+  }
+  Qua__V1__InvokeBatchRequest r = QUA__V1__INVOKE_BATCH_REQUEST__INIT;
+  r.n_calls = (size_t)(2 * pairs);
+  r.calls = pc;
+  CU_ASSERT_EQUAL(rc_call(b, QUAP_INVOKE_BATCH, &r.base, NULL), 0);
+}
+
+#define EV_BOUND 8192
+#define STORMS 200
+#define PAIRS 64
+
+/* A client that binds a callback and reads nothing: past --max-conn-queued
+ * its events wait in the ring, then are dropped and counted; the bytes
+ * waiting for it stay within the bound. When it reads, every event fired
+ * is either delivered or counted in some event's `dropped`. */
+static void events_past_the_connection_bound_are_dropped_and_counted(void) {
+  quad_child_t q;
+  const char *extra[] = {"--max-conn-queued", "8192", "--max-events", "64", NULL};
+  CU_ASSERT_EQUAL_FATAL(quad_start(&q, quad_exe, extra), 0);
+  rawconn_t a, b;
+  CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&a, q.sock), 0);
+  CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&b, q.sock), 0);
+  uint64_t hb = create(&b, "queue", "storm", NULL, NULL);
+  CU_ASSERT_FATAL(hb != 0);
+  int st = 0;
+  uint64_t ha = open_name(&a, "storm", &st);
+  CU_ASSERT_FATAL(ha != 0);
+  CU_ASSERT_FATAL(bind_to(&a, ha, "notempty", NULL, 0, &st) != 0);
+  for (int i = 0; i < STORMS; i++)
+    notempty_storm(&b, hb, PAIRS);
+  uint64_t queued, peak;
+  requests_seen(&b, &queued, &peak);
+  Qua__V1__StatsReply *s = stats(&b);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  uint64_t dropped = s->events_dropped;
+  protobuf_c_message_free_unpacked(&s->base, NULL);
+  printf("\n  %d events fired; %" PRIu64 " dropped so far; queued %" PRIu64 " B, peak %" PRIu64
+         " B (bound %d)\n", STORMS * PAIRS, dropped, queued, peak, EV_BOUND);
+  CU_ASSERT(dropped > 0);
+  /* a's events, and b's own replies (a few KiB) at most. */
+  CU_ASSERT(peak >= EV_BOUND); /* the bound is what held a's events */
+  CU_ASSERT(peak <= EV_BOUND + 4096);
+
+  /* a reads; one more notempty carries any count not reported yet. */
+  uint64_t fired = (uint64_t)STORMS * PAIRS, got = 0, counted = 0, last_seq = 0;
+  int more = 0;
+  for (;;) {
+    Qua__V1__Frame *f = rc_event(&a, 500);
+    if (f == NULL) {
+      if ((more > 0 && got + counted == fired) || more == 5)
+        break;
+      notempty_storm(&b, hb, 1); /* a count not reported yet rides on the next event */
+      fired++;
+      more++;
+      continue;
+    }
+    got++;
+    counted += f->event->dropped;
+    CU_ASSERT(f->event->seq > last_seq);
+    last_seq = f->event->seq;
+    quap_frame_free(f);
+  }
+  printf("  delivered %" PRIu64 ", counted as dropped %" PRIu64 "\n", got, counted);
+  CU_ASSERT_EQUAL(got + counted, fired);
+  rc_close(&a);
+  rc_close(&b);
+  CU_ASSERT_EQUAL(quad_stop(&q, SIGTERM, 5000, NULL), 0);
+}
+
 /* Bad values are refused at start, naming the option. */
 static void bad_bounds_are_refused_at_start(void) {
   const char *bad[][2] = {{"--max-conn-queued", "4095"}, {"--max-queued", "0"},
@@ -278,6 +359,8 @@ int main(int argc, char **argv) {
        output_under_the_connection_bound_is_not_held},
       {"total_bound_holds_the_largest_connections_first",
        total_bound_holds_the_largest_connections_first},
+      {"events_past_the_connection_bound_are_dropped_and_counted",
+       events_past_the_connection_bound_are_dropped_and_counted},
       {"bad_bounds_are_refused_at_start", bad_bounds_are_refused_at_start},
       {NULL, NULL},
   };
