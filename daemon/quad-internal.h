@@ -287,6 +287,9 @@ void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
 /* Whether events may go into c's output now: under QUAD_WRITE_HIGH and
  * within the output bounds (session.c, note 7). */
 bool quad_conn_writable(quad_conn_t *c);
+/* Makes room in c's output for a reply body of up to `reply` bytes, so
+ * that storing it cannot fail (session.c note 8). 0 or QUA_ENOMEM. */
+int quad_conn_reserve(quad_conn_t *c, size_t reply);
 /* SIGTERM: answer what is in flight, flush events, close every connection. */
 void quad_conns_shutdown(void);
 /* The exit deadline: closes every socket still open, written or not. */

@@ -387,6 +387,10 @@ static void decode_error(quad_conn_t *c, int r) {
   c->close_after = true;
 }
 
+int quad_conn_reserve(quad_conn_t *c, size_t reply) {
+  return quap_buf_reserve(&c->out, 2 * reply + QUAP_HEADER + 64 + QUAD_ERROR_ROOM);
+}
+
 /* Dispatches a request with room for its reply made first (note 8). */
 static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
   if (quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM) == 0)

@@ -12,6 +12,7 @@ static const char *quad_exe;
 /* A request id that makes allocation k of its dispatch fail (faultsim.c). */
 #define FAULT_ID(serial, k) ((UINT64_C(0xFA17) << 48) | ((uint64_t)(serial) << 24) | (uint64_t)(k))
 #define SWEEP_MAX 2000
+#define QUAD_REPLY_ROOM_BYTES 1024 /* QUAD_REPLY_ROOM */
 
 typedef struct env {
   quad_child_t q;
@@ -305,6 +306,42 @@ static void invoke_fails_cleanly(void) {
   sweep(&(sweep_t){"invoke batch", QUAP_INVOKE_BATCH, NULL, queue_empty, batch_ran}, &batch.base);
 }
 
+/* A batch whose reply needs more than the room every request gets: its
+ * room is made before the first call, so a reply that cannot be stored
+ * never follows calls that ran. */
+#define BIG_BATCH 300
+static uint64_t big_delta = 100000; /* results of 3 bytes and more */
+
+static void counter_added_by_batch(const ProtobufCMessage *m) {
+  const Qua__V1__InvokeBatchReply *r = (const Qua__V1__InvokeBatchReply *)m;
+  CU_ASSERT_EQUAL_FATAL(r->n_replies, BIG_BATCH);
+  for (size_t i = 0; i < BIG_BATCH; i++) {
+    CU_ASSERT(r->replies[i]->status == 0 || r->replies[i]->status == QUA_ENOMEM);
+    E.value += r->replies[i]->status == 0 ? big_delta : 0;
+  }
+  CU_ASSERT_EQUAL(counter_value(), E.value);
+}
+
+static void big_invoke_batch_fails_cleanly(void) {
+  E.value = counter_value();
+  static Qua__V1__InvokeRequest adds[BIG_BATCH], *pa[BIG_BATCH];
+  for (int i = 0; i < BIG_BATCH; i++) {
+    adds[i] = (Qua__V1__InvokeRequest)QUA__V1__INVOKE_REQUEST__INIT;
+    adds[i].handle = E.counter;
+    adds[i].entry = (char *)"add";
+    adds[i].n_args = 1;
+    adds[i].args = &big_delta;
+    pa[i] = &adds[i];
+  }
+  Qua__V1__InvokeBatchRequest batch = QUA__V1__INVOKE_BATCH_REQUEST__INIT;
+  batch.n_calls = BIG_BATCH;
+  batch.calls = pa;
+  CU_ASSERT(protobuf_c_message_get_packed_size(&batch.base) > QUAD_REPLY_ROOM_BYTES);
+  sweep(&(sweep_t){"big invoke batch", QUAP_INVOKE_BATCH, NULL, counter_unchanged,
+                   counter_added_by_batch},
+        &batch.base);
+}
+
 /* --- Destroy and the read-only methods ---------------------------------------- */
 
 static Qua__V1__DestroyRequest destroy_req = QUA__V1__DESTROY_REQUEST__INIT;
@@ -380,6 +417,7 @@ int main(int argc, char **argv) {
       {"names_fail_cleanly", names_fail_cleanly},
       {"wires_and_bindings_fail_cleanly", wires_and_bindings_fail_cleanly},
       {"invoke_fails_cleanly", invoke_fails_cleanly},
+      {"big_invoke_batch_fails_cleanly", big_invoke_batch_fails_cleanly},
       {"destroy_and_reads_fail_cleanly", destroy_and_reads_fail_cleanly},
       {"daemon_exits_cleanly", daemon_exits_cleanly},
       {NULL, NULL},
