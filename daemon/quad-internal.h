@@ -209,6 +209,7 @@ struct quad_conn {
 
   quad_ring_t *ring;           /* created by the first Bind */
   _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
+  _Atomic bool ev_dropped;     /* any thread: a binding dropped events (events.c note 2) */
 
   /* Invoker callbacks recorded during one Invoke (loop thread only). */
   struct { int cb; uint64_t arg; } fired[QUAD_FIRED_MAX];

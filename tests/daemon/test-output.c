@@ -281,8 +281,16 @@ static void events_past_the_connection_bound_are_dropped_and_counted(void) {
   uint64_t ha = open_name(&a, "storm", &st);
   CU_ASSERT_FATAL(ha != 0);
   CU_ASSERT_FATAL(bind_to(&a, ha, "notempty", NULL, 0, &st) != 0);
+  /* A second queue whose few events come last, when the ring is full: no
+   * later event of theirs can carry their count. */
+  uint64_t hb2 = create(&b, "queue", "storm2", NULL, NULL);
+  uint64_t ha2 = open_name(&a, "storm2", &st);
+  CU_ASSERT_FATAL(hb2 != 0 && ha2 != 0);
+  uint64_t late = bind_to(&a, ha2, "notempty", NULL, 0, &st);
+  CU_ASSERT_FATAL(late != 0);
   for (int i = 0; i < STORMS; i++)
     notempty_storm(&b, hb, PAIRS);
+  notempty_storm(&b, hb2, 5);
   uint64_t queued, peak;
   requests_seen(&b, &queued, &peak);
   Qua__V1__StatsReply *s = stats(&b);
@@ -290,32 +298,35 @@ static void events_past_the_connection_bound_are_dropped_and_counted(void) {
   uint64_t dropped = s->events_dropped;
   protobuf_c_message_free_unpacked(&s->base, NULL);
   printf("\n  %d events fired; %" PRIu64 " dropped so far; queued %" PRIu64 " B, peak %" PRIu64
-         " B (bound %d)\n", STORMS * PAIRS, dropped, queued, peak, EV_BOUND);
+         " B (bound %d)\n", STORMS * PAIRS + 5, dropped, queued, peak, EV_BOUND);
   CU_ASSERT(dropped > 0);
   /* a's events, and b's own replies (a few KiB) at most. */
   CU_ASSERT(peak >= EV_BOUND); /* the bound is what held a's events */
   CU_ASSERT(peak <= EV_BOUND + 4096);
 
-  /* a reads; one more notempty carries any count not reported yet. */
-  uint64_t fired = (uint64_t)STORMS * PAIRS, got = 0, counted = 0, last_seq = 0;
-  int more = 0;
-  for (;;) {
-    Qua__V1__Frame *f = rc_event(&a, 500);
-    if (f == NULL) {
-      if ((more > 0 && got + counted == fired) || more == 5)
-        break;
-      notempty_storm(&b, hb, 1); /* a count not reported yet rides on the next event */
-      fired++;
-      more++;
-      continue;
+  /* a reads: every event fired is delivered or counted, on a later event
+   * of its binding or on a "dropped" event, with nothing more fired. */
+  uint64_t fired = (uint64_t)STORMS * PAIRS + 5, got = 0, counted = 0, notices = 0;
+  uint64_t last_seq[2] = {0, 0};
+  Qua__V1__Frame *f;
+  while ((f = rc_event(&a, 1000)) != NULL) {
+    if (strcmp(f->event->callback, "dropped") == 0) {
+      notices++;
+      CU_ASSERT(f->event->dropped > 0);
+      CU_ASSERT_EQUAL(f->event->binding, late);
+    } else {
+      CU_ASSERT_STRING_EQUAL(f->event->callback, "notempty");
+      got++;
     }
-    got++;
     counted += f->event->dropped;
-    CU_ASSERT(f->event->seq > last_seq);
-    last_seq = f->event->seq;
+    int k = f->event->binding == late;
+    CU_ASSERT(f->event->seq > last_seq[k]); /* each binding's events in order */
+    last_seq[k] = f->event->seq;
     quap_frame_free(f);
   }
-  printf("  delivered %" PRIu64 ", counted as dropped %" PRIu64 "\n", got, counted);
+  CU_ASSERT(notices > 0);
+  printf("  delivered %" PRIu64 ", counted as dropped %" PRIu64 " (%" PRIu64 " on \"dropped\")\n",
+         got, counted, notices);
   CU_ASSERT_EQUAL(got + counted, fired);
   rc_close(&a);
   rc_close(&b);
