@@ -871,9 +871,9 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
   Qua__V1__InvokeBatchReply out = QUA__V1__INVOKE_BATCH_REPLY__INIT;
   Qua__V1__InvokeReply *replies = arena_alloc(&a, in->n_calls * sizeof *replies);
   out.replies = arena_alloc(&a, in->n_calls * sizeof *out.replies);
-  if (a.failed) {
+  if (a.failed || quad_conn_reserve(call->c, bound) < 0) { /* the reply's room, before any call */
     arena_free(&a);
-    FAIL(QUA_ENOMEM, "out of memory");
+    FAIL(QUA_ENOMEM, "out of memory: none of the calls was made");
   }
   /* A call refused (unknown handle, entry...) gets its status in its
    * reply; the others still run. */
@@ -1119,6 +1119,8 @@ static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in
   out.links = quad_srv->links;
   out.link_items_sent = quad_srv->link_items_sent;
   out.link_items_acked = quad_srv->link_items_acked;
+  out.queued_bytes = quad_srv->queued;
+  out.queued_peak = quad_srv->queued_peak;
   closure(&out, call);
 }
 

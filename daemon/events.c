@@ -11,9 +11,15 @@
  *     contents before the loop reads them, and the loop's read before a
  *     handler reuses the index.
  *  2. The ring holds exactly --max-events records. When none is free the
- *     handler counts the event as dropped on its binding (and daemon-wide);
- *     the next event of that binding carries the count in `dropped`. So a
- *     client that does not read costs a fixed amount of memory.
+ *     handler counts the event as dropped on its binding (and daemon-wide)
+ *     and raises the connection's ev_dropped; the next event of that
+ *     binding carries the count in `dropped`. Once the ring is empty and
+ *     the output has room, a binding whose count no event carried yet gets
+ *     one event with callback "dropped" that carries it, so a client that
+ *     does not read costs a fixed amount of memory and always learns what
+ *     it lost. Each count is taken with one exchange, so no drop is
+ *     reported twice; a drop after the loop took ev_dropped raises it
+ *     again.
  *  3. The loop (async callback, or a completed write) moves ready records
  *     into the connection's output while fewer than QUAD_WRITE_HIGH bytes
  *     wait for the socket; the rest waits in the ring (and then drops).
@@ -122,6 +128,7 @@ static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   if (qua__lfq_get_mc(&r->free, &idx) > QUA__LFQ_EDGE) {
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&quad_srv->events_dropped, 1, memory_order_relaxed);
+    atomic_store_explicit(&b->conn->ev_dropped, true, memory_order_release);
   } else {
     r->rec[idx].binding = b->id;
     r->rec[idx].arg = arg;
@@ -384,8 +391,7 @@ void quad_bindings_end(quad_ref_t *r) {
 
 void quad_credit(quad_binding_t *b, uint64_t credits) {
   b->credits = credits > UINT64_MAX - b->credits ? UINT64_MAX : b->credits + credits;
-  drain(b->conn, b);
-  quad_conn_flush(b->conn);
+  drain(b->conn, b); /* the request's dispatch flushes after it */
 }
 
 void quad_events_pump(quad_conn_t *c, bool all) {
@@ -403,6 +409,15 @@ void quad_events_pump(quad_conn_t *c, bool all) {
       uint64_t dropped = atomic_exchange_explicit(&b->dropped, 0, memory_order_relaxed);
       send_event(c, b, b->name, rec.arg, dropped);
     }
+    /* Note 2: counts no event carried, once the ring is empty. */
+    if (qua__lfq_count(&r->ready) == 0 && (all || quad_conn_writable(c)) &&
+        atomic_exchange_explicit(&c->ev_dropped, false, memory_order_acquire))
+      for (size_t i = 0; i < c->bindings.cap; i++) {
+        quad_binding_t *b = c->bindings.keys[i] != 0 ? c->bindings.vals[i] : NULL;
+        uint64_t n = b != NULL ? atomic_exchange_explicit(&b->dropped, 0, memory_order_relaxed) : 0;
+        if (n > 0)
+          send_event(c, b, "dropped", 0, n);
+      }
   }
   /* Items still in a queue are not queued events: drains always wait for the socket. */
   for (quad_binding_t *b = c->drains; b != NULL; b = b->next_drain)

@@ -42,6 +42,8 @@ typedef struct quad_config {
   unsigned max_quajects_total; /* daemon-wide (--max-quajects) */
   unsigned max_threads;        /* active quajects (pumps, clocks), daemon-wide */
   unsigned max_inflight;
+  size_t max_conn_queued; /* bytes of replies and events waiting to be written, per connection */
+  size_t max_queued;      /* the same, all connections together */
   unsigned max_events;
   unsigned max_links; /* links from other quads served (link.c) */
   unsigned hello_timeout_ms; /* TCP: Hello must come within it */
@@ -159,11 +161,18 @@ enum quad_state { QUAD_NEW, QUAD_READY, QUAD_CLOSING, QUAD_CLOSED };
 /* Bytes a response frame takes besides its body (kind, id, status, the
  * body's tag and length), rounded up. */
 #define QUAD_FRAME_OVERHEAD 64
+/* Room for a reply and for an error made before each request runs
+ * (session.c note 8). */
+#define QUAD_REPLY_ROOM 1024
+#define QUAD_ERROR_ROOM 256
 /* Quajects in one List reply at most (it is paged: ListRequest.after_id). */
 #define QUAD_LIST_PAGE 4096
-/* Bytes handed to the socket and not yet written, past which the loop
- * stops moving events into the output (they wait in the ring). */
+/* Bytes waiting to be written, past which the loop stops moving events
+ * into the output (they wait in the ring), below --max-conn-queued. */
 #define QUAD_WRITE_HIGH (256u * 1024u)
+/* Past --max-queued, a connection with fewer bytes than this waiting (or
+ * than an equal share, if less) may still add a reply (session.c note 7). */
+#define QUAD_QUEUED_RESERVE (64u * 1024u)
 
 struct quad_conn {
   union {
@@ -203,6 +212,7 @@ struct quad_conn {
 
   quad_ring_t *ring;           /* created by the first Bind */
   _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
+  _Atomic bool ev_dropped;     /* any thread: a binding dropped events (events.c note 2) */
 
   /* Invoker callbacks recorded during one Invoke (loop thread only). */
   struct { int cb; uint64_t arg; } fired[QUAD_FIRED_MAX];
@@ -234,6 +244,10 @@ typedef struct quad_server {
   uint64_t requests, events_sent, bytes_in, bytes_out;
   _Atomic uint64_t events_dropped; /* any thread */
   uint64_t links, link_items_sent, link_items_acked;
+  /* Output bounds (session.c, note 7). */
+  size_t queued;       /* bytes handed to uv_write and not yet written, all connections */
+  size_t queued_peak;  /* the most `queued` has been */
+  bool held_by_total;  /* a connection was held back by --max-queued */
 } quad_server_t;
 
 extern quad_server_t *quad_srv;
@@ -267,9 +281,11 @@ void quad_conn_flush(quad_conn_t *c);
 #define QUAD_IDENT_TOKEN (-1)
 #define QUAD_IDENT_NONE (-2)
 
-/* Whether a unix peer (uid, primary gid) may connect; when not, why names
- * the rule. quad.c. */
-bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen);
+/* Whether a unix peer (uid, primary gid, supplementary groups[0..ngroups))
+ * may connect; when not, why names the rule. Reads no group database, so
+ * it never blocks. quad.c. */
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, const uint32_t *groups, size_t ngroups,
+                       char *why, size_t whylen);
 
 /* A TCP connection's frames before Hello: at most this many bytes. */
 #define QUAD_HELLO_FRAME 4096
@@ -289,11 +305,22 @@ void quad_hello_done(quad_conn_t *c);
 /* Appends a response for request id; too large responses become ETOOBIG. */
 void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
                        const ProtobufCMessage *out);
-bool quad_conn_writable(const quad_conn_t *c);
+/* Whether events may go into c's output now: under QUAD_WRITE_HIGH and
+ * within the output bounds (session.c, note 7). */
+bool quad_conn_writable(quad_conn_t *c);
+/* Makes room in c's output for a reply body of up to `reply` bytes, so
+ * that storing it cannot fail (session.c note 8). 0 or QUA_ENOMEM. */
+int quad_conn_reserve(quad_conn_t *c, size_t reply);
 /* SIGTERM: answer what is in flight, flush events, close every connection. */
 void quad_conns_shutdown(void);
 /* The exit deadline: closes every socket still open, written or not. */
 void quad_conns_force_close(void);
+
+/* Allocation-failure injection around each request's dispatch: defined
+ * only in the test build quad-faultsim (tests/daemon/faultsim.c), NULL
+ * (weak, undefined) in quad. */
+void quad_faultsim_begin(const Qua__V1__Frame *f) __attribute__((weak));
+void quad_faultsim_end(void) __attribute__((weak));
 
 /* dispatch.c */
 /* Handles one decoded request frame of an open connection. */

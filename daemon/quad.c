@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
-#include <pwd.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -84,8 +83,11 @@ static const char usage_text[] =
     "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
     "  --allow-group GROUP\n"
     "                      let unix peers in this group (name or gid) connect\n"
-    "                      (repeatable). Root may always connect; with neither\n"
-    "                      option, the members of the socket's group may.\n"
+    "                      (repeatable): the peer process's primary or\n"
+    "                      supplementary groups when it connected, as the kernel\n"
+    "                      gives them (no group database lookup). Root may\n"
+    "                      always connect; with neither option, the members of\n"
+    "                      the socket's group may.\n"
     "                      Others are refused with EPERM, naming the rule.\n"
     "  --hello-timeout MS  a TCP connection must say Hello within MS\n"
     "                      milliseconds (default 5000), in a frame of at most\n"
@@ -102,6 +104,16 @@ static const char usage_text[] =
     "                      connection until its responses are written.\n"
     "  --max-events N      events queued per connection (default 4096); past it\n"
     "                      callback events are dropped and counted.\n"
+    "  --max-conn-queued BYTES\n"
+    "                      bytes of replies and events one connection may have\n"
+    "                      waiting to be written (default 4194304); past it quad\n"
+    "                      reads no more of its requests and takes no more of\n"
+    "                      its events (they wait in the ring, then are dropped\n"
+    "                      and counted) until the client reads. One reply may\n"
+    "                      go past it.\n"
+    "  --max-queued BYTES  the same for all connections together (default\n"
+    "                      268435456); past it the connections holding more\n"
+    "                      than an equal share are held back first.\n"
     "  --max-links N       links from other quads this one serves (default\n"
     "                      1024); past it the least recently used detached\n"
     "                      link is forgotten, or, if all are connected, a new\n"
@@ -168,6 +180,8 @@ enum {
   OPT_MAX_QUAJECTS,
   OPT_MAX_INFLIGHT,
   OPT_MAX_EVENTS,
+  OPT_MAX_CONN_QUEUED,
+  OPT_MAX_QUEUED,
   OPT_MAX_LINKS,
   OPT_LOG_LEVEL,
   OPT_SYNTH,
@@ -190,6 +204,8 @@ static const struct option long_options[] = {
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
     {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+    {"max-conn-queued", required_argument, NULL, OPT_MAX_CONN_QUEUED},
+    {"max-queued", required_argument, NULL, OPT_MAX_QUEUED},
     {"max-links", required_argument, NULL, OPT_MAX_LINKS},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"synth", required_argument, NULL, OPT_SYNTH},
@@ -299,6 +315,8 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_quajects = 1024;
   cfg->max_inflight = 64;
   cfg->max_events = 4096;
+  cfg->max_conn_queued = 4u << 20;
+  cfg->max_queued = 256u << 20;
   cfg->max_links = 1024;
   cfg->hello_timeout_ms = 5000;
   cfg->max_quajects_total = 100000;
@@ -389,6 +407,17 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (!parse_num(optarg, 1, 1u << 20, &v))
         return usage_error("--max-events '%s': expected 1 to 1048576", optarg);
       cfg->max_events = (unsigned)v;
+      break;
+    case OPT_MAX_CONN_QUEUED:
+      if (!parse_num(optarg, 4096, UINT64_C(1) << 40, &v))
+        return usage_error("--max-conn-queued '%s': expected bytes, 4096 to 1099511627776",
+                           optarg);
+      cfg->max_conn_queued = (size_t)v;
+      break;
+    case OPT_MAX_QUEUED:
+      if (!parse_num(optarg, 4096, UINT64_C(1) << 40, &v))
+        return usage_error("--max-queued '%s': expected bytes, 4096 to 1099511627776", optarg);
+      cfg->max_queued = (size_t)v;
       break;
     case OPT_MAX_LINKS:
       if (!parse_num(optarg, 1, 1000000, &v))
@@ -632,24 +661,18 @@ static int listen_unix(quad_server_t *srv) {
   return 0;
 }
 
-/* Whether user uid (primary group gid) is a member of group g. */
-static bool in_group(uint32_t uid, uint32_t gid, uint32_t g) {
+/* Whether a peer whose groups are gid and groups[0..n) is in group g. */
+static bool in_group(uint32_t gid, const uint32_t *groups, size_t n, uint32_t g) {
   if (gid == g)
     return true;
-  struct passwd *pw = getpwuid(uid);
-  if (pw == NULL)
-    return false;
-  gid_t groups[256];
-  int n = 256;
-  if (getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) < 0)
-    return false;
-  for (int i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++)
     if (groups[i] == g)
       return true;
   return false;
 }
 
-bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen) {
+bool quad_peer_allowed(uint32_t uid, uint32_t gid, const uint32_t *groups, size_t ngroups,
+                       char *why, size_t whylen) {
   const quad_config_t *cfg = &quad_srv->cfg;
   if (uid == 0)
     return true;
@@ -657,10 +680,10 @@ bool quad_peer_allowed(uint32_t uid, uint32_t gid, char *why, size_t whylen) {
     if (cfg->allow_uids[i] == uid)
       return true;
   for (unsigned i = 0; i < cfg->n_allow_gids; i++)
-    if (in_group(uid, gid, cfg->allow_gids[i]))
+    if (in_group(gid, groups, ngroups, cfg->allow_gids[i]))
       return true;
   bool by_default = cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0;
-  if (by_default && in_group(uid, gid, (uint32_t)socket_gid))
+  if (by_default && in_group(gid, groups, ngroups, (uint32_t)socket_gid))
     return true;
   if (by_default)
     snprintf(why, whylen,
@@ -893,8 +916,9 @@ int main(int argc, char **argv) {
     goto out_loop;
   }
   quad_log(QUAD_LOG_INFO, "quad %s ready (max-frame %zu, max-inflight %u, max-events %u, "
-           "max-quajects-per-client %u)", QUAD_VERSION, srv.cfg.max_frame, srv.cfg.max_inflight,
-           srv.cfg.max_events, srv.cfg.max_quajects);
+           "max-quajects-per-client %u, max-conn-queued %zu, max-queued %zu)", QUAD_VERSION,
+           srv.cfg.max_frame, srv.cfg.max_inflight, srv.cfg.max_events, srv.cfg.max_quajects,
+           srv.cfg.max_conn_queued, srv.cfg.max_queued);
   quad_sd_ready(srv.loop);
   uv_run(srv.loop, UV_RUN_DEFAULT);
   if (!srv.socket_activated)

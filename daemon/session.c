@@ -34,6 +34,35 @@
  *     timer closes it after 2 s if the peer does not read.
  *  6. CLOSED: uv_close was called; the memory goes in the close callback
  *     (after libuv cancelled any write).
+ *  7. Output is bounded in bytes, per connection and in all. A frame counts
+ *     from the moment it is appended to `out` until the write carrying it
+ *     completes (quad_conn_flush adds it to the daemon's total, on_write
+ *     takes it away: the only two places). A connection is "held" when its
+ *     bytes reach --max-conn-queued, or when the daemon's total reaches
+ *     --max-queued and the connection holds at least its share: an equal
+ *     share (--max-queued / open connections) or QUAD_QUEUED_RESERVE,
+ *     whichever is less. So the largest holders stop first, and a
+ *     connection holding little (a ping) is never held by others. A
+ *     held connection dispatches no request (they wait in rbuf, then in the
+ *     socket: TCP flow control holds the client back) and takes no event
+ *     from its ring (the ring fills, then events are dropped and counted as
+ *     in events.c note 2). Its own completed writes release it; a hold by
+ *     the total is released, for every connection, once the total falls to
+ *     three quarters of --max-queued. The check comes before each request,
+ *     so a connection holds at most its bound plus one reply (at most
+ *     --max-frame), and the daemon at most --max-queued plus, per
+ *     connection, its share and one reply. Events are small and go in only
+ *     below QUAD_WRITE_HIGH.
+ *     Nobody is disconnected for not reading: what it costs is bounded.
+ *  8. Out of memory: before a request runs, `out` gets room for a small
+ *     reply (QUAD_REPLY_ROOM) plus an error (QUAD_ERROR_ROOM); when that
+ *     fails the request is not run and is answered ENOMEM in the error
+ *     room, which each flush and each earlier request left. So a method
+ *     that took effect (Create, Wire, Invoke...) is not reported failed
+ *     because its small reply could not be stored. Should even an error
+ *     not fit, the connection closes: a stream that lost an answer cannot
+ *     be trusted. Methods whose replies can be larger reserve room for
+ *     them before they take effect (InvokeBatch).
  */
 #include <assert.h>
 #include <errno.h>
@@ -57,6 +86,8 @@ typedef struct quad_write {
 static void conn_process(quad_conn_t *c);
 static void on_hello_timeout(uv_timer_t *t);
 static void conn_update_reading(quad_conn_t *c);
+static void conn_resume(quad_conn_t *c);
+static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f);
 
 /* --- Lifetime --------------------------------------------------------------- */
 
@@ -166,25 +197,46 @@ void quad_conn_close(quad_conn_t *c, const char *why) {
 
 /* --- Output --------------------------------------------------------------------- */
 
-bool quad_conn_writable(const quad_conn_t *c) {
-  return c->state < QUAD_CLOSED && c->write_bytes + c->out.len < QUAD_WRITE_HIGH;
+/* Whether c may add to its output with `mine` bytes of at most `limit`
+ * waiting (note 7); notes a hold by the total. */
+static bool conn_under_bounds(quad_conn_t *c, size_t limit) {
+  size_t mine = c->write_bytes + c->out.len;
+  if (c->state >= QUAD_CLOSED || mine >= limit)
+    return false;
+  size_t max = quad_srv->cfg.max_queued;
+  size_t share = max / (quad_srv->nconns ? quad_srv->nconns : 1);
+  if (share > QUAD_QUEUED_RESERVE)
+    share = QUAD_QUEUED_RESERVE;
+  if (quad_srv->queued + c->out.len < max || mine < share)
+    return true;
+  quad_srv->held_by_total = true;
+  return false;
 }
 
-static void on_write(uv_write_t *req, int status) {
-  quad_write_t *w = (quad_write_t *)req;
-  quad_conn_t *c = w->c;
-  assert(c->inflight >= w->responses); /* every response answers a request counted in flight */
-  c->write_bytes -= w->len;
-  c->inflight -= w->responses;
-  free(w->data);
-  free(w);
-  if (c->state >= QUAD_CLOSING)
+bool quad_conn_writable(quad_conn_t *c) {
+  size_t limit = quad_srv->cfg.max_conn_queued;
+  return conn_under_bounds(c, limit < QUAD_WRITE_HIGH ? limit : QUAD_WRITE_HIGH);
+}
+
+/* Whether c may dispatch another request (note 7). */
+static bool conn_may_dispatch(quad_conn_t *c) {
+  return conn_under_bounds(c, quad_srv->cfg.max_conn_queued);
+}
+
+/* Connections held by the total go on once it fell to 3/4 of --max-queued. */
+static void conns_release_held(void) {
+  if (!quad_srv->held_by_total || quad_srv->stopping ||
+      quad_srv->queued > quad_srv->cfg.max_queued - quad_srv->cfg.max_queued / 4)
     return;
-  if (status < 0) {
-    quad_conn_close(c, uv_strerror(status));
-    return;
+  quad_srv->held_by_total = false;
+  for (quad_conn_t *c = quad_srv->conns, *next; c != NULL; c = next) {
+    next = c->next; /* processing may close c and unlink it */
+    conn_resume(c);
   }
-  /* Room again: take waiting events and paused requests. */
+}
+
+/* Room again: take waiting events and paused requests. */
+static void conn_resume(quad_conn_t *c) {
   quad_events_pump(c, false);
   if (c->rbuf_off < c->rbuf_len)
     conn_process(c);
@@ -194,11 +246,45 @@ static void on_write(uv_write_t *req, int status) {
   }
 }
 
+/* Every byte of output counts here, from flush to write completion (note 7). */
+static void conn_queued_add(quad_conn_t *c, size_t n) {
+  c->write_bytes += n;
+  quad_srv->queued += n;
+  if (quad_srv->queued > quad_srv->queued_peak)
+    quad_srv->queued_peak = quad_srv->queued;
+}
+
+static void conn_queued_sub(quad_conn_t *c, size_t n) {
+  c->write_bytes -= n;
+  quad_srv->queued -= n;
+}
+
+static void on_write(uv_write_t *req, int status) {
+  quad_write_t *w = (quad_write_t *)req;
+  quad_conn_t *c = w->c;
+  assert(c->inflight >= w->responses); /* every response answers a request counted in flight */
+  conn_queued_sub(c, w->len);
+  c->inflight -= w->responses;
+  free(w->data);
+  free(w);
+  if (c->state < QUAD_CLOSING) {
+    if (status < 0)
+      quad_conn_close(c, uv_strerror(status));
+    else
+      conn_resume(c);
+  }
+  conns_release_held();
+}
+
 void quad_conn_flush(quad_conn_t *c) {
   if (c->out.len == 0 || c->state == QUAD_CLOSED)
     return;
   quad_write_t *w = malloc(sizeof *w);
   if (w == NULL) {
+    if (c->write_bytes > 0)
+      return; /* out of memory: its completion tries again */
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): out of memory: cannot write; closing",
+             (unsigned long long)c->serial, c->peer);
     conn_uv_close(c);
     return;
   }
@@ -206,12 +292,13 @@ void quad_conn_flush(quad_conn_t *c) {
   w->data = quap_buf_take(&c->out, &w->len);
   w->responses = c->out_responses;
   c->out_responses = 0;
-  c->write_bytes += w->len;
+  quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM); /* note 8; retried per request */
+  conn_queued_add(c, w->len);
   quad_srv->bytes_out += w->len;
   uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)w->len);
   int r = uv_write(&w->req, &c->u.s, &buf, 1, on_write);
   if (r < 0) {
-    c->write_bytes -= w->len;
+    conn_queued_sub(c, w->len);
     c->inflight -= w->responses;
     free(w->data);
     free(w);
@@ -238,6 +325,14 @@ void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
   if (n < 0) {
     c->out.len = before;
     n = quap_response_append(&c->out, id, (int)n, NULL, NULL);
+  }
+  if (n < 0) {
+    /* Not even the error fits (note 8): this stream lost an answer. */
+    c->out.len = before;
+    quad_log(QUAD_LOG_WARN, "conn %llu (%s): out of memory: request %llu cannot be answered",
+             (unsigned long long)c->serial, c->peer, (unsigned long long)id);
+    c->close_after = true;
+    return;
   }
   c->out_responses++;
 }
@@ -293,12 +388,24 @@ static void decode_error(quad_conn_t *c, int r) {
   c->close_after = true;
 }
 
+int quad_conn_reserve(quad_conn_t *c, size_t reply) {
+  return quap_buf_reserve(&c->out, 2 * reply + QUAP_HEADER + 64 + QUAD_ERROR_ROOM);
+}
+
+/* Dispatches a request with room for its reply made first (note 8). */
+static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
+  if (quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM) == 0)
+    quad_dispatch(c, f);
+  else /* into the error room, if it is there */
+    quad_conn_respond(c, f->id, QUA_ENOMEM, "out of memory: the request was not run", NULL);
+}
+
 /* Decodes and dispatches the buffered bytes until they run out, the
  * in-flight limit is reached, or the connection must close. */
 static void conn_process(quad_conn_t *c) {
   unsigned limit = quad_srv->cfg.max_inflight;
   while (c->state < QUAD_CLOSING && !c->close_after && c->rbuf_off < c->rbuf_len &&
-         c->inflight < limit) {
+         c->inflight < limit && conn_may_dispatch(c)) {
     size_t used = 0;
     Qua__V1__Frame *f = NULL;
     int r = quap_decoder_feed(&c->dec, c->rbuf + c->rbuf_off, c->rbuf_len - c->rbuf_off, &used, &f);
@@ -310,7 +417,11 @@ static void conn_process(quad_conn_t *c) {
     if (r == 1) {
       c->inflight++;
       quad_srv->requests++;
-      quad_dispatch(c, f);
+      if (quad_faultsim_begin != NULL)
+        quad_faultsim_begin(f);
+      conn_dispatch(c, f);
+      if (quad_faultsim_end != NULL)
+        quad_faultsim_end();
       quap_frame_free(f);
     }
   }
@@ -326,7 +437,8 @@ static void conn_process(quad_conn_t *c) {
 
 static void conn_update_reading(quad_conn_t *c) {
   bool want = c->state < QUAD_CLOSING && !quad_srv->stopping && !c->eof &&
-              c->rbuf_off == c->rbuf_len && c->inflight < quad_srv->cfg.max_inflight;
+              c->rbuf_off == c->rbuf_len && c->inflight < quad_srv->cfg.max_inflight &&
+              conn_may_dispatch(c);
   if (want && !c->reading) {
     if (uv_read_start(&c->u.s, on_alloc, on_read) == 0)
       c->reading = true;
@@ -377,6 +489,31 @@ static void init_tcp(quad_conn_t *c) {
   c->tcp = true;
 }
 
+/* The supplementary groups the peer on fd had when it connected
+ * (SO_PEERGROUPS: the kernel's record, so no group database lookup blocks
+ * the loop); their number, in *out (malloc'd, or NULL when none could be
+ * read: then only the primary group counts). */
+static size_t peer_groups(int fd, uint32_t **out) {
+  _Static_assert(sizeof(gid_t) == sizeof(uint32_t), "gid_t is 32 bits");
+  socklen_t len = 64 * sizeof(gid_t);
+  for (int tries = 0; tries < 2; tries++) {
+    gid_t *g = malloc(len ? len : 1);
+    if (g == NULL)
+      break;
+    socklen_t got = len;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &got) == 0) {
+      *out = (uint32_t *)g;
+      return got / sizeof(gid_t);
+    }
+    free(g);
+    if (errno != ERANGE)
+      break;
+    len = got; /* the size needed */
+  }
+  *out = NULL;
+  return 0;
+}
+
 void quad_on_unix_connection(uv_stream_t *server, int status) {
   quad_conn_t *c = conn_accept(server, status, init_pipe);
   if (c == NULL)
@@ -390,7 +527,11 @@ void quad_on_unix_connection(uv_stream_t *server, int status) {
              (long)cred.uid, (long)cred.gid);
     c->ident = (int64_t)cred.uid;
     char why[192];
-    if (!quad_peer_allowed(cred.uid, cred.gid, why, sizeof why)) {
+    uint32_t *groups = NULL;
+    size_t ngroups = peer_groups(fd, &groups);
+    bool ok = quad_peer_allowed(cred.uid, cred.gid, groups, ngroups, why, sizeof why);
+    free(groups);
+    if (!ok) {
       conn_start(c);
       c->inflight++; /* the refusal answers no request: count it (on_write) */
       quad_conn_respond(c, 0, QUA_EPERM, why, NULL);

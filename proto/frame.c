@@ -91,6 +91,15 @@ static int64_t append_with_body(quap_buf_t *b, Qua__V1__Frame *f, const Protobuf
     f->body.len = n ? protobuf_c_message_pack(msg, stack) : 0;
     return quap_frame_append(b, f);
   }
+  /* Room for the frame and, at the buffer's end past it, the body packed
+   * first: no allocation, so a caller that reserved 2n + 64 bytes before
+   * acting cannot fail to store the reply afterwards. */
+  size_t room = b->cap - b->len;
+  if (room >= QUAP_HEADER + 64 && n <= (room - QUAP_HEADER - 64) / 2) {
+    f->body.data = b->data + b->cap - n;
+    f->body.len = protobuf_c_message_pack(msg, f->body.data);
+    return quap_frame_append(b, f); /* the frame is at most n + 64 bytes: no realloc */
+  }
   int r = pack_body(msg, &f->body);
   if (r < 0)
     return r;

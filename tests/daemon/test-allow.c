@@ -12,15 +12,16 @@ static const char *quad_exe;
 
 enum { NOBODY = 65534 };
 
-/* What a peer with uid and gid NOBODY gets from quad q: 0 when a Stats
- * call is answered, 10 when refused with EPERM and a message naming
- * --allow-uid, another number otherwise. */
-static int connect_as_nobody(const quad_child_t *q) {
+/* What a peer with uid and gid NOBODY and the supplementary groups
+ * groups[0..n) gets from quad q: 0 when a Stats call is answered, 10 when
+ * refused with EPERM and a message naming --allow-uid, another number
+ * otherwise. */
+static int connect_as(const quad_child_t *q, const gid_t *groups, size_t n) {
   chmod(q->dir, 0755);
   chmod(q->sock, 0666);
   pid_t pid = fork();
   if (pid == 0) {
-    if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+    if (setgroups(n, groups) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
       _exit(3);
     rawconn_t c;
     if (rc_connect_unix(&c, q->sock) < 0)
@@ -39,6 +40,8 @@ static int connect_as_nobody(const quad_child_t *q) {
   waitpid(pid, &st, 0);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
+
+static int connect_as_nobody(const quad_child_t *q) { return connect_as(q, NULL, 0); }
 
 static void nobody_is_refused_by_default_with_the_rule(void) {
   quad_child_t q;
@@ -83,6 +86,25 @@ static void allow_group_lets_its_members_in(void) {
   CU_ASSERT_EQUAL(nobody_with("--allow-group", "12345"), 10);
 }
 
+/* A supplementary group counts as the kernel recorded it at connect (no
+ * group database is read: nobody is in no group of /etc/group here). */
+static void allow_group_counts_the_peers_supplementary_groups(void) {
+  quad_child_t q;
+  const char *extra[] = {"--allow-group", "12345", NULL};
+  CU_ASSERT_EQUAL_FATAL(quad_start(&q, quad_exe, extra), 0);
+  const gid_t member[] = {54321, 12345}, other[] = {54321, 12346};
+  CU_ASSERT_EQUAL(connect_as(&q, member, 2), 0);
+  CU_ASSERT_EQUAL(connect_as(&q, other, 2), 10); /* refused, naming the rule */
+  CU_ASSERT_EQUAL(connect_as(&q, NULL, 0), 10);
+  /* Many groups (past the first read's 64): the last one still counts. */
+  gid_t many[200];
+  for (int i = 0; i < 200; i++)
+    many[i] = (gid_t)(20000 + i);
+  many[199] = 12345;
+  CU_ASSERT_EQUAL(connect_as(&q, many, 200), 0);
+  CU_ASSERT_EQUAL(quad_stop(&q, SIGTERM, 5000, NULL), 0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test-allow QUAD\n");
@@ -98,6 +120,8 @@ int main(int argc, char **argv) {
       {"nobody_is_refused_by_default_with_the_rule", nobody_is_refused_by_default_with_the_rule},
       {"allow_uid_lets_that_uid_in", allow_uid_lets_that_uid_in},
       {"allow_group_lets_its_members_in", allow_group_lets_its_members_in},
+      {"allow_group_counts_the_peers_supplementary_groups",
+       allow_group_counts_the_peers_supplementary_groups},
       {"bad_allow_values_are_refused_at_start", bad_allow_values_are_refused_at_start},
       {NULL, NULL},
   };

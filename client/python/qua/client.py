@@ -459,8 +459,19 @@ class Client:
         self.rpc("Close", handle=handle)
 
     def ls(self):
-        """Every quaject of the daemon (QuajectInfo messages)."""
-        return list(self.rpc("List").quajects)
+        """Every quaject this connection may see (QuajectInfo messages), in id
+        order. List comes in pages that fit a frame: this asks for each page
+        after the last id seen until the daemon says there is no more."""
+        out, after = [], 0
+        while True:
+            page = self.rpc("List", after_id=after)
+            out.extend(page.quajects)
+            if not page.more:
+                return out
+            if not page.quajects or page.quajects[-1].id <= after:
+                raise QuaError(_EPROTO,
+                               "List said more but gave no quaject past #%d" % after)
+            after = page.quajects[-1].id
 
     def describe(self, what):
         """QuajectInfo of a handle (int) or a published name (str)."""

@@ -1,0 +1,74 @@
+/* faultsim.c -- quad-faultsim: quad whose allocations fail on request, to test out-of-memory paths.
+ *
+ * Linked into a copy of quad with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,
+ * so that every allocation of quad, libqua and the framing code (not of the shared libraries:
+ * libuv, protobuf-c, liburcu) passes through here. A request whose id is
+ * FAULTSIM_ID(serial, k) (see below) has the k-th allocation made on the loop thread during its
+ * dispatch fail with ENOMEM; every other allocation succeeds. After the dispatch quad logs
+ *   faultsim: 0xID: allocation K failed
+ * or, when the dispatch made fewer than k allocations,
+ *   faultsim: 0xID: N allocations, none failed
+ * so a test can sweep k from 1 until nothing fails and know each allocation was tried
+ * (SQLite's faultsim does the same with its malloc counter).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quad-internal.h"
+
+/* High 16 bits of a request id that asks for a fault; the low 24 bits are k. */
+#define FAULTSIM_TAG UINT64_C(0xFA17)
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+
+/* The loop thread's state: other threads' allocations are never counted. */
+static _Thread_local bool armed, fired;
+static _Thread_local unsigned count, target;
+static _Thread_local uint64_t armed_id;
+
+/* Whether this allocation is the one to fail. */
+static bool fail_now(void) {
+  if (!armed || fired)
+    return false;
+  if (++count != target)
+    return false;
+  fired = true;
+  errno = ENOMEM;
+  return true;
+}
+
+void *__wrap_malloc(size_t n) { return fail_now() ? NULL : __real_malloc(n); }
+void *__wrap_calloc(size_t n, size_t size) { return fail_now() ? NULL : __real_calloc(n, size); }
+void *__wrap_realloc(void *p, size_t n) { return fail_now() ? NULL : __real_realloc(p, n); }
+char *__wrap_strdup(const char *s) { return fail_now() ? NULL : __real_strdup(s); }
+
+void quad_faultsim_begin(const Qua__V1__Frame *f) {
+  if (f->id >> 48 != FAULTSIM_TAG || (f->id & 0xffffff) == 0)
+    return;
+  armed_id = f->id;
+  target = (unsigned)(f->id & 0xffffff);
+  count = 0;
+  fired = false;
+  armed = true;
+}
+
+void quad_faultsim_end(void) {
+  if (!armed)
+    return;
+  armed = false;
+  if (fired)
+    quad_log(QUAD_LOG_WARN, "faultsim: 0x%016" PRIx64 ": allocation %u failed", armed_id, target);
+  else
+    quad_log(QUAD_LOG_WARN, "faultsim: 0x%016" PRIx64 ": %u allocations, none failed", armed_id,
+             count);
+}
