@@ -252,6 +252,11 @@ typedef struct quad_server {
 
 extern quad_server_t *quad_srv;
 
+/* quad.c: the options' defaults, as quad --help gives them (what
+ * parse_options starts from; programs that embed the daemon's code, such
+ * as the dispatch fuzz harness, start from them too). */
+void quad_config_defaults(quad_config_t *cfg);
+
 /* metrics.c: the Prometheus endpoint (--metrics-listen). */
 int quad_metrics_listen(const char *spec); /* 0, or an exit status after a message */
 void quad_metrics_close(void);

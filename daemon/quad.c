@@ -309,8 +309,7 @@ static int read_token(quad_config_t *cfg) {
   return 0;
 }
 
-/* Fills cfg from argv. Returns -1 to go on, else an exit status. */
-static int parse_options(int argc, char **argv, quad_config_t *cfg) {
+void quad_config_defaults(quad_config_t *cfg) {
   cfg->max_frame = QUAP_DEFAULT_MAX_FRAME;
   cfg->max_quajects = 1024;
   cfg->max_inflight = 64;
@@ -322,6 +321,11 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
   cfg->max_quajects_total = 100000;
   cfg->max_threads = 256;
   cfg->log_level = QUAD_LOG_INFO;
+}
+
+/* Fills cfg from argv. Returns -1 to go on, else an exit status. */
+static int parse_options(int argc, char **argv, quad_config_t *cfg) {
+  quad_config_defaults(cfg);
   uint64_t v;
   const char *env;
   int opt;

@@ -43,11 +43,9 @@ static void setup(void) {
   quad_srv = &srv;
   verbose = getenv("FUZZ_QUAD_LOG") != NULL;
   quad_log_level = verbose ? QUAD_LOG_DEBUG : QUAD_LOG_ERROR;
-  srv.cfg.max_frame = QUAP_DEFAULT_MAX_FRAME;
-  srv.cfg.max_inflight = 64;
+  quad_config_defaults(&srv.cfg);
   srv.cfg.max_events = 256;
   srv.cfg.max_links = 16;
-  srv.cfg.hello_timeout_ms = 5000;
   /* Small limits keep one input's memory and threads bounded (a queue may take 128 MiB). */
   srv.cfg.max_quajects = 8;
   srv.cfg.max_quajects_total = 16;
