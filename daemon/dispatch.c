@@ -43,6 +43,8 @@ typedef struct quad_call {
   uint64_t id;
   int status;
   bool replied;
+  bool deferred;       /* a control job answers it (work.c) */
+  ProtobufCMessage *in; /* the unpacked request; NULL once a job took it */
   const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
   char msg[192];
 } quad_call_t;
@@ -141,14 +143,15 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   o->id = qua_quaject_id(q);
   o->owner = owner;
   o->ident = owner != NULL ? owner->ident : QUAD_IDENT_NONE;
+  if (quad_map_put(&quad_srv->objs_by_id, o->id, o) < 0) {
+    free(o);
+    return NULL;
+  }
   o->next = quad_srv->objs;
   if (o->next != NULL)
     o->next->prev = o;
   quad_srv->objs = o;
-  quad_srv->nobjs++;
-  if (owner != NULL)
-    owner->owned++;
-  return o;
+  return o; /* counted in nobjs and owner->owned by the Create that made it */
 }
 
 /* Whether c may unpublish, close or destroy o: its creating connection,
@@ -183,12 +186,7 @@ static quad_obj_t *obj_by_name(const char *name) {
   return NULL;
 }
 
-static quad_obj_t *obj_by_quaject(const qua_quaject_t *q) {
-  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next)
-    if (o->q == q)
-      return o;
-  return NULL;
-}
+static quad_obj_t *obj_by_id(uint64_t id) { return quad_map_get(&quad_srv->objs_by_id, id); }
 
 /* The connection's handle on o, made when it has none. NULL: out of memory. */
 static quad_ref_t *ref_add(quad_conn_t *c, quad_obj_t *o) {
@@ -220,13 +218,31 @@ static quad_ref_t *ref_of(quad_conn_t *c, const quad_obj_t *o) {
   return NULL;
 }
 
-/* Unbinds, closes the sites and forgets the handle. */
-static void ref_release(quad_ref_t *r) {
-  while (r->bindings != NULL)
-    quad_unbind(r->bindings);
-  for (int e = 0; e < QUA_MAX_ENTRIES; e++)
-    if (r->sites[e] != NULL)
-      qua_site_close(r->sites[e]);
+/* --- Teardown: what a destroy, an unbind or a closing connection lets go ------------ */
+
+/* Detached from the loop's state and waiting for the worker (work.c note
+ * 3): bindings to release, handles whose Invoke sites to close, objects
+ * whose quajects to destroy, in that order, so that no binding or site
+ * outlives the quaject it is on. Each is chained through a link of its
+ * own that detaching freed, so gathering allocates nothing. */
+typedef struct teardown {
+  quad_job_t job;
+  bool on_heap;
+  uint64_t id; /* the request answered with Empty when done, for a request job */
+  quad_binding_t *bindings; /* through next_in_ref */
+  quad_ref_t *refs;         /* through next_in_obj */
+  quad_obj_t *objs;         /* through next */
+} teardown_t;
+
+/* Detaches a handle: its bindings, its place in the connection's handles
+ * and in its object's list. */
+static void ref_detach(quad_ref_t *r, teardown_t *td) {
+  while (r->bindings != NULL) {
+    quad_binding_t *b = r->bindings;
+    quad_binding_detach(b);
+    b->next_in_ref = td->bindings;
+    td->bindings = b;
+  }
   quad_map_del(&r->conn->handles, r->handle);
   if (r->prev_in_obj != NULL)
     r->prev_in_obj->next_in_obj = r->next_in_obj;
@@ -234,19 +250,19 @@ static void ref_release(quad_ref_t *r) {
     r->obj->refs = r->next_in_obj;
   if (r->next_in_obj != NULL)
     r->next_in_obj->prev_in_obj = r->prev_in_obj;
-  free(r);
+  r->obj = NULL;
+  r->conn = NULL;
+  r->next_in_obj = td->refs;
+  td->refs = r;
 }
 
-/* Releases every handle on o, destroys its quaject, forgets it. */
-static void obj_destroy(quad_obj_t *o) {
+/* Detaches an object: "destroyed" on every binding, every handle on it,
+ * its place in the daemon's lists and counts. */
+static void obj_detach(quad_obj_t *o, teardown_t *td) {
   for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
     quad_bindings_end(r);
   while (o->refs != NULL)
-    ref_release(o->refs);
-  qua_error_t err = {0};
-  int r = qua_destroy(o->q, true, &err);
-  if (r < 0)
-    quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
+    ref_detach(o->refs, td);
   if (o->owner != NULL)
     o->owner->owned--;
   if (o->prev != NULL)
@@ -255,14 +271,89 @@ static void obj_destroy(quad_obj_t *o) {
     quad_srv->objs = o->next;
   if (o->next != NULL)
     o->next->prev = o->prev;
+  quad_map_del(&quad_srv->objs_by_id, o->id);
   quad_srv->nobjs--;
   quad_srv->nthreads -= o->active;
-  free(o->name);
-  free(o);
+  o->prev = NULL;
+  o->next = td->objs;
+  td->objs = o;
+}
+
+/* The worker's part: libqua calls only. */
+static void teardown_work(quad_job_t *j) {
+  teardown_t *td = (teardown_t *)j;
+  for (quad_binding_t *b = td->bindings; b != NULL; b = b->next_in_ref)
+    quad_binding_release(b);
+  for (quad_ref_t *r = td->refs; r != NULL; r = r->next_in_obj)
+    for (int e = 0; e < QUA_MAX_ENTRIES; e++)
+      if (r->sites[e] != NULL)
+        qua_site_close(r->sites[e]);
+  for (quad_obj_t *o = td->objs; o != NULL; o = o->next) {
+    qua_error_t err = {0};
+    if (qua_destroy(o->q, true, &err) < 0)
+      quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
+  }
+}
+
+/* The loop's part: frees what the loop allocated, answers the request. */
+static void teardown_done(quad_job_t *j) {
+  teardown_t *td = (teardown_t *)j;
+  while (td->bindings != NULL) {
+    quad_binding_t *b = td->bindings;
+    td->bindings = b->next_in_ref;
+    quad_binding_free(b);
+  }
+  while (td->refs != NULL) {
+    quad_ref_t *r = td->refs;
+    td->refs = r->next_in_obj;
+    free(r);
+  }
+  while (td->objs != NULL) {
+    quad_obj_t *o = td->objs;
+    td->objs = o->next;
+    free(o->name);
+    free(o);
+  }
+  if (j->request && j->c->state < QUAD_CLOSING) {
+    Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+    quad_conn_respond(j->c, td->id, 0, NULL, &out.base);
+  }
+  if (td->on_heap)
+    free(td);
+}
+
+/* Hands a gathered teardown to the worker: as the job answering request
+ * `call` (NULL: none), holding `c` (NULL: none). Out of memory, it runs
+ * here, on the loop: slower, never lost. */
+static void teardown_submit(teardown_t *gathered, quad_conn_t *c, quad_call_t *call) {
+  if (gathered->bindings == NULL && gathered->refs == NULL && gathered->objs == NULL &&
+      call == NULL)
+    return;
+  teardown_t *td = malloc(sizeof *td);
+  if (td == NULL) {
+    quad_log(QUAD_LOG_WARN, "out of memory: control work runs on the loop");
+    gathered->job.c = c;
+    gathered->job.request = call != NULL;
+    gathered->id = call != NULL ? call->id : 0;
+    teardown_work(&gathered->job);
+    teardown_done(&gathered->job);
+    if (call != NULL)
+      call->replied = true;
+    return;
+  }
+  *td = *gathered;
+  td->on_heap = true;
+  td->job.work = teardown_work;
+  td->job.done = teardown_done;
+  td->id = call != NULL ? call->id : 0;
+  if (call != NULL)
+    call->deferred = true;
+  quad_job_submit(&td->job, c, call != NULL);
 }
 
 void quad_conn_release(quad_conn_t *c) {
   quad_link_conn_closed(c);
+  teardown_t td = {0};
   /* Handles first: their bindings go, so nothing calls into c any more. */
   size_t n = c->handles.len, k = 0;
   quad_ref_t **refs = n ? malloc(n * sizeof *refs) : NULL;
@@ -271,13 +362,13 @@ void quad_conn_release(quad_conn_t *c) {
       if (c->handles.keys[i] != 0)
         refs[k++] = c->handles.vals[i];
     for (size_t i = 0; i < k; i++)
-      ref_release(refs[i]);
+      ref_detach(refs[i], &td);
     free(refs);
   } else {
     while (c->handles.len > 0)
       for (size_t i = 0; i < c->handles.cap; i++)
         if (c->handles.keys[i] != 0) {
-          ref_release(c->handles.vals[i]);
+          ref_detach(c->handles.vals[i], &td);
           break;
         }
   }
@@ -286,17 +377,91 @@ void quad_conn_release(quad_conn_t *c) {
     if (o->owner != c)
       continue;
     if (o->name == NULL) {
-      obj_destroy(o);
+      obj_detach(o, &td);
     } else {
       o->owner = NULL;
       c->owned--;
     }
   }
+  teardown_submit(&td, c, NULL);
 }
 
 void quad_objs_destroy_all(void) {
+  teardown_t td = {0};
   while (quad_srv->objs != NULL)
-    obj_destroy(quad_srv->objs);
+    obj_detach(quad_srv->objs, &td);
+  teardown_work(&td.job);
+  teardown_done(&td.job);
+  quad_map_fini(&quad_srv->objs_by_id);
+}
+
+/* --- Control jobs: methods whose libqua part runs on the worker --------------------- */
+
+/* A request of Create, Wire, Unwire or Close on its way through the
+ * worker: the request message (kept), the quajects it names, the outcome. */
+typedef struct ctl {
+  quad_job_t job;
+  uint64_t id;
+  ProtobufCMessage *in;
+  qua_quaject_t *q, *dst;
+  const qua_type_t *m68k; /* Create: an m68k type, or NULL for the host's */
+  const char *params[QUA_MAX_PARAMS * 4];
+  size_t nparams;
+  bool active;
+  int status;
+  qua_error_t err;
+} ctl_t;
+
+/* Makes the job that answers `call` (the request message goes with it);
+ * NULL when out of memory. */
+static ctl_t *ctl_new(quad_call_t *call, void (*work)(quad_job_t *), void (*done)(quad_job_t *)) {
+  ctl_t *x = calloc(1, sizeof *x);
+  if (x == NULL)
+    return NULL;
+  x->job.work = work;
+  x->job.done = done;
+  x->id = call->id;
+  return x;
+}
+
+static void ctl_submit(ctl_t *x, quad_call_t *call) {
+  x->in = call->in;
+  call->in = NULL; /* the job frees it */
+  call->deferred = true;
+  quad_job_submit(&x->job, call->c, true);
+}
+
+/* Sets the job's error (its status and message); returns code. */
+__attribute__((format(printf, 3, 4))) static int ctl_err(ctl_t *x, int code, const char *fmt,
+                                                         ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  x->status = code;
+  x->err.code = code;
+  vsnprintf(x->err.msg, sizeof x->err.msg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+/* Answers the request (an error from x->status and x->err, else out) and
+ * frees the job. */
+static void ctl_finish(ctl_t *x, const ProtobufCMessage *out) {
+  quad_conn_t *c = x->job.c;
+  if (c->state < QUAD_CLOSING) {
+    if (x->status < 0)
+      quad_conn_respond(c, x->id, x->status,
+                        x->err.msg[0] != '\0' ? x->err.msg : qua_strerror(x->status), NULL);
+    else
+      quad_conn_respond(c, x->id, 0, NULL, out);
+  }
+  protobuf_c_message_free_unpacked(x->in, NULL);
+  free(x);
+}
+
+/* Wire, Unwire, Close: answered Empty when the call succeeded. */
+static void ctl_done_empty(quad_job_t *j) {
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  ctl_finish((ctl_t *)j, &out.base);
 }
 
 bool quad_name_ok(const char *s) {
@@ -501,6 +666,68 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
   arena_free(&a);
 }
 
+/* Create's worker part. */
+static void create_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  const Qua__V1__CreateRequest *in = (const Qua__V1__CreateRequest *)x->in;
+  x->status = x->m68k != NULL
+                  ? qua_create_with(x->m68k, x->params, (int)x->nparams, &x->q, &x->err)
+                  : qua_create(in->type, x->params, (int)x->nparams, &x->q, &x->err);
+}
+
+/* Create's loop part: the object and its handle, unless the connection
+ * went or another Create took the name meanwhile. */
+static void create_done(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  quad_conn_t *c = j->c;
+  const Qua__V1__CreateRequest *in = (const Qua__V1__CreateRequest *)x->in;
+  quad_obj_t *o = NULL;
+  quad_ref_t *ref = NULL;
+  if (x->status < 0)
+    goto undo;
+  if (in->name[0] != '\0' && obj_by_name(in->name) != NULL) {
+    ctl_err(x, QUA_EEXIST, "the name '%s' is taken", in->name);
+    goto drop;
+  }
+  if ((o = obj_add(x->q, c)) == NULL)
+    goto nomem;
+  o->active = x->active;
+  if (in->name[0] != '\0' && (o->name = strdup(in->name)) == NULL)
+    goto nomem;
+  if (c->state >= QUAD_CLOSING) {
+    ctl_err(x, QUA_ESHUTDOWN, "the connection closed"); /* nobody hears it */
+    goto drop;
+  }
+  if ((ref = ref_add(c, o)) == NULL)
+    goto nomem;
+  quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
+           in->type, o->id, o->name ? " as " : "", o->name ? o->name : "");
+  Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
+  out.handle = ref->handle;
+  out.id = o->id;
+  ctl_finish(x, &out.base);
+  return;
+
+nomem:
+  ctl_err(x, QUA_ENOMEM, "out of memory");
+drop:
+  if (o != NULL) {
+    teardown_t td = {0};
+    obj_detach(o, &td); /* gives the counts back */
+    teardown_submit(&td, NULL, NULL);
+    ctl_finish(x, NULL);
+    return;
+  }
+  quad_log(QUAD_LOG_WARN, "create #%" PRIu64 ": %s; destroyed on the loop", qua_quaject_id(x->q),
+           x->err.msg);
+  qua_destroy(x->q, true, NULL);
+undo:
+  c->owned--;
+  quad_srv->nobjs--;
+  quad_srv->nthreads -= x->active;
+  ctl_finish(x, NULL);
+}
+
 static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *in,
                        Qua__V1__CreateReply_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -546,51 +773,43 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   if (active && quad_srv->nthreads >= quad_srv->cfg.max_threads)
     FAIL(QUA_ELIMIT, "the daemon runs %u quajects with threads of their own, the limit "
          "(--max-threads)", quad_srv->nthreads);
-  qua_error_t err = {0};
-  qua_quaject_t *q = NULL;
-  int r = m68k != NULL ? qua_create_with(m68k, params, (int)nparams, &q, &err)
-                       : qua_create(in->type, params, (int)nparams, &q, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  char *name = NULL;
-  quad_obj_t *o = NULL;
-  quad_ref_t *ref = NULL;
-  if (in->name[0] != '\0' && (name = strdup(in->name)) == NULL)
-    goto nomem;
-  if ((o = obj_add(q, c)) == NULL)
-    goto nomem;
-  o->active = active;
+  ctl_t *x = ctl_new(call, create_work, create_done);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->m68k = m68k;
+  memcpy(x->params, params, nparams * sizeof params[0]); /* into the request, which the job keeps */
+  x->nparams = nparams;
+  x->active = active;
+  /* The counts are taken now (work.c note 3): creates in flight count. */
+  c->owned++;
+  quad_srv->nobjs++;
   quad_srv->nthreads += active;
-  if ((ref = ref_add(c, o)) == NULL)
-    goto nomem;
-  o->name = name;
-  quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
-           in->type, o->id, name ? " as " : "", name ? name : "");
-  Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
-  out.handle = ref->handle;
-  out.id = o->id;
-  closure(&out, call);
-  return;
-
-nomem:
-  free(name);
-  if (o != NULL)
-    obj_destroy(o);
-  else
-    qua_destroy(q, true, NULL);
-  FAIL(QUA_ENOMEM, "out of memory");
+  ctl_submit(x, call);
 }
 
-/* True when a callout of another object is wired to o. */
+/* A daemon object whose callout is wired to o (its callout in *callout),
+ * or NULL. Looks at o's own wires in, not at every object. */
 static const quad_obj_t *wired_into(const quad_obj_t *o, int *callout) {
-  for (const quad_obj_t *p = quad_srv->objs; p != NULL; p = p->next) {
-    const qua_type_t *t = qua_quaject_type(p->q);
-    for (int k = 0; k < t->ncallouts; k++)
-      if (qua_wired_to(p->q, k, NULL) == o->q) {
-        *callout = k;
-        return p;
-      }
+  enum { N = 16 };
+  uint64_t ids[N];
+  int callouts[N];
+  int n = qua_wired_in(o->q, ids, callouts, N);
+  for (int i = 0; i < n && i < N; i++) {
+    const quad_obj_t *p = obj_by_id(ids[i]);
+    if (p != NULL) {
+      *callout = callouts[i];
+      return p;
+    }
   }
+  if (n > N) /* more wires in than looked at: the rest are found the long way */
+    for (const quad_obj_t *p = quad_srv->objs; p != NULL; p = p->next) {
+      const qua_type_t *t = qua_quaject_type(p->q);
+      for (int k = 0; k < t->ncallouts; k++)
+        if (qua_wired_to(p->q, k, NULL) == o->q) {
+          *callout = k;
+          return p;
+        }
+    }
   return NULL;
 }
 
@@ -609,9 +828,9 @@ static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest
   }
   quad_log(QUAD_LOG_DEBUG, "conn %llu: destroy #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
-  obj_destroy(o);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  teardown_t td = {0};
+  obj_detach(o, &td);
+  teardown_submit(&td, call->c, call);
 }
 
 static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest *in,
@@ -670,29 +889,40 @@ static void svc_open(Qua__V1__Qua_Service *svc, const Qua__V1__OpenRequest *in,
   closure(&out, call);
 }
 
+static void wire_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  const Qua__V1__WireRequest *in = (const Qua__V1__WireRequest *)x->in;
+  x->status = qua_wire(x->q, in->callout, x->dst, in->entry, &x->err);
+}
+
 static void svc_wire(Qua__V1__Qua_Service *svc, const Qua__V1__WireRequest *in,
                      Qua__V1__Empty_Closure closure, void *data) {
   quad_call_t *call = data;
   GET_REF(src, in->src);
   GET_REF(dst, in->dst);
-  qua_error_t err = {0};
-  int r = qua_wire(src->obj->q, in->callout, dst->obj->q, in->entry, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  ctl_t *x = ctl_new(call, wire_work, ctl_done_empty);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->q = src->obj->q;
+  x->dst = dst->obj->q;
+  ctl_submit(x, call);
+}
+
+static void unwire_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  const Qua__V1__UnwireRequest *in = (const Qua__V1__UnwireRequest *)x->in;
+  x->status = qua_unwire(x->q, in->callout, &x->err);
 }
 
 static void svc_unwire(Qua__V1__Qua_Service *svc, const Qua__V1__UnwireRequest *in,
                        Qua__V1__Empty_Closure closure, void *data) {
   quad_call_t *call = data;
   GET_REF(src, in->src);
-  qua_error_t err = {0};
-  int r = qua_unwire(src->obj->q, in->callout, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  ctl_t *x = ctl_new(call, unwire_work, ctl_done_empty);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->q = src->obj->q;
+  ctl_submit(x, call);
 }
 
 /* --- Invoke ------------------------------------------------------------------------ */
@@ -896,9 +1126,10 @@ static void svc_unbind(Qua__V1__Qua_Service *svc, const Qua__V1__UnbindRequest *
   quad_binding_t *b = quad_map_get(&call->c->bindings, in->binding);
   if (b == NULL)
     FAIL(QUA_EHANDLE, "no binding %" PRIu64 " on this connection", in->binding);
-  quad_unbind(b);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  teardown_t td = {0};
+  quad_binding_detach(b);
+  td.bindings = b;
+  teardown_submit(&td, call->c, call);
 }
 
 static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *in,
@@ -975,7 +1206,7 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
     if (w == NULL)
       return QUA_ENOMEM;
     qua__v1__wire_info__init(w);
-    const quad_obj_t *d = obj_by_quaject(dst);
+    const quad_obj_t *d = obj_by_id(qua_quaject_id(dst));
     w->callout = (char *)t->callouts[k].name;
     w->dst_id = qua_quaject_id(dst);
     w->dst_name = d != NULL && d->name != NULL ? d->name : (char *)(d == NULL ? "(client)" : "");
@@ -1083,6 +1314,13 @@ static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in
  * cannot reach it. Any handle on the queue may close it (as for Destroy);
  * closing twice is not an error. The "closed" broadcast it makes reaches
  * every drain binding (events.c) and watcher of "closed". */
+static void close_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  int r = qua_queue_close(x->q);
+  if (r < 0)
+    ctl_err(x, r, "cannot close queue #%" PRIu64 ": %s", qua_quaject_id(x->q), qua_strerror(r));
+}
+
 static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in,
                       Qua__V1__Empty_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -1093,13 +1331,13 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
   if (t != qua_type_find("queue"))
     FAIL(QUA_EINVAL, "%s #%" PRIu64 " is a %s: only a queue can be closed",
          o->name != NULL ? o->name : "quaject", o->id, t->name);
-  int r = qua_queue_close(o->q);
-  if (r < 0)
-    FAIL(r, "cannot close queue #%" PRIu64 ": %s", o->id, qua_strerror(r));
   quad_log(QUAD_LOG_DEBUG, "conn %llu: close queue #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  ctl_t *x = ctl_new(call, close_work, ctl_done_empty);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->q = o->q;
+  ctl_submit(x, call);
 }
 
 /* --- Links (link.c has the design note) ------------------------------------------- */
@@ -1168,10 +1406,12 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
     quad_conn_respond(c, f->id, QUA_EPROTO, msg, NULL);
     return;
   }
+  call.in = in;
   quad_service.base.invoke(&quad_service.base, f->method, in, reply, &call);
-  if (!call.replied) {
+  if (!call.replied && !call.deferred) {
     fail(&call, QUA_ESTATE, "%s gave no reply", m->name);
     reply(NULL, &call);
   }
-  protobuf_c_message_free_unpacked(in, NULL);
+  if (call.in != NULL)
+    protobuf_c_message_free_unpacked(call.in, NULL);
 }

@@ -18,9 +18,12 @@
  *     into the connection's output while fewer than QUAD_WRITE_HIGH bytes
  *     wait for the socket; the rest waits in the ring (and then drops).
  *     A record whose binding is gone (unbound meanwhile) is discarded.
- *  4. Unbinding calls qua_unwatch, which returns once the handler can no
- *     longer run; the ring is freed only with the connection, after every
- *     binding is gone. So no handler touches freed memory.
+ *  4. Unbinding detaches the binding on the loop (no event of it goes out
+ *     afterwards) and holds its connection; a control job (work.c) then
+ *     calls qua_unwatch, which returns once the handler can no longer run,
+ *     and only then is the binding freed and the hold dropped. The ring is
+ *     freed only with the connection, after the last hold. So no handler
+ *     touches freed memory.
  *  5. A drain binding (a queue's consumer side, or any one-word callout the
  *     client becomes the target of) has a get site on the queue, opened by
  *     the loop with a handler for "notempty" that only raises ev_pending.
@@ -284,21 +287,14 @@ fail:
   return rc;
 }
 
-void quad_unbind(quad_binding_t *b) {
+void quad_binding_detach(quad_binding_t *b) {
   quad_conn_t *c = b->conn;
-  if (b->watch != NULL)
-    qua_unwatch(b->watch); /* the handler no longer runs */
-  if (b->get_site != NULL)
-    qua_site_close(b->get_site);
-  if (b->count_site != NULL)
-    qua_site_close(b->count_site);
-  if (b->proxy != NULL)
-    qua_destroy(b->proxy, true, NULL); /* unwires the callout feeding it */
   for (quad_binding_t **pp = &b->ref->bindings; *pp != NULL; pp = &(*pp)->next_in_ref)
     if (*pp == b) {
       *pp = b->next_in_ref;
       break;
     }
+  b->next_in_ref = NULL;
   if (b->kind == QUAD_BIND_DRAIN) {
     if (b->prev_drain != NULL)
       b->prev_drain->next_drain = b->next_drain;
@@ -307,7 +303,25 @@ void quad_unbind(quad_binding_t *b) {
     if (b->next_drain != NULL)
       b->next_drain->prev_drain = b->prev_drain;
   }
-  binding_forget(b);
+  quad_map_del(&c->bindings, b->id);
+  b->ref = NULL;
+  quad_conn_hold(c); /* its handlers write into c's ring until released */
+}
+
+void quad_binding_release(quad_binding_t *b) {
+  if (b->watch != NULL)
+    qua_unwatch(b->watch); /* the handler no longer runs */
+  if (b->get_site != NULL)
+    qua_site_close(b->get_site);
+  if (b->count_site != NULL)
+    qua_site_close(b->count_site);
+  if (b->proxy != NULL)
+    qua_destroy(b->proxy, true, NULL); /* unwires the callout feeding it */
+}
+
+void quad_binding_free(quad_binding_t *b) {
+  quad_conn_unhold(b->conn);
+  free(b);
 }
 
 /* --- Delivery --------------------------------------------------------------------- */

@@ -201,10 +201,37 @@ struct quad_conn {
   quad_ring_t *ring;           /* created by the first Bind */
   _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
 
+  /* Control jobs (work.c): requests of this connection on a worker (its
+   * decoding waits while busy), holds that keep it allocated, and a close
+   * that waits for its request job. */
+  unsigned busy;
+  unsigned holds;
+  bool freed;          /* the socket closed while held: free at the last unhold */
+  bool close_deferred; /* quad_conn_close came while busy: closes on resume */
+  char close_why[96];
+
   /* Invoker callbacks recorded during one Invoke (loop thread only). */
   struct { int cb; uint64_t arg; } fired[QUAD_FIRED_MAX];
   int nfired;
 };
+
+/* --- Control work off the loop (work.c) -------------------------------- */
+
+typedef struct quad_job quad_job_t;
+struct quad_job {
+  uv_work_t req;
+  void (*work)(quad_job_t *j); /* a worker thread: libqua calls and j's own memory only */
+  void (*done)(quad_job_t *j); /* the loop, after work: records, replies, frees j */
+  quad_conn_t *c;              /* held while the job lives, or NULL */
+  bool request;                /* the job answers one of c's requests: c is busy meanwhile */
+  quad_job_t *next;
+};
+
+/* Queues j behind every job submitted before it (work.c note 2). With a
+ * connection, holds it; a request job also makes it busy until done. */
+void quad_job_submit(quad_job_t *j, quad_conn_t *c, bool request);
+/* True when no job is queued or running. */
+bool quad_jobs_idle(void);
 
 /* --- The server (quad.c) --------------------------------------------- */
 
@@ -223,7 +250,8 @@ typedef struct quad_server {
   quad_conn_t *conns;   /* open connections (NEW and READY) */
   unsigned nalive;      /* connections not yet freed, closing ones included */
   quad_obj_t *objs;
-  unsigned nobjs;
+  quad_map_t objs_by_id; /* quaject id -> quad_obj_t */
+  unsigned nobjs;        /* objects, and creates whose job has not finished */
   unsigned nthreads; /* active objects */
   /* Statistics. */
   unsigned nconns;
@@ -270,6 +298,12 @@ void quad_hello_done(quad_conn_t *c);
 void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
                        const ProtobufCMessage *out);
 bool quad_conn_writable(const quad_conn_t *c);
+/* A request job of c finished (work.c): decoding goes on, or the close
+ * that waited for it happens. */
+void quad_conn_resume(quad_conn_t *c);
+/* Keeps c's memory (and its event ring) until the matching unhold. */
+void quad_conn_hold(quad_conn_t *c);
+void quad_conn_unhold(quad_conn_t *c);
 /* SIGTERM: answer what is in flight, flush events, close every connection. */
 void quad_conns_shutdown(void);
 /* The exit deadline: closes every socket still open, written or not. */
@@ -291,8 +325,13 @@ int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad
                        qua_error_t *err);
 int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
                     quad_binding_t **out, qua_error_t *err);
-/* Unbinds: after return no handler of b runs; b is freed. */
-void quad_unbind(quad_binding_t *b);
+/* Unbinding, in three steps (events.c note 4): detach (the loop: b leaves
+ * its handle, its connection's maps and drains, and holds the connection),
+ * release (a control job's worker: afterwards no handler of b runs), free
+ * (the loop: drops the hold). */
+void quad_binding_detach(quad_binding_t *b);
+void quad_binding_release(quad_binding_t *b);
+void quad_binding_free(quad_binding_t *b);
 /* Sends "destroyed", the last event, on every binding of r (its quaject is
  * being destroyed), after the events already queued for them. */
 void quad_bindings_end(quad_ref_t *r);

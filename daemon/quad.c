@@ -692,7 +692,8 @@ static void on_closed_quietly(uv_handle_t *h) {}
 /* When every connection is gone: destroy what is left, close the last handles. */
 static void maybe_finish(void) {
   quad_server_t *srv = quad_srv;
-  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || uv_is_closing((uv_handle_t *)&srv->wake))
+  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || !quad_jobs_idle() ||
+      uv_is_closing((uv_handle_t *)&srv->wake))
     return;
   quad_objs_destroy_all();
   quad_link_shutdown();

@@ -60,11 +60,7 @@ static void conn_update_reading(quad_conn_t *c);
 
 /* --- Lifetime --------------------------------------------------------------- */
 
-static void on_handle_closed(uv_handle_t *h) {
-  quad_conn_t *c = h->data;
-  /* libuv runs close callbacks in no promised order: the last one frees. */
-  if (--c->closing > 0)
-    return;
+static void conn_free(quad_conn_t *c) {
   quap_decoder_fini(&c->dec);
   quap_buf_fini(&c->out);
   quad_map_fini(&c->handles);
@@ -75,6 +71,26 @@ static void on_handle_closed(uv_handle_t *h) {
   quad_srv->nalive--;
   if (quad_srv->stopping)
     uv_async_send(&quad_srv->wake); /* re-check whether everything is done */
+}
+
+static void on_handle_closed(uv_handle_t *h) {
+  quad_conn_t *c = h->data;
+  /* libuv runs close callbacks in no promised order: the last one frees,
+   * unless a control job still holds c (work.c note 4). */
+  if (--c->closing > 0)
+    return;
+  if (c->holds > 0)
+    c->freed = true;
+  else
+    conn_free(c);
+}
+
+void quad_conn_hold(quad_conn_t *c) { c->holds++; }
+
+void quad_conn_unhold(quad_conn_t *c) {
+  assert(c->holds > 0);
+  if (--c->holds == 0 && c->freed)
+    conn_free(c);
 }
 
 static void conn_uv_close(quad_conn_t *c) {
@@ -145,16 +161,26 @@ static void conn_unlink(quad_conn_t *c) {
 void quad_conn_close(quad_conn_t *c, const char *why) {
   if (c->state >= QUAD_CLOSING)
     return;
+  if (!c->close_deferred) {
+    conn_unlink(c);
+    if (c->reading) {
+      uv_read_stop(&c->u.s);
+      c->reading = false;
+    }
+  }
+  if (c->busy > 0) {
+    /* A request is on a worker: its answer goes out first (resume). */
+    if (!c->close_deferred)
+      snprintf(c->close_why, sizeof c->close_why, "%s", why);
+    c->close_deferred = true;
+    return;
+  }
+  c->close_deferred = false;
   quad_log(QUAD_LOG_INFO, "conn %llu (%s): closing: %s", (unsigned long long)c->serial, c->peer,
            why);
   /* Events already queued go out before the bindings are released. */
   quad_events_pump(c, true);
   c->state = QUAD_CLOSING;
-  conn_unlink(c);
-  if (c->reading) {
-    uv_read_stop(&c->u.s);
-    c->reading = false;
-  }
   quad_conn_release(c);
   quad_conn_flush(c);
   if (c->state == QUAD_CLOSED)
@@ -296,7 +322,7 @@ static void decode_error(quad_conn_t *c, int r) {
  * in-flight limit is reached, or the connection must close. */
 static void conn_process(quad_conn_t *c) {
   unsigned limit = quad_srv->cfg.max_inflight;
-  while (c->state < QUAD_CLOSING && !c->close_after && c->rbuf_off < c->rbuf_len &&
+  while (c->state < QUAD_CLOSING && !c->close_after && c->busy == 0 && c->rbuf_off < c->rbuf_len &&
          c->inflight < limit) {
     size_t used = 0;
     Qua__V1__Frame *f = NULL;
@@ -323,8 +349,21 @@ static void conn_process(quad_conn_t *c) {
   conn_update_reading(c);
 }
 
+void quad_conn_resume(quad_conn_t *c) {
+  assert(c->busy > 0);
+  if (--c->busy > 0 || c->state >= QUAD_CLOSING)
+    return;
+  if (c->close_deferred) {
+    quad_conn_close(c, c->close_why);
+    return;
+  }
+  if (quad_srv->stopping)
+    return; /* quad_conns_shutdown closes it */
+  conn_process(c);
+}
+
 static void conn_update_reading(quad_conn_t *c) {
-  bool want = c->state < QUAD_CLOSING && !quad_srv->stopping && !c->eof &&
+  bool want = c->state < QUAD_CLOSING && !c->close_deferred && !quad_srv->stopping && !c->eof &&
               c->rbuf_off == c->rbuf_len && c->inflight < quad_srv->cfg.max_inflight;
   if (want && !c->reading) {
     if (uv_read_start(&c->u.s, on_alloc, on_read) == 0)
