@@ -9,9 +9,12 @@
  *     another connection's handle, or one whose object is gone, is EHANDLE.
  *  2. Each handle keeps the connection's Invoke sites (one per callentry,
  *     opened on first use) and its bindings. Destroying an object, by any
- *     connection holding a handle, first releases every connection's
- *     handle on it (bindings unbound, sites closed), then destroys the
- *     quaject with force, so no site or watcher of the daemon dangles.
+ *     connection holding a handle, first detaches every connection's
+ *     handle on it, then the object; one job then unbinds the bindings,
+ *     closes the sites and destroys the quaject with force, in that order,
+ *     so no site or watcher of the daemon dangles. Objects are found by
+ *     quaject id in objs_by_id, so nothing here walks every object but
+ *     List and a closing connection's search for what it owns.
  *  3. The creating connection owns an object; when it closes, the objects
  *     it owns are destroyed unless published. A published object whose
  *     creator is gone has no owner; Unpublish gives it to the connection
@@ -20,9 +23,11 @@
  *  4. Requests are dispatched through the generated service descriptor:
  *     the frame's method index selects the input descriptor to unpack the
  *     body with, and protobuf-c's invoke calls our handler from
- *     QUA__V1__QUA__INIT. Every handler replies exactly once, through its
- *     closure, before returning: with the output message, or with NULL
- *     after quad_call_t's status and message were set.
+ *     QUA__V1__QUA__INIT. Every handler replies exactly once: through its
+ *     closure before returning (the output message, or NULL after
+ *     quad_call_t's status and message were set), or, for a method whose
+ *     libqua part blocks, from the `done` of the control job it submitted
+ *     (work.c; the job then owns the request message).
  *  5. Control follows the creator's identity (the peer's uid on the unix
  *     socket, the token on TCP): only a connection of that identity, or
  *     root, may Unpublish, Close or Destroy an object (EPERM otherwise);

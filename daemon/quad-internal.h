@@ -248,7 +248,7 @@ typedef struct quad_server {
   uint64_t start_ms;
   uint64_t next_serial;
   quad_conn_t *conns;   /* open connections (NEW and READY) */
-  unsigned nalive;      /* connections not yet freed, closing ones included */
+  unsigned nalive;      /* connections whose socket is not yet closed, closing ones included */
   quad_obj_t *objs;
   quad_map_t objs_by_id; /* quaject id -> quad_obj_t */
   unsigned nobjs;        /* objects, and creates whose job has not finished */

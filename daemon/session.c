@@ -17,6 +17,13 @@
  *     completion, on the loop thread; a response is appended to `out` and
  *     the whole batch of responses (and events) goes to the socket in one
  *     uv_write after the read that brought the requests.
+ *  2a. Busy: a control request (Create, Destroy, Wire, ...) is handed to
+ *     the worker (work.c) and the connection decodes nothing more until its
+ *     reply is appended; then decoding resumes where it stopped. So one
+ *     connection's requests are answered in order while others go on. A
+ *     close (EOF, error, SIGTERM) that comes while busy is deferred until
+ *     the reply is out: the connection leaves the open list at once and
+ *     reads nothing more, and enters CLOSING when the job is done.
  *  3. In flight: a request counts from the moment it is decoded until the
  *     write carrying its response completes. At --max-inflight the session
  *     stops decoding (the undecoded bytes stay in rbuf) and stops reading
@@ -27,13 +34,15 @@
  *     partial frame, at most --max-frame. A prefix over --max-frame is
  *     answered ETOOBIG (id 0) and closes; so does a frame that is not a
  *     Frame message (EPROTO), because the stream cannot be trusted after it.
- *  5. CLOSING: nothing more is read or dispatched. Entry releases the
- *     connection's bindings first (no handler can call into it afterwards),
- *     then its handles, then destroys the unpublished objects it owns; then
+ *  5. CLOSING: nothing more is read or dispatched. Entry detaches the
+ *     connection's bindings, its handles and the unpublished objects it
+ *     owns, and queues their release (unwatch, site close, destroy) as one
+ *     job for the worker, which holds the connection's memory until no
+ *     handler can call into it; then
  *     queued responses and events are written and the socket shut down; a
  *     timer closes it after 2 s if the peer does not read.
  *  6. CLOSED: uv_close was called; the memory goes in the close callback
- *     (after libuv cancelled any write).
+ *     (after libuv cancelled any write), or with the last job holding it.
  */
 #include <assert.h>
 #include <errno.h>
@@ -68,9 +77,6 @@ static void conn_free(quad_conn_t *c) {
   quad_ring_free(c->ring);
   free(c->rbuf);
   free(c);
-  quad_srv->nalive--;
-  if (quad_srv->stopping)
-    uv_async_send(&quad_srv->wake); /* re-check whether everything is done */
 }
 
 static void on_handle_closed(uv_handle_t *h) {
@@ -79,6 +85,9 @@ static void on_handle_closed(uv_handle_t *h) {
    * unless a control job still holds c (work.c note 4). */
   if (--c->closing > 0)
     return;
+  quad_srv->nalive--;
+  if (quad_srv->stopping)
+    uv_async_send(&quad_srv->wake); /* re-check whether everything is done */
   if (c->holds > 0)
     c->freed = true;
   else

@@ -78,6 +78,16 @@ static int batch_run(batch_t *q, rawconn_t *c) {
   return ok;
 }
 
+/* Fills cr as a Create of a tee with two outputs (params: its one slot). */
+static void tee_request(Qua__V1__CreateRequest *cr, char **params) {
+  qua__v1__create_request__init(cr);
+  params[0] = (char *)"n=2";
+  cr->type = (char *)"tee";
+  cr->name = (char *)"";
+  cr->n_params = 1;
+  cr->params = params;
+}
+
 /* --- The storm ------------------------------------------------------------------------ */
 
 enum { STORM_TEES = 65, STORM_WIRES = 70 };
@@ -85,12 +95,9 @@ enum { STORM_TEES = 65, STORM_WIRES = 70 };
 /* Sends a client's graph: 65 tees (handles 1..65 on a fresh connection),
  * a chain through out0 (64 wires) and 6 more through out1. */
 static void storm_graph(rawconn_t *c, batch_t *b) {
-  Qua__V1__CreateRequest cr = QUA__V1__CREATE_REQUEST__INIT;
-  char *params[1] = {(char *)"n=2"};
-  cr.type = (char *)"tee";
-  cr.name = (char *)"";
-  cr.n_params = 1;
-  cr.params = params;
+  Qua__V1__CreateRequest cr;
+  char *params[1];
+  tee_request(&cr, params);
   for (int i = 0; i < STORM_TEES; i++)
     batch_add(b, c, QUAP_CREATE, &cr.base);
   Qua__V1__WireRequest w = QUA__V1__WIRE_REQUEST__INIT;
@@ -245,12 +252,9 @@ static void victim_control_latency_does_not_grow_with_others_quajects(void) {
   int made = 0;
   for (int i = 0; i < OTHERS / PER; i++) {
     CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&o[i], q[1].sock), 0);
-    Qua__V1__CreateRequest cr = QUA__V1__CREATE_REQUEST__INIT;
-    char *params[1] = {(char *)"n=2"};
-    cr.type = (char *)"tee";
-    cr.name = (char *)"";
-    cr.n_params = 1;
-    cr.params = params;
+    Qua__V1__CreateRequest cr;
+    char *params[1];
+    tee_request(&cr, params);
     batch_t b;
     batch_init(&b, &o[i], PER);
     for (int k = 0; k < PER; k++)
