@@ -43,12 +43,15 @@
 #include "quad-internal.h"
 #include "quad-m68k.h"
 
+struct opener;
+
 typedef struct quad_call {
   quad_conn_t *c;
   uint64_t id;
   int status;
   bool replied;
   bool deferred;       /* a control job answers it (work.c) */
+  const struct opener *opened; /* Invoke replayed after the worker opened its sites */
   ProtobufCMessage *in; /* the unpacked request; NULL once a job took it */
   const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
   char msg[192];
@@ -975,9 +978,9 @@ static size_t invoke_reply_bound(quad_conn_t *c, const Qua__V1__InvokeRequest *i
   return n;
 }
 
-/* Runs one call; a request-level error returns negative with msg set. */
-static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1__InvokeReply *out,
-                      arena_t *a, char *msg, size_t msglen) {
+/* The handle and callentry a call names, checked: 0, or an error with msg set. */
+static int invoke_target(quad_conn_t *c, const Qua__V1__InvokeRequest *in, quad_ref_t **refp,
+                         int *ep, char *msg, size_t msglen) {
   quad_ref_t *ref = quad_map_get(&c->handles, in->handle);
   if (ref == NULL) {
     snprintf(msg, msglen, "no handle %" PRIu64 " on this connection", in->handle);
@@ -1001,19 +1004,136 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
              ed->arity == 1 ? "" : "s", in->n_args);
     return QUA_EINVAL;
   }
-  if (ref->sites[e] == NULL) {
+  *refp = ref;
+  *ep = e;
+  return 0;
+}
+
+/* --- Invoke sites, opened by the worker ------------------------------------------------ */
+
+/* A connection's first call of a callentry through a handle opens the
+ * handle's site for it, a control operation (it may wait for a grace
+ * period). The request goes to the worker with the sites it lacks; when
+ * they are open, the loop runs it as if it had just come (call->opened
+ * says why a site is still missing). */
+typedef struct site_want {
+  quad_ref_t *ref;
+  qua_quaject_t *q;
+  int e;
+  qua_site_t *site; /* opened */
+  int status;
+  char msg[160];
+} site_want_t;
+
+/* The service (defined with the methods, at the end). */
+static Qua__V1__Qua_Service quad_service;
+
+typedef struct opener {
+  quad_job_t job;
+  uint64_t id;
+  unsigned method;
+  ProtobufCMessage *in;
+  int n;
+  site_want_t want[];
+} opener_t;
+
+static void opener_work(quad_job_t *j) {
+  opener_t *o = (opener_t *)j;
+  for (int i = 0; i < o->n; i++) {
+    site_want_t *w = &o->want[i];
+    const qua_type_t *t = qua_quaject_type(w->q);
     qua_bind_t binds[QUA_MAX_CALLBACKS + 1];
     int nb = 0;
     for (int k = 0; k < t->ncallbacks; k++)
       if (t->callbacks[k].kind == QUA_CB_INVOKER)
-        binds[nb++] = (qua_bind_t){t->callbacks[k].name, on_fired, c};
+        binds[nb++] = (qua_bind_t){t->callbacks[k].name, on_fired, j->c};
     binds[nb] = (qua_bind_t){NULL, NULL, NULL};
     qua_error_t err = {0};
-    int r = qua_site_open(q, ed->name, binds, 0, &ref->sites[e], &err);
-    if (r < 0) {
-      snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : qua_strerror(r));
-      return r;
+    w->status = qua_site_open(w->q, t->entries[w->e].name, binds, 0, &w->site, &err);
+    if (w->status < 0)
+      snprintf(w->msg, sizeof w->msg, "%s", err.msg[0] ? err.msg : qua_strerror(w->status));
+  }
+}
+
+/* Gives the handles their sites (a handle detached meanwhile still takes
+ * it: the teardown queued after this job closes it), then runs the request. */
+static void opener_done(quad_job_t *j) {
+  opener_t *o = (opener_t *)j;
+  quad_conn_t *c = j->c;
+  for (int i = 0; i < o->n; i++)
+    if (o->want[i].site != NULL)
+      o->want[i].ref->sites[o->want[i].e] = o->want[i].site;
+  if (c->state < QUAD_CLOSING) {
+    quad_call_t call = {.c = c, .id = o->id, .opened = o};
+    quad_service.base.invoke(&quad_service.base, o->method, o->in, reply, &call);
+  }
+  protobuf_c_message_free_unpacked(o->in, NULL);
+  free(o);
+}
+
+/* When some of the calls need a site their handle lacks: submits the
+ * request to the worker to open them (1), or 0 when none is missing, or
+ * QUA_ENOMEM. */
+static int sites_wanted(quad_call_t *call, unsigned method, Qua__V1__InvokeRequest *const *calls,
+                        size_t ncalls) {
+  if (call->opened != NULL)
+    return 0; /* the replay: what is still missing failed */
+  int n = 0;
+  opener_t *o = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < ncalls; i++) {
+      quad_ref_t *ref;
+      int e;
+      char msg[160];
+      if (invoke_target(call->c, calls[i], &ref, &e, msg, sizeof msg) < 0 || ref->sites[e] != NULL)
+        continue;
+      int k = 0;
+      while (o != NULL && k < o->n && !(o->want[k].ref == ref && o->want[k].e == e))
+        k++;
+      if (pass == 0) {
+        n++; /* an upper bound: duplicates are counted */
+      } else if (k == o->n) {
+        o->want[o->n++] = (site_want_t){.ref = ref, .q = ref->obj->q, .e = e};
+      }
     }
+    if (pass == 0) {
+      if (n == 0)
+        return 0;
+      if ((o = calloc(1, sizeof *o + (size_t)n * sizeof o->want[0])) == NULL)
+        return QUA_ENOMEM;
+    }
+  }
+  o->job.work = opener_work;
+  o->job.done = opener_done;
+  o->id = call->id;
+  o->method = method;
+  o->in = call->in;
+  call->in = NULL;
+  call->deferred = true;
+  quad_job_submit(&o->job, call->c, true);
+  return 1;
+}
+
+/* Runs one call; a request-level error returns negative with msg set. */
+static int invoke_one(quad_call_t *call, const Qua__V1__InvokeRequest *in,
+                      Qua__V1__InvokeReply *out, arena_t *a, char *msg, size_t msglen) {
+  quad_conn_t *c = call->c;
+  quad_ref_t *ref;
+  int e;
+  int r = invoke_target(c, in, &ref, &e, msg, msglen);
+  if (r < 0)
+    return r;
+  const qua_type_t *t = qua_quaject_type(ref->obj->q);
+  const qua_entry_def_t *ed = &t->entries[e];
+  if (ref->sites[e] == NULL) {
+    /* The worker tried to open it (sites_wanted) and could not. */
+    for (int k = 0; call->opened != NULL && k < call->opened->n; k++)
+      if (call->opened->want[k].ref == ref && call->opened->want[k].e == e) {
+        snprintf(msg, msglen, "%s", call->opened->want[k].msg);
+        return call->opened->want[k].status;
+      }
+    snprintf(msg, msglen, "%s.%s has no site for this handle", t->name, ed->name);
+    return QUA_ESTATE;
   }
   /* Room for the fired callbacks is taken before the call: once the call
    * ran, nothing may fail and report it as not done. */
@@ -1029,7 +1149,7 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
   uint64_t a0 = in->n_args > 0 ? in->args[0] : 0, a1 = in->n_args > 1 ? in->args[1] : 0;
   uint64_t ret = 0;
   c->nfired = 0;
-  int r = qua_call(ref->sites[e], a0, a1, &ret);
+  r = qua_call(ref->sites[e], a0, a1, &ret);
   out->status = r;
   out->has_result = ed->returns && r == QUA_OK;
   out->result = out->has_result ? ret : 0;
@@ -1051,7 +1171,12 @@ static void svc_invoke(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeRequest *
   quad_call_t *call = data;
   arena_t a = {0};
   Qua__V1__InvokeReply out = QUA__V1__INVOKE_REPLY__INIT;
-  int r = invoke_one(call->c, in, &out, &a, call->msg, sizeof call->msg);
+  int w = sites_wanted(call, QUAP_INVOKE, (Qua__V1__InvokeRequest *const *)&in, 1);
+  if (w < 0)
+    FAIL(w, "out of memory: the call was not made");
+  if (w > 0)
+    return; /* answered when the worker opened the site */
+  int r = invoke_one(call, in, &out, &a, call->msg, sizeof call->msg);
   if (r < 0) {
     arena_free(&a);
     call->status = r;
@@ -1077,6 +1202,11 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
          "the replies of these %zu calls may take %zu bytes, over --max-frame (%zu): "
          "send fewer calls per batch; none was made",
          in->n_calls, bound, quad_srv->cfg.max_frame);
+  int w = sites_wanted(call, QUAP_INVOKE_BATCH, in->calls, in->n_calls);
+  if (w < 0)
+    FAIL(w, "out of memory: none of the calls was made");
+  if (w > 0)
+    return; /* answered when the worker opened the sites */
   arena_t a = {0};
   Qua__V1__InvokeBatchReply out = QUA__V1__INVOKE_BATCH_REPLY__INIT;
   Qua__V1__InvokeReply *replies = arena_alloc(&a, in->n_calls * sizeof *replies);
@@ -1090,7 +1220,7 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
   for (size_t i = 0; i < in->n_calls; i++) {
     qua__v1__invoke_reply__init(&replies[i]);
     char msg[160];
-    int r = invoke_one(call->c, in->calls[i], &replies[i], &a, msg, sizeof msg);
+    int r = invoke_one(call, in->calls[i], &replies[i], &a, msg, sizeof msg);
     if (r < 0)
       replies[i].status = r;
     out.replies[i] = &replies[i];

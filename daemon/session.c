@@ -363,6 +363,12 @@ void quad_conn_resume(quad_conn_t *c) {
   if (--c->busy > 0 || c->state >= QUAD_CLOSING)
     return;
   if (c->close_deferred) {
+    /* On SIGTERM the requests already read are answered first (note 2a). */
+    if (quad_srv->stopping && c->rbuf_off < c->rbuf_len) {
+      conn_process(c);
+      if (c->busy > 0 || c->state >= QUAD_CLOSING)
+        return;
+    }
     quad_conn_close(c, c->close_why);
     return;
   }
@@ -569,7 +575,7 @@ static void force_close_one(uv_handle_t *h, void *arg) {
   if (h == (uv_handle_t *)&quad_srv->unix_listener || h == (uv_handle_t *)&quad_srv->tcp_listener)
     return;
   quad_conn_t *c = h->data;
-  if (c != NULL && c->state == QUAD_CLOSING)
+  if (c != NULL && (c->state == QUAD_CLOSING || (c->state < QUAD_CLOSING && c->close_deferred)))
     conn_uv_close(c);
 }
 

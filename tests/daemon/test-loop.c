@@ -6,6 +6,7 @@
  * plain build; a sanitizer build (5-15x slower, instrumented libuv callbacks)
  * reports its figures and checks only that everything was answered.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -215,6 +216,30 @@ static void storm_of_disconnects_leaves_pings_under_10_ms(void) {
 
 /* --- A victim's control latency ------------------------------------------------------ */
 
+/* Nanoseconds of CPU every thread of process pid has run (schedstat). */
+static double cpu_ns(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  double ns = 0;
+  struct dirent *e;
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    char f[352];
+    snprintf(f, sizeof f, "%s/%s/schedstat", path, e->d_name);
+    FILE *fp = fopen(f, "r");
+    unsigned long long run = 0;
+    if (fp != NULL && fscanf(fp, "%llu", &run) == 1)
+      ns += (double)run;
+    if (fp != NULL)
+      fclose(fp);
+  }
+  if (d != NULL)
+    closedir(d);
+  return ns;
+}
+
 /* One round of create, create, wire, unwire, destroy, destroy on c
  * (counters: out -> pass); returns its ms. */
 static double victim_round_ms(rawconn_t *c) {
@@ -238,7 +263,9 @@ static double victim_round_ms(rawconn_t *c) {
  * take the victim's rounds in turn, so that the machine's load (other tests,
  * other builds) weighs on both medians alike. */
 static void victim_control_latency_does_not_grow_with_others_quajects(void) {
-  enum { OTHERS = 100000, PER = 25000, WARM = 50, ROUNDS = 500, TRIES = 3 };
+  enum { PER = 25000, WARM = 50, ROUNDS = 500, TRIES = 5 };
+  /* A sanitizer build (5-15x slower) makes a fifth as many, and reports. */
+  const int OTHERS = plain_build ? 100000 : 2 * PER;
   const char *extra[] = {"--log-level", "warn", "--max-quajects", "200000",
                          "--max-quajects-per-client", "100000", NULL};
   quad_child_t q[2];
@@ -247,7 +274,7 @@ static void victim_control_latency_does_not_grow_with_others_quajects(void) {
     CU_ASSERT_EQUAL_FATAL(quad_start(&q[k], quad_exe, extra), 0);
     CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&v[k], q[k].sock), 0);
   }
-  rawconn_t o[OTHERS / PER];
+  rawconn_t o[100000 / PER];
   double t0 = rc_now();
   int made = 0;
   for (int i = 0; i < OTHERS / PER; i++) {
@@ -266,28 +293,44 @@ static void victim_control_latency_does_not_grow_with_others_quajects(void) {
   for (int r = 0; r < WARM; r++) /* code memory, first grace periods, caches */
     for (int k = 0; k < 2; k++)
       victim_round_ms(&v[k]);
-  /* A machine shared with other builds and tests swings single medians by
-   * 2x or more either way; a cost that grows with the daemon's size shows
-   * in every try (before: 700x). So up to TRIES tries, each reported, and
-   * one within 2x passes. */
+  /* Two figures per try: the rounds' median latency, and the daemons' CPU
+   * time per round (reported). On a shared 2-core machine the hand-off
+   * between the loop and the worker is bimodal (about 12 or 55 us a
+   * request, for seconds at a time, with spinning in libuv's async and
+   * liburcu's grace-period waits when the two threads share a core), which
+   * swings one daemon's figures 4x against the other's whatever they hold;
+   * a cost that grows with the daemon's size shows in every try (before:
+   * 700x). So the latency ratio must be within 2x in one of TRIES tries,
+   * each after an idle pause that lets the scheduler place the threads
+   * anew. */
   static double t[2][ROUNDS];
-  double ratio = 0;
-  for (int try = 0; try < TRIES && !(ratio > 0 && ratio < 2.0); try++) {
+  double best = 0;
+  for (int try = 0; try < TRIES && !(best > 0 && best < 2.0); try++) {
+    double cpu[2] = {0, 0};
     for (int r = 0; r < ROUNDS; r++)
       for (int i = 0; i < 2; i++) {
         int k = i ^ (r & 1); /* each goes first every other round */
+        double c0 = cpu_ns(q[k].pid);
         t[k][r] = victim_round_ms(&v[k]);
+        cpu[k] += cpu_ns(q[k].pid) - c0;
       }
     for (int k = 0; k < 2; k++)
       qsort(t[k], ROUNDS, sizeof t[k][0], cmp_double);
     double alone = quantile(t[0], ROUNDS, 0.5), crowded = quantile(t[1], ROUNDS, 0.5);
-    ratio = crowded / alone;
+    double ratio = crowded / alone;
+    if (best == 0 || ratio < best)
+      best = ratio;
     fprintf(stderr,
-            "\n  create+create+wire+unwire+destroy+destroy, median of %d: %.3f ms alone, %.3f ms "
-            "beside %d tees of others (made in %.2f s): ratio %.2f",
-            ROUNDS, alone, crowded, OTHERS, built, ratio);
+            "\n  create+create+wire+unwire+destroy+destroy, %d rounds: CPU %.1f us alone, %.1f us "
+            "beside %d tees of others (ratio %.2f); median latency %.3f ms alone, %.3f ms beside "
+            "(ratio %.2f)",
+            ROUNDS, cpu[0] / ROUNDS / 1000, cpu[1] / ROUNDS / 1000, OTHERS, cpu[1] / cpu[0], alone,
+            crowded, ratio);
+    usleep(200 * 1000); /* idle: the scheduler may place the threads anew */
   }
-  CU_ASSERT(ratio < 2.0);
+  fprintf(stderr, "\n  (the others' tees made in %.2f s)", built);
+  if (plain_build)
+    CU_ASSERT(best < 2.0);
   for (int i = 0; i < OTHERS / PER; i++)
     rc_close(&o[i]);
   for (int k = 0; k < 2; k++) {
