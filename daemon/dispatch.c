@@ -412,6 +412,7 @@ typedef struct ctl {
   uint64_t id;
   ProtobufCMessage *in;
   qua_quaject_t *q, *dst;
+  quad_binding_t *b;      /* Bind */
   const qua_type_t *m68k; /* Create: an m68k type, or NULL for the host's */
   const char *params[QUA_MAX_PARAMS * 4];
   size_t nparams;
@@ -1232,6 +1233,31 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
 
 /* --- Bindings ---------------------------------------------------------------------- */
 
+static void bind_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  x->status = quad_bind_work(x->b, &x->err);
+}
+
+static void bind_done(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  quad_binding_t *b = x->b;
+  int r = quad_bind_finish(b, x->status);
+  if (r == QUA_EHANDLE && x->status >= 0)
+    ctl_err(x, r, "the quaject was destroyed while it was being bound");
+  if (r < 0) {
+    x->status = r;
+    ctl_finish(x, NULL);
+    return;
+  }
+  quad_conn_t *c = j->c;
+  Qua__V1__BindReply out = QUA__V1__BIND_REPLY__INIT;
+  out.binding = b->id;
+  ctl_finish(x, &out.base); /* frees x */
+  /* The reply goes before the first items of a drain. */
+  if (b->kind == QUAD_BIND_DRAIN && c->state < QUAD_CLOSING)
+    quad_credit(b, 0);
+}
+
 static void svc_bind(Qua__V1__Qua_Service *svc, const Qua__V1__BindRequest *in,
                      Qua__V1__BindReply_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -1241,18 +1267,18 @@ static void svc_bind(Qua__V1__Qua_Service *svc, const Qua__V1__BindRequest *in,
     FAIL(QUA_EINVAL, "name exactly one of callback and callout");
   if (call->c->bindings.len >= quad_srv->cfg.max_quajects)
     FAIL(QUA_ELIMIT, "this connection has %zu bindings, the limit", call->c->bindings.len);
-  qua_error_t err = {0};
-  quad_binding_t *b = NULL;
-  int r = has_cb ? quad_bind_callback(call->c, ref, in->callback, &b, &err)
-                 : quad_bind_drain(call->c, ref, in->callout, in->credits, &b, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  Qua__V1__BindReply out = QUA__V1__BIND_REPLY__INIT;
-  out.binding = b->id;
-  closure(&out, call);
-  /* The reply goes before the first items of a drain. */
-  if (b->kind == QUAD_BIND_DRAIN)
-    quad_credit(b, 0);
+  ctl_t *x = ctl_new(call, bind_work, bind_done);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  int r = quad_bind_prepare(call->c, ref, has_cb ? in->callback : NULL,
+                            has_cb ? NULL : in->callout, in->credits, &x->b, &x->err);
+  if (r < 0) {
+    fail_err(call, r, &x->err);
+    free(x);
+    closure(NULL, call);
+    return;
+  }
+  ctl_submit(x, call);
 }
 
 static void svc_unbind(Qua__V1__Qua_Service *svc, const Qua__V1__UnbindRequest *in,

@@ -122,6 +122,9 @@ struct quad_binding {
                                last notempty (note 8 of events.c) */
   bool closed_sent;         /* DRAIN: the "closed" event went out; nothing follows it */
   qua_quaject_t *proxy;     /* DRAIN of a non-queue callout: the private queue it feeds */
+  qua_quaject_t *q;         /* the bound quaject */
+  bool wants_proxy;         /* DRAIN: of a callout, through a proxy queue */
+  bool pending;             /* its Bind is on the worker: no events, not a drain yet */
   uint64_t credits;         /* DRAIN: items the client will still take */
   uint64_t seq;             /* events delivered */
   _Atomic uint64_t dropped; /* any thread: events lost to a full ring since the last one */
@@ -321,10 +324,15 @@ bool quad_name_ok(const char *s);
 void quad_objs_destroy_all(void);
 
 /* events.c */
-int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad_binding_t **out,
-                       qua_error_t *err);
-int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
-                    quad_binding_t **out, qua_error_t *err);
+/* Binding, in three steps as a control job (work.c): prepare (the loop:
+ * checks the names, makes the pending binding of a callback, or of a
+ * callout with `credits`), work (the worker: watches, or makes the drain's
+ * proxy and get site), finish (the loop, with work's status: 0 and b runs,
+ * or the binding is gone and the status says why). */
+int quad_bind_prepare(quad_conn_t *c, quad_ref_t *r, const char *callback, const char *callout,
+                      uint64_t credits, quad_binding_t **out, qua_error_t *err);
+int quad_bind_work(quad_binding_t *b, qua_error_t *err);
+int quad_bind_finish(quad_binding_t *b, int status);
 /* Unbinding, in three steps (events.c note 4): detach (the loop: b leaves
  * its handle, its connection's maps and drains, and holds the connection),
  * release (a control job's worker: afterwards no handler of b runs), free

@@ -374,6 +374,7 @@ void quad_conn_resume(quad_conn_t *c) {
   }
   if (quad_srv->stopping)
     return; /* quad_conns_shutdown closes it */
+  quad_events_pump(c, false); /* what waited for the reply (a Bind's events) */
   conn_process(c);
 }
 
