@@ -287,7 +287,13 @@ static void obj_detach(quad_obj_t *o, teardown_t *td) {
   td->objs = o;
 }
 
-/* The worker's part: libqua calls only. */
+static void obj_destroy_quaject(quad_obj_t *o) {
+  qua_error_t err = {0};
+  if (qua_destroy(o->q, true, &err) < 0)
+    quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
+}
+
+/* The worker's part: libqua calls only (links are the loop's). */
 static void teardown_work(quad_job_t *j) {
   teardown_t *td = (teardown_t *)j;
   for (quad_binding_t *b = td->bindings; b != NULL; b = b->next_in_ref)
@@ -296,11 +302,11 @@ static void teardown_work(quad_job_t *j) {
     for (int e = 0; e < QUA_MAX_ENTRIES; e++)
       if (r->sites[e] != NULL)
         qua_site_close(r->sites[e]);
-  for (quad_obj_t *o = td->objs; o != NULL; o = o->next) {
-    qua_error_t err = {0};
-    if (qua_destroy(o->q, true, &err) < 0)
-      quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
-  }
+  for (quad_obj_t *o = td->objs; o != NULL; o = o->next)
+    if (!quad_link_is_type(qua_quaject_type(o->q))) {
+      obj_destroy_quaject(o);
+      o->q = NULL; /* gone; done destroys what is left (links) */
+    }
 }
 
 /* The loop's part: frees what the loop allocated, answers the request. */
@@ -319,6 +325,8 @@ static void teardown_done(quad_job_t *j) {
   while (td->objs != NULL) {
     quad_obj_t *o = td->objs;
     td->objs = o->next;
+    if (o->q != NULL)
+      obj_destroy_quaject(o); /* a link: its sites and bindings went in the work */
     free(o->name);
     free(o);
   }
@@ -793,6 +801,16 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   c->owned++;
   quad_srv->nobjs++;
   quad_srv->nthreads += active;
+  if (type != NULL && quad_link_is_type(type)) {
+    /* A link's init uses the loop's handles: made here, answered now. */
+    x->job.c = c;
+    x->in = call->in;
+    call->in = NULL;
+    call->deferred = true;
+    create_work(&x->job);
+    create_done(&x->job);
+    return;
+  }
   ctl_submit(x, call);
 }
 

@@ -355,6 +355,9 @@ void quad_ring_free(quad_ring_t *r);
 /* link.c: the link type (the sender) and the peer side of LinkOpen/LinkPush. */
 /* Registers the link type with libqua (once, before the loop runs). */
 int quad_link_register(void);
+/* True for the link type: its init and fini use the loop's handles, so its
+ * quajects are made and destroyed on the loop, never by the worker. */
+bool quad_link_is_type(const qua_type_t *t);
 /* LinkOpen on connection c for the quaject q published as in->remote.
  * 0 with out filled, or a negative status with msg set. */
 int quad_link_open(quad_conn_t *c, const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
