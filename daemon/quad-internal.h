@@ -2,7 +2,9 @@
  *
  * Threads: everything here belongs to the loop thread, except the fields
  * marked "any thread" (the event ring and the counters that callback
- * handlers touch from pumps' and clocks' threads).
+ * handlers touch from pumps' and clocks' threads), and what a control job's
+ * worker fills in while the loop leaves it alone (work.c note 3: a pending
+ * binding's watch, sites and proxy).
  */
 #ifndef QUAD_INTERNAL_H
 #define QUAD_INTERNAL_H

@@ -29,8 +29,18 @@
  *  5. A request job makes its connection busy: the connection decodes no
  *     further request until the job's reply is out (session.c resumes it),
  *     so one connection's requests keep their order while the others go on.
- *  6. At exit the loop waits until no job is queued or running before it
- *     destroys what is left; the SIGTERM watchdog (quad.c) bounds the wait.
+ *  6. On SIGTERM the loop answers what it read, closes every socket, and
+ *     then exits without waiting for jobs that only destroy what closed
+ *     connections owned (the process's end does that at once); with no job
+ *     left it destroys what remains itself. The watchdog (quad.c) bounds it.
+ *  7. Exceptions, which wait on the loop at most for the job the worker is
+ *     running (the control lock), never for the queue: links are made and
+ *     destroyed on the loop (their init and fini use its handles; a
+ *     teardown's done destroys them after its work closed their sites);
+ *     List and Describe read wires and code under the lock; Destroy's
+ *     not-wired check asks libqua (qua_wired_in); a drain opens its count
+ *     site when its queue closes; the peer side of links opens and closes
+ *     its sites (link.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
