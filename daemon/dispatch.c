@@ -9,9 +9,12 @@
  *     another connection's handle, or one whose object is gone, is EHANDLE.
  *  2. Each handle keeps the connection's Invoke sites (one per callentry,
  *     opened on first use) and its bindings. Destroying an object, by any
- *     connection holding a handle, first releases every connection's
- *     handle on it (bindings unbound, sites closed), then destroys the
- *     quaject with force, so no site or watcher of the daemon dangles.
+ *     connection holding a handle, first detaches every connection's
+ *     handle on it, then the object; one job then unbinds the bindings,
+ *     closes the sites and destroys the quaject with force, in that order,
+ *     so no site or watcher of the daemon dangles. Objects are found by
+ *     quaject id in objs_by_id, so nothing here walks every object but
+ *     List and a closing connection's search for what it owns.
  *  3. The creating connection owns an object; when it closes, the objects
  *     it owns are destroyed unless published. A published object whose
  *     creator is gone has no owner; Unpublish gives it to the connection
@@ -20,9 +23,11 @@
  *  4. Requests are dispatched through the generated service descriptor:
  *     the frame's method index selects the input descriptor to unpack the
  *     body with, and protobuf-c's invoke calls our handler from
- *     QUA__V1__QUA__INIT. Every handler replies exactly once, through its
- *     closure, before returning: with the output message, or with NULL
- *     after quad_call_t's status and message were set.
+ *     QUA__V1__QUA__INIT. Every handler replies exactly once: through its
+ *     closure before returning (the output message, or NULL after
+ *     quad_call_t's status and message were set), or, for a method whose
+ *     libqua part blocks, from the `done` of the control job it submitted
+ *     (work.c; the job then owns the request message).
  *  5. Control follows the creator's identity (the peer's uid on the unix
  *     socket, the token on TCP): only a connection of that identity, or
  *     root, may Unpublish, Close or Destroy an object (EPERM otherwise);
@@ -39,12 +44,17 @@
 #include "quad-m68k.h"
 #include "quad-state.h"
 
+struct opener;
+
 typedef struct quad_call {
   quad_conn_t *c;
   uint64_t id;
   uint32_t method;
   int status;
   bool replied;
+  bool deferred;       /* a control job answers it (work.c) */
+  const struct opener *opened; /* Invoke replayed after the worker opened its sites */
+  ProtobufCMessage *in; /* the unpacked request; NULL once a job took it */
   const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
   char msg[192];
 } quad_call_t;
@@ -146,14 +156,15 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   o->id = qua_quaject_id(q);
   o->owner = owner;
   o->ident = owner != NULL ? owner->ident : QUAD_IDENT_NONE;
+  if (quad_map_put(&quad_srv->objs_by_id, o->id, o) < 0) {
+    free(o);
+    return NULL;
+  }
   o->next = quad_srv->objs;
   if (o->next != NULL)
     o->next->prev = o;
   quad_srv->objs = o;
-  quad_srv->nobjs++;
-  if (owner != NULL)
-    owner->owned++;
-  return o;
+  return o; /* counted in nobjs and owner->owned by the Create that made it */
 }
 
 /* Whether c may unpublish, close or destroy o: its creating connection,
@@ -188,12 +199,7 @@ static quad_obj_t *obj_by_name(const char *name) {
   return NULL;
 }
 
-static quad_obj_t *obj_by_quaject(const qua_quaject_t *q) {
-  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next)
-    if (o->q == q)
-      return o;
-  return NULL;
-}
+static quad_obj_t *obj_by_id(uint64_t id) { return quad_map_get(&quad_srv->objs_by_id, id); }
 
 /* The connection's handle on o, made when it has none. NULL: out of memory. */
 static quad_ref_t *ref_add(quad_conn_t *c, quad_obj_t *o) {
@@ -225,13 +231,32 @@ static quad_ref_t *ref_of(quad_conn_t *c, const quad_obj_t *o) {
   return NULL;
 }
 
-/* Unbinds, closes the sites and forgets the handle. */
-static void ref_release(quad_ref_t *r) {
-  while (r->bindings != NULL)
-    quad_unbind(r->bindings);
-  for (int e = 0; e < QUA_MAX_ENTRIES; e++)
-    if (r->sites[e] != NULL)
-      qua_site_close(r->sites[e]);
+/* --- Teardown: what a destroy, an unbind or a closing connection lets go ------------ */
+
+/* Detached from the loop's state and waiting for the worker (work.c note
+ * 3): bindings to release, handles whose Invoke sites to close, objects
+ * whose quajects to destroy, in that order, so that no binding or site
+ * outlives the quaject it is on. Each is chained through a link of its
+ * own that detaching freed, so gathering allocates nothing. */
+typedef struct teardown {
+  quad_job_t job;
+  bool on_heap;
+  uint64_t id; /* the request answered with Empty when done, for a request job */
+  uint32_t method; /* and its method (for the metrics) */
+  quad_binding_t *bindings; /* through next_in_ref */
+  quad_ref_t *refs;         /* through next_in_obj */
+  quad_obj_t *objs;         /* through next */
+} teardown_t;
+
+/* Detaches a handle: its bindings, its place in the connection's handles
+ * and in its object's list. */
+static void ref_detach(quad_ref_t *r, teardown_t *td) {
+  while (r->bindings != NULL) {
+    quad_binding_t *b = r->bindings;
+    quad_binding_detach(b);
+    b->next_in_ref = td->bindings;
+    td->bindings = b;
+  }
   quad_map_del(&r->conn->handles, r->handle);
   if (r->prev_in_obj != NULL)
     r->prev_in_obj->next_in_obj = r->next_in_obj;
@@ -239,19 +264,19 @@ static void ref_release(quad_ref_t *r) {
     r->obj->refs = r->next_in_obj;
   if (r->next_in_obj != NULL)
     r->next_in_obj->prev_in_obj = r->prev_in_obj;
-  free(r);
+  r->obj = NULL;
+  r->conn = NULL;
+  r->next_in_obj = td->refs;
+  td->refs = r;
 }
 
-/* Releases every handle on o, destroys its quaject, forgets it. */
-static void obj_destroy(quad_obj_t *o) {
+/* Detaches an object: "destroyed" on every binding, every handle on it,
+ * its place in the daemon's lists and counts. */
+static void obj_detach(quad_obj_t *o, teardown_t *td) {
   for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
     quad_bindings_end(r);
   while (o->refs != NULL)
-    ref_release(o->refs);
-  qua_error_t err = {0};
-  int r = qua_destroy(o->q, true, &err);
-  if (r < 0)
-    quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
+    ref_detach(o->refs, td);
   if (o->owner != NULL)
     o->owner->owned--;
   if (o->prev != NULL)
@@ -260,15 +285,105 @@ static void obj_destroy(quad_obj_t *o) {
     quad_srv->objs = o->next;
   if (o->next != NULL)
     o->next->prev = o->prev;
+  quad_map_del(&quad_srv->objs_by_id, o->id);
   quad_srv->nobjs--;
   quad_srv->nthreads -= o->active;
-  free(o->name);
-  free(o->params);
-  free(o);
+  o->prev = NULL;
+  o->next = td->objs;
+  td->objs = o;
+}
+
+static void obj_destroy_quaject(quad_obj_t *o) {
+  qua_error_t err = {0};
+  if (qua_destroy(o->q, true, &err) < 0)
+    quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
+}
+
+/* The worker's part: libqua calls only (links are the loop's). */
+static void teardown_work(quad_job_t *j) {
+  teardown_t *td = (teardown_t *)j;
+  for (quad_binding_t *b = td->bindings; b != NULL; b = b->next_in_ref)
+    quad_binding_release(b);
+  for (quad_ref_t *r = td->refs; r != NULL; r = r->next_in_obj)
+    for (int e = 0; e < QUA_MAX_ENTRIES; e++)
+      if (r->sites[e] != NULL)
+        qua_site_close(r->sites[e]);
+  for (quad_obj_t *o = td->objs; o != NULL; o = o->next)
+    if (!quad_link_is_type(qua_quaject_type(o->q))) {
+      obj_destroy_quaject(o);
+      o->q = NULL; /* gone; done destroys what is left (links) */
+    }
+}
+
+/* The loop's part: frees what the loop allocated, answers the request. */
+static void teardown_done(quad_job_t *j) {
+  teardown_t *td = (teardown_t *)j;
+  while (td->bindings != NULL) {
+    quad_binding_t *b = td->bindings;
+    td->bindings = b->next_in_ref;
+    quad_binding_free(b);
+  }
+  while (td->refs != NULL) {
+    quad_ref_t *r = td->refs;
+    td->refs = r->next_in_obj;
+    free(r);
+  }
+  bool named = false; /* a published quaject went: --state-dir's graph changed */
+  while (td->objs != NULL) {
+    quad_obj_t *o = td->objs;
+    td->objs = o->next;
+    if (o->q != NULL)
+      obj_destroy_quaject(o); /* a link: its sites and bindings went in the work */
+    named |= o->name != NULL;
+    free(o->name);
+    free(o->params);
+    free(o);
+  }
+  if (j->request && named)
+    quad_state_changed(); /* written ahead of the answer */
+  if (j->request && j->c->state < QUAD_CLOSING) {
+    Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+    quad_metrics_reply(td->method, 0);
+    quad_conn_respond(j->c, td->id, 0, NULL, &out.base);
+  }
+  if (td->on_heap)
+    free(td);
+}
+
+/* Hands a gathered teardown to the worker: as the job answering request
+ * `call` (NULL: none), holding `c` (NULL: none). Out of memory, it runs
+ * here, on the loop: slower, never lost. */
+static void teardown_submit(teardown_t *gathered, quad_conn_t *c, quad_call_t *call) {
+  if (gathered->bindings == NULL && gathered->refs == NULL && gathered->objs == NULL &&
+      call == NULL)
+    return;
+  teardown_t *td = malloc(sizeof *td);
+  if (td == NULL) {
+    quad_log(QUAD_LOG_WARN, "out of memory: control work runs on the loop");
+    gathered->job.c = c;
+    gathered->job.request = call != NULL;
+    gathered->id = call != NULL ? call->id : 0;
+    gathered->method = call != NULL ? call->method : 0;
+    teardown_work(&gathered->job);
+    teardown_done(&gathered->job);
+    if (call != NULL)
+      call->replied = true;
+    return;
+  }
+  *td = *gathered;
+  td->on_heap = true;
+  td->job.work = teardown_work;
+  td->job.done = teardown_done;
+  td->id = call != NULL ? call->id : 0;
+  td->method = call != NULL ? call->method : 0;
+  if (call != NULL)
+    call->deferred = true;
+  quad_job_submit(&td->job, c, call != NULL);
 }
 
 void quad_conn_release(quad_conn_t *c) {
   quad_link_conn_closed(c);
+  teardown_t td = {0};
   /* Handles first: their bindings go, so nothing calls into c any more. */
   size_t n = c->handles.len, k = 0;
   quad_ref_t **refs = n ? malloc(n * sizeof *refs) : NULL;
@@ -277,13 +392,13 @@ void quad_conn_release(quad_conn_t *c) {
       if (c->handles.keys[i] != 0)
         refs[k++] = c->handles.vals[i];
     for (size_t i = 0; i < k; i++)
-      ref_release(refs[i]);
+      ref_detach(refs[i], &td);
     free(refs);
   } else {
     while (c->handles.len > 0)
       for (size_t i = 0; i < c->handles.cap; i++)
         if (c->handles.keys[i] != 0) {
-          ref_release(c->handles.vals[i]);
+          ref_detach(c->handles.vals[i], &td);
           break;
         }
   }
@@ -292,17 +407,103 @@ void quad_conn_release(quad_conn_t *c) {
     if (o->owner != c)
       continue;
     if (o->name == NULL) {
-      obj_destroy(o);
+      obj_detach(o, &td);
     } else {
       o->owner = NULL;
       c->owned--;
     }
   }
+  teardown_submit(&td, c, NULL);
 }
 
 void quad_objs_destroy_all(void) {
+  teardown_t td = {0};
   while (quad_srv->objs != NULL)
-    obj_destroy(quad_srv->objs);
+    obj_detach(quad_srv->objs, &td);
+  teardown_work(&td.job);
+  teardown_done(&td.job);
+  quad_map_fini(&quad_srv->objs_by_id);
+}
+
+/* --- Control jobs: methods whose libqua part runs on the worker --------------------- */
+
+/* A request of Create, Wire, Unwire or Close on its way through the
+ * worker: the request message (kept), the quajects it names, the outcome. */
+typedef struct ctl {
+  quad_job_t job;
+  uint64_t id;
+  uint32_t method; /* for the metrics */
+  ProtobufCMessage *in;
+  qua_quaject_t *q, *dst;
+  quad_binding_t *b;      /* Bind */
+  const qua_type_t *m68k; /* Create: an m68k type, or NULL for the host's */
+  const char *params[QUA_MAX_PARAMS * 4];
+  size_t nparams;
+  bool active;
+  int status;
+  qua_error_t err;
+} ctl_t;
+
+/* Makes the job that answers `call` (the request message goes with it);
+ * NULL when out of memory. */
+static ctl_t *ctl_new(quad_call_t *call, void (*work)(quad_job_t *), void (*done)(quad_job_t *)) {
+  ctl_t *x = calloc(1, sizeof *x);
+  if (x == NULL)
+    return NULL;
+  x->job.work = work;
+  x->job.done = done;
+  x->id = call->id;
+  x->method = call->method;
+  return x;
+}
+
+static void ctl_submit(ctl_t *x, quad_call_t *call) {
+  x->in = call->in;
+  call->in = NULL; /* the job frees it */
+  call->deferred = true;
+  quad_job_submit(&x->job, call->c, true);
+}
+
+/* Sets the job's error (its status and message); returns code. */
+__attribute__((format(printf, 3, 4))) static int ctl_err(ctl_t *x, int code, const char *fmt,
+                                                         ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  x->status = code;
+  x->err.code = code;
+  vsnprintf(x->err.msg, sizeof x->err.msg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+/* Answers the request (an error from x->status and x->err, else out) and
+ * frees the job. */
+static void ctl_finish(ctl_t *x, const ProtobufCMessage *out) {
+  quad_conn_t *c = x->job.c;
+  if (c->state < QUAD_CLOSING) {
+    quad_metrics_reply(x->method, x->status < 0 ? x->status : 0);
+    if (x->status < 0)
+      quad_conn_respond(c, x->id, x->status,
+                        x->err.msg[0] != '\0' ? x->err.msg : qua_strerror(x->status), NULL);
+    else
+      quad_conn_respond(c, x->id, 0, NULL, out);
+  }
+  protobuf_c_message_free_unpacked(x->in, NULL);
+  free(x);
+}
+
+/* Wire, Unwire, Close: answered Empty when the call succeeded. */
+static void ctl_done_empty(quad_job_t *j) {
+  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+  ctl_finish((ctl_t *)j, &out.base);
+}
+
+/* The same for what --state-dir keeps (wires, a queue's closing): written
+ * ahead of the answer. */
+static void ctl_done_saved(quad_job_t *j) {
+  if (((ctl_t *)j)->status >= 0)
+    quad_state_changed();
+  ctl_done_empty(j);
 }
 
 quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t ident,
@@ -520,6 +721,71 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
   arena_free(&a);
 }
 
+/* Create's worker part. */
+static void create_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  const Qua__V1__CreateRequest *in = (const Qua__V1__CreateRequest *)x->in;
+  x->status = x->m68k != NULL
+                  ? qua_create_with(x->m68k, x->params, (int)x->nparams, &x->q, &x->err)
+                  : qua_create(in->type, x->params, (int)x->nparams, &x->q, &x->err);
+}
+
+/* Create's loop part: the object and its handle, unless the connection
+ * went or another Create took the name meanwhile. */
+static void create_done(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  quad_conn_t *c = j->c;
+  const Qua__V1__CreateRequest *in = (const Qua__V1__CreateRequest *)x->in;
+  quad_obj_t *o = NULL;
+  quad_ref_t *ref = NULL;
+  if (x->status < 0)
+    goto undo;
+  if (in->name[0] != '\0' && obj_by_name(in->name) != NULL) {
+    ctl_err(x, QUA_EEXIST, "the name '%s' is taken", in->name);
+    goto drop;
+  }
+  if ((o = obj_add(x->q, c)) == NULL)
+    goto nomem;
+  o->active = x->active;
+  if (in->name[0] != '\0' && (o->name = strdup(in->name)) == NULL)
+    goto nomem;
+  if (c->state >= QUAD_CLOSING) {
+    ctl_err(x, QUA_ESHUTDOWN, "the connection closed"); /* nobody hears it */
+    goto drop;
+  }
+  if ((ref = ref_add(c, o)) == NULL ||
+      (o->params = quad_state_params(x->params, x->nparams)) == NULL)
+    goto nomem;
+  if (o->name != NULL)
+    quad_state_changed(); /* written ahead of the answer */
+  quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
+           in->type, o->id, o->name ? " as " : "", o->name ? o->name : "");
+  Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
+  out.handle = ref->handle;
+  out.id = o->id;
+  ctl_finish(x, &out.base);
+  return;
+
+nomem:
+  ctl_err(x, QUA_ENOMEM, "out of memory");
+drop:
+  if (o != NULL) {
+    teardown_t td = {0};
+    obj_detach(o, &td); /* gives the counts back */
+    teardown_submit(&td, NULL, NULL);
+    ctl_finish(x, NULL);
+    return;
+  }
+  quad_log(QUAD_LOG_WARN, "create #%" PRIu64 ": %s; destroyed on the loop", qua_quaject_id(x->q),
+           x->err.msg);
+  qua_destroy(x->q, true, NULL);
+undo:
+  c->owned--;
+  quad_srv->nobjs--;
+  quad_srv->nthreads -= x->active;
+  ctl_finish(x, NULL);
+}
+
 static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *in,
                        Qua__V1__CreateReply_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -565,52 +831,53 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   if (active && quad_srv->nthreads >= quad_srv->cfg.max_threads)
     FAIL(QUA_ELIMIT, "the daemon runs %u quajects with threads of their own, the limit "
          "(--max-threads)", quad_srv->nthreads);
-  qua_error_t err = {0};
-  qua_quaject_t *q = NULL;
-  int r = m68k != NULL ? qua_create_with(m68k, params, (int)nparams, &q, &err)
-                       : qua_create(in->type, params, (int)nparams, &q, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  char *name = NULL;
-  quad_obj_t *o = NULL;
-  quad_ref_t *ref = NULL;
-  if (in->name[0] != '\0' && (name = strdup(in->name)) == NULL)
-    goto nomem;
-  if ((o = obj_add(q, c)) == NULL)
-    goto nomem;
-  o->active = active;
+  ctl_t *x = ctl_new(call, create_work, create_done);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->m68k = m68k;
+  memcpy(x->params, params, nparams * sizeof params[0]); /* into the request, which the job keeps */
+  x->nparams = nparams;
+  x->active = active;
+  /* The counts are taken now (work.c note 3): creates in flight count. */
+  c->owned++;
+  quad_srv->nobjs++;
   quad_srv->nthreads += active;
-  if ((ref = ref_add(c, o)) == NULL || (o->params = quad_state_params(params, nparams)) == NULL)
-    goto nomem;
-  o->name = name;
-  quad_state_changed();
-  quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
-           in->type, o->id, name ? " as " : "", name ? name : "");
-  Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
-  out.handle = ref->handle;
-  out.id = o->id;
-  closure(&out, call);
-  return;
-
-nomem:
-  free(name);
-  if (o != NULL)
-    obj_destroy(o);
-  else
-    qua_destroy(q, true, NULL);
-  FAIL(QUA_ENOMEM, "out of memory");
+  if (type != NULL && quad_link_is_type(type)) {
+    /* A link's init uses the loop's handles: made here, answered now. */
+    x->job.c = c;
+    x->in = call->in;
+    call->in = NULL;
+    call->deferred = true;
+    create_work(&x->job);
+    create_done(&x->job);
+    return;
+  }
+  ctl_submit(x, call);
 }
 
-/* True when a callout of another object is wired to o. */
+/* A daemon object whose callout is wired to o (its callout in *callout),
+ * or NULL. Looks at o's own wires in, not at every object. */
 static const quad_obj_t *wired_into(const quad_obj_t *o, int *callout) {
-  for (const quad_obj_t *p = quad_srv->objs; p != NULL; p = p->next) {
-    const qua_type_t *t = qua_quaject_type(p->q);
-    for (int k = 0; k < t->ncallouts; k++)
-      if (qua_wired_to(p->q, k, NULL) == o->q) {
-        *callout = k;
-        return p;
-      }
+  enum { N = 16 };
+  uint64_t ids[N];
+  int callouts[N];
+  int n = qua_wired_in(o->q, ids, callouts, N);
+  for (int i = 0; i < n && i < N; i++) {
+    const quad_obj_t *p = obj_by_id(ids[i]);
+    if (p != NULL) {
+      *callout = callouts[i];
+      return p;
+    }
   }
+  if (n > N) /* more wires in than looked at: the rest are found the long way */
+    for (const quad_obj_t *p = quad_srv->objs; p != NULL; p = p->next) {
+      const qua_type_t *t = qua_quaject_type(p->q);
+      for (int k = 0; k < t->ncallouts; k++)
+        if (qua_wired_to(p->q, k, NULL) == o->q) {
+          *callout = k;
+          return p;
+        }
+    }
   return NULL;
 }
 
@@ -629,10 +896,9 @@ static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest
   }
   quad_log(QUAD_LOG_DEBUG, "conn %llu: destroy #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
-  obj_destroy(o);
-  quad_state_changed();
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  teardown_t td = {0};
+  obj_detach(o, &td);
+  teardown_submit(&td, call->c, call);
 }
 
 static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest *in,
@@ -693,31 +959,40 @@ static void svc_open(Qua__V1__Qua_Service *svc, const Qua__V1__OpenRequest *in,
   closure(&out, call);
 }
 
+static void wire_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  const Qua__V1__WireRequest *in = (const Qua__V1__WireRequest *)x->in;
+  x->status = qua_wire(x->q, in->callout, x->dst, in->entry, &x->err);
+}
+
 static void svc_wire(Qua__V1__Qua_Service *svc, const Qua__V1__WireRequest *in,
                      Qua__V1__Empty_Closure closure, void *data) {
   quad_call_t *call = data;
   GET_REF(src, in->src);
   GET_REF(dst, in->dst);
-  qua_error_t err = {0};
-  int r = qua_wire(src->obj->q, in->callout, dst->obj->q, in->entry, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  quad_state_changed();
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  ctl_t *x = ctl_new(call, wire_work, ctl_done_saved);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->q = src->obj->q;
+  x->dst = dst->obj->q;
+  ctl_submit(x, call);
+}
+
+static void unwire_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  const Qua__V1__UnwireRequest *in = (const Qua__V1__UnwireRequest *)x->in;
+  x->status = qua_unwire(x->q, in->callout, &x->err);
 }
 
 static void svc_unwire(Qua__V1__Qua_Service *svc, const Qua__V1__UnwireRequest *in,
                        Qua__V1__Empty_Closure closure, void *data) {
   quad_call_t *call = data;
   GET_REF(src, in->src);
-  qua_error_t err = {0};
-  int r = qua_unwire(src->obj->q, in->callout, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  quad_state_changed();
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  ctl_t *x = ctl_new(call, unwire_work, ctl_done_saved);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->q = src->obj->q;
+  ctl_submit(x, call);
 }
 
 /* --- Invoke ------------------------------------------------------------------------ */
@@ -765,9 +1040,9 @@ static size_t invoke_reply_bound(quad_conn_t *c, const Qua__V1__InvokeRequest *i
   return n;
 }
 
-/* Runs one call; a request-level error returns negative with msg set. */
-static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1__InvokeReply *out,
-                      arena_t *a, char *msg, size_t msglen) {
+/* The handle and callentry a call names, checked: 0, or an error with msg set. */
+static int invoke_target(quad_conn_t *c, const Qua__V1__InvokeRequest *in, quad_ref_t **refp,
+                         int *ep, char *msg, size_t msglen) {
   quad_ref_t *ref = quad_map_get(&c->handles, in->handle);
   if (ref == NULL) {
     snprintf(msg, msglen, "no handle %" PRIu64 " on this connection", in->handle);
@@ -791,19 +1066,136 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
              ed->arity == 1 ? "" : "s", in->n_args);
     return QUA_EINVAL;
   }
-  if (ref->sites[e] == NULL) {
+  *refp = ref;
+  *ep = e;
+  return 0;
+}
+
+/* --- Invoke sites, opened by the worker ------------------------------------------------ */
+
+/* A connection's first call of a callentry through a handle opens the
+ * handle's site for it, a control operation (it may wait for a grace
+ * period). The request goes to the worker with the sites it lacks; when
+ * they are open, the loop runs it as if it had just come (call->opened
+ * says why a site is still missing). */
+typedef struct site_want {
+  quad_ref_t *ref;
+  qua_quaject_t *q;
+  int e;
+  qua_site_t *site; /* opened */
+  int status;
+  char msg[160];
+} site_want_t;
+
+/* The service (defined with the methods, at the end). */
+static Qua__V1__Qua_Service quad_service;
+
+typedef struct opener {
+  quad_job_t job;
+  uint64_t id;
+  unsigned method;
+  ProtobufCMessage *in;
+  int n;
+  site_want_t want[];
+} opener_t;
+
+static void opener_work(quad_job_t *j) {
+  opener_t *o = (opener_t *)j;
+  for (int i = 0; i < o->n; i++) {
+    site_want_t *w = &o->want[i];
+    const qua_type_t *t = qua_quaject_type(w->q);
     qua_bind_t binds[QUA_MAX_CALLBACKS + 1];
     int nb = 0;
     for (int k = 0; k < t->ncallbacks; k++)
       if (t->callbacks[k].kind == QUA_CB_INVOKER)
-        binds[nb++] = (qua_bind_t){t->callbacks[k].name, on_fired, c};
+        binds[nb++] = (qua_bind_t){t->callbacks[k].name, on_fired, j->c};
     binds[nb] = (qua_bind_t){NULL, NULL, NULL};
     qua_error_t err = {0};
-    int r = qua_site_open(q, ed->name, binds, 0, &ref->sites[e], &err);
-    if (r < 0) {
-      snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : qua_strerror(r));
-      return r;
+    w->status = qua_site_open(w->q, t->entries[w->e].name, binds, 0, &w->site, &err);
+    if (w->status < 0)
+      snprintf(w->msg, sizeof w->msg, "%s", err.msg[0] ? err.msg : qua_strerror(w->status));
+  }
+}
+
+/* Gives the handles their sites (a handle detached meanwhile still takes
+ * it: the teardown queued after this job closes it), then runs the request. */
+static void opener_done(quad_job_t *j) {
+  opener_t *o = (opener_t *)j;
+  quad_conn_t *c = j->c;
+  for (int i = 0; i < o->n; i++)
+    if (o->want[i].site != NULL)
+      o->want[i].ref->sites[o->want[i].e] = o->want[i].site;
+  if (c->state < QUAD_CLOSING) {
+    quad_call_t call = {.c = c, .id = o->id, .opened = o};
+    quad_service.base.invoke(&quad_service.base, o->method, o->in, reply, &call);
+  }
+  protobuf_c_message_free_unpacked(o->in, NULL);
+  free(o);
+}
+
+/* When some of the calls need a site their handle lacks: submits the
+ * request to the worker to open them (1), or 0 when none is missing, or
+ * QUA_ENOMEM. */
+static int sites_wanted(quad_call_t *call, unsigned method, Qua__V1__InvokeRequest *const *calls,
+                        size_t ncalls) {
+  if (call->opened != NULL)
+    return 0; /* the replay: what is still missing failed */
+  int n = 0;
+  opener_t *o = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < ncalls; i++) {
+      quad_ref_t *ref;
+      int e;
+      char msg[160];
+      if (invoke_target(call->c, calls[i], &ref, &e, msg, sizeof msg) < 0 || ref->sites[e] != NULL)
+        continue;
+      int k = 0;
+      while (o != NULL && k < o->n && !(o->want[k].ref == ref && o->want[k].e == e))
+        k++;
+      if (pass == 0) {
+        n++; /* an upper bound: duplicates are counted */
+      } else if (k == o->n) {
+        o->want[o->n++] = (site_want_t){.ref = ref, .q = ref->obj->q, .e = e};
+      }
     }
+    if (pass == 0) {
+      if (n == 0)
+        return 0;
+      if ((o = calloc(1, sizeof *o + (size_t)n * sizeof o->want[0])) == NULL)
+        return QUA_ENOMEM;
+    }
+  }
+  o->job.work = opener_work;
+  o->job.done = opener_done;
+  o->id = call->id;
+  o->method = method;
+  o->in = call->in;
+  call->in = NULL;
+  call->deferred = true;
+  quad_job_submit(&o->job, call->c, true);
+  return 1;
+}
+
+/* Runs one call; a request-level error returns negative with msg set. */
+static int invoke_one(quad_call_t *call, const Qua__V1__InvokeRequest *in,
+                      Qua__V1__InvokeReply *out, arena_t *a, char *msg, size_t msglen) {
+  quad_conn_t *c = call->c;
+  quad_ref_t *ref;
+  int e;
+  int r = invoke_target(c, in, &ref, &e, msg, msglen);
+  if (r < 0)
+    return r;
+  const qua_type_t *t = qua_quaject_type(ref->obj->q);
+  const qua_entry_def_t *ed = &t->entries[e];
+  if (ref->sites[e] == NULL) {
+    /* The worker tried to open it (sites_wanted) and could not. */
+    for (int k = 0; call->opened != NULL && k < call->opened->n; k++)
+      if (call->opened->want[k].ref == ref && call->opened->want[k].e == e) {
+        snprintf(msg, msglen, "%s", call->opened->want[k].msg);
+        return call->opened->want[k].status;
+      }
+    snprintf(msg, msglen, "%s.%s has no site for this handle", t->name, ed->name);
+    return QUA_ESTATE;
   }
   /* Room for the fired callbacks is taken before the call: once the call
    * ran, nothing may fail and report it as not done. */
@@ -819,7 +1211,7 @@ static int invoke_one(quad_conn_t *c, const Qua__V1__InvokeRequest *in, Qua__V1_
   uint64_t a0 = in->n_args > 0 ? in->args[0] : 0, a1 = in->n_args > 1 ? in->args[1] : 0;
   uint64_t ret = 0;
   c->nfired = 0;
-  int r = qua_call(ref->sites[e], a0, a1, &ret);
+  r = qua_call(ref->sites[e], a0, a1, &ret);
   out->status = r;
   out->has_result = ed->returns && r == QUA_OK;
   out->result = out->has_result ? ret : 0;
@@ -841,7 +1233,12 @@ static void svc_invoke(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeRequest *
   quad_call_t *call = data;
   arena_t a = {0};
   Qua__V1__InvokeReply out = QUA__V1__INVOKE_REPLY__INIT;
-  int r = invoke_one(call->c, in, &out, &a, call->msg, sizeof call->msg);
+  int w = sites_wanted(call, QUAP_INVOKE, (Qua__V1__InvokeRequest *const *)&in, 1);
+  if (w < 0)
+    FAIL(w, "out of memory: the call was not made");
+  if (w > 0)
+    return; /* answered when the worker opened the site */
+  int r = invoke_one(call, in, &out, &a, call->msg, sizeof call->msg);
   if (r < 0) {
     arena_free(&a);
     call->status = r;
@@ -867,6 +1264,11 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
          "the replies of these %zu calls may take %zu bytes, over --max-frame (%zu): "
          "send fewer calls per batch; none was made",
          in->n_calls, bound, quad_srv->cfg.max_frame);
+  int w = sites_wanted(call, QUAP_INVOKE_BATCH, in->calls, in->n_calls);
+  if (w < 0)
+    FAIL(w, "out of memory: none of the calls was made");
+  if (w > 0)
+    return; /* answered when the worker opened the sites */
   arena_t a = {0};
   Qua__V1__InvokeBatchReply out = QUA__V1__INVOKE_BATCH_REPLY__INIT;
   Qua__V1__InvokeReply *replies = arena_alloc(&a, in->n_calls * sizeof *replies);
@@ -880,7 +1282,7 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
   for (size_t i = 0; i < in->n_calls; i++) {
     qua__v1__invoke_reply__init(&replies[i]);
     char msg[160];
-    int r = invoke_one(call->c, in->calls[i], &replies[i], &a, msg, sizeof msg);
+    int r = invoke_one(call, in->calls[i], &replies[i], &a, msg, sizeof msg);
     if (r < 0)
       replies[i].status = r;
     out.replies[i] = &replies[i];
@@ -892,6 +1294,31 @@ static void svc_invoke_batch(Qua__V1__Qua_Service *svc, const Qua__V1__InvokeBat
 
 /* --- Bindings ---------------------------------------------------------------------- */
 
+static void bind_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  x->status = quad_bind_work(x->b, &x->err);
+}
+
+static void bind_done(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  quad_binding_t *b = x->b;
+  int r = quad_bind_finish(b, x->status);
+  if (r == QUA_EHANDLE && x->status >= 0)
+    ctl_err(x, r, "the quaject was destroyed while it was being bound");
+  if (r < 0) {
+    x->status = r;
+    ctl_finish(x, NULL);
+    return;
+  }
+  quad_conn_t *c = j->c;
+  Qua__V1__BindReply out = QUA__V1__BIND_REPLY__INIT;
+  out.binding = b->id;
+  ctl_finish(x, &out.base); /* frees x */
+  /* The reply goes before the first items of a drain. */
+  if (b->kind == QUAD_BIND_DRAIN && c->state < QUAD_CLOSING)
+    quad_credit(b, 0);
+}
+
 static void svc_bind(Qua__V1__Qua_Service *svc, const Qua__V1__BindRequest *in,
                      Qua__V1__BindReply_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -901,18 +1328,18 @@ static void svc_bind(Qua__V1__Qua_Service *svc, const Qua__V1__BindRequest *in,
     FAIL(QUA_EINVAL, "name exactly one of callback and callout");
   if (call->c->bindings.len >= quad_srv->cfg.max_quajects)
     FAIL(QUA_ELIMIT, "this connection has %zu bindings, the limit", call->c->bindings.len);
-  qua_error_t err = {0};
-  quad_binding_t *b = NULL;
-  int r = has_cb ? quad_bind_callback(call->c, ref, in->callback, &b, &err)
-                 : quad_bind_drain(call->c, ref, in->callout, in->credits, &b, &err);
-  if (r < 0)
-    FAIL_ERR(r, &err);
-  Qua__V1__BindReply out = QUA__V1__BIND_REPLY__INIT;
-  out.binding = b->id;
-  closure(&out, call);
-  /* The reply goes before the first items of a drain. */
-  if (b->kind == QUAD_BIND_DRAIN)
-    quad_credit(b, 0);
+  ctl_t *x = ctl_new(call, bind_work, bind_done);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  int r = quad_bind_prepare(call->c, ref, has_cb ? in->callback : NULL,
+                            has_cb ? NULL : in->callout, in->credits, &x->b, &x->err);
+  if (r < 0) {
+    fail_err(call, r, &x->err);
+    free(x);
+    closure(NULL, call);
+    return;
+  }
+  ctl_submit(x, call);
 }
 
 static void svc_unbind(Qua__V1__Qua_Service *svc, const Qua__V1__UnbindRequest *in,
@@ -921,9 +1348,10 @@ static void svc_unbind(Qua__V1__Qua_Service *svc, const Qua__V1__UnbindRequest *
   quad_binding_t *b = quad_map_get(&call->c->bindings, in->binding);
   if (b == NULL)
     FAIL(QUA_EHANDLE, "no binding %" PRIu64 " on this connection", in->binding);
-  quad_unbind(b);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  teardown_t td = {0};
+  quad_binding_detach(b);
+  td.bindings = b;
+  teardown_submit(&td, call->c, call);
 }
 
 static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *in,
@@ -1000,7 +1428,7 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
     if (w == NULL)
       return QUA_ENOMEM;
     qua__v1__wire_info__init(w);
-    const quad_obj_t *d = obj_by_quaject(dst);
+    const quad_obj_t *d = obj_by_id(qua_quaject_id(dst));
     w->callout = (char *)t->callouts[k].name;
     w->dst_id = qua_quaject_id(dst);
     w->dst_name = d != NULL && d->name != NULL ? d->name : (char *)(d == NULL ? "(client)" : "");
@@ -1130,6 +1558,13 @@ static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in
  * cannot reach it. Any handle on the queue may close it (as for Destroy);
  * closing twice is not an error. The "closed" broadcast it makes reaches
  * every drain binding (events.c) and watcher of "closed". */
+static void close_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  int r = qua_queue_close(x->q);
+  if (r < 0)
+    ctl_err(x, r, "cannot close queue #%" PRIu64 ": %s", qua_quaject_id(x->q), qua_strerror(r));
+}
+
 static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in,
                       Qua__V1__Empty_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -1140,14 +1575,13 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
   if (t != qua_type_find("queue"))
     FAIL(QUA_EINVAL, "%s #%" PRIu64 " is a %s: only a queue can be closed",
          o->name != NULL ? o->name : "quaject", o->id, t->name);
-  int r = qua_queue_close(o->q);
-  if (r < 0)
-    FAIL(r, "cannot close queue #%" PRIu64 ": %s", o->id, qua_strerror(r));
-  quad_state_changed();
   quad_log(QUAD_LOG_DEBUG, "conn %llu: close queue #%" PRIu64, (unsigned long long)call->c->serial,
            o->id);
-  Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
-  closure(&out, call);
+  ctl_t *x = ctl_new(call, close_work, ctl_done_saved);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  x->q = o->q;
+  ctl_submit(x, call);
 }
 
 /* --- Links (link.c has the design note) ------------------------------------------- */
@@ -1224,10 +1658,12 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
     refuse(c, f, f->id, QUA_EPROTO, msg);
     return;
   }
+  call.in = in;
   quad_service.base.invoke(&quad_service.base, f->method, in, reply, &call);
-  if (!call.replied) {
+  if (!call.replied && !call.deferred) {
     fail(&call, QUA_ESTATE, "%s gave no reply", m->name);
     reply(NULL, &call);
   }
-  protobuf_c_message_free_unpacked(in, NULL);
+  if (call.in != NULL)
+    protobuf_c_message_free_unpacked(call.in, NULL);
 }

@@ -24,9 +24,12 @@
  *     into the connection's output while fewer than QUAD_WRITE_HIGH bytes
  *     wait for the socket; the rest waits in the ring (and then drops).
  *     A record whose binding is gone (unbound meanwhile) is discarded.
- *  4. Unbinding calls qua_unwatch, which returns once the handler can no
- *     longer run; the ring is freed only with the connection, after every
- *     binding is gone. So no handler touches freed memory.
+ *  4. Unbinding detaches the binding on the loop (no event of it goes out
+ *     afterwards) and holds its connection; a control job (work.c) then
+ *     calls qua_unwatch, which returns once the handler can no longer run,
+ *     and only then is the binding freed and the hold dropped. The ring is
+ *     freed only with the connection, after the last hold. So no handler
+ *     touches freed memory.
  *  5. A drain binding (a queue's consumer side, or any one-word callout the
  *     client becomes the target of) has a get site on the queue, opened by
  *     the loop with a handler for "notempty" that only raises ev_pending.
@@ -175,44 +178,34 @@ static quad_binding_t *binding_new(quad_conn_t *c, quad_ref_t *ref, int kind, co
   return b;
 }
 
-/* Makes b known to its handle (and its connection's drains). */
+/* Makes b known to its handle; pending until quad_bind_finish. */
 static void binding_link(quad_binding_t *b) {
+  b->pending = true;
   b->next_in_ref = b->ref->bindings;
   b->ref->bindings = b;
-  if (b->kind == QUAD_BIND_DRAIN) {
-    b->next_drain = b->conn->drains;
-    if (b->next_drain != NULL)
-      b->next_drain->prev_drain = b;
-    b->conn->drains = b;
-  }
+}
+
+/* The drain now runs: among the connection's drains. */
+static void drain_link(quad_binding_t *b) {
+  b->next_drain = b->conn->drains;
+  if (b->next_drain != NULL)
+    b->next_drain->prev_drain = b;
+  b->conn->drains = b;
+}
+
+/* Takes b off its handle's list. */
+static void binding_unlink(quad_binding_t *b) {
+  for (quad_binding_t **pp = &b->ref->bindings; *pp != NULL; pp = &(*pp)->next_in_ref)
+    if (*pp == b) {
+      *pp = b->next_in_ref;
+      break;
+    }
+  b->next_in_ref = NULL;
 }
 
 static void binding_forget(quad_binding_t *b) {
   quad_map_del(&b->conn->bindings, b->id);
   free(b);
-}
-
-int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad_binding_t **out,
-                       qua_error_t *err) {
-  const qua_type_t *t = qua_quaject_type(r->obj->q);
-  int cb = qua_type_callback(t, callback);
-  if (cb < 0) {
-    snprintf(err->msg, sizeof err->msg, "%s has no callback '%.64s'", t->name, callback);
-    return err->code = QUA_ENOCALLBACK;
-  }
-  quad_binding_t *b = binding_new(c, r, QUAD_BIND_CALLBACK, t->callbacks[cb].name);
-  if (b == NULL) {
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code = QUA_ENOMEM;
-  }
-  int rc = qua_watch(r->obj->q, t->callbacks[cb].name, on_callback, b, &b->watch, err);
-  if (rc < 0) {
-    binding_forget(b);
-    return rc;
-  }
-  binding_link(b);
-  *out = b;
-  return 0;
 }
 
 /* A queue, host or target=m68k: its own get (no argument, a word back)
@@ -223,18 +216,24 @@ static bool drains_itself(const qua_type_t *t) {
          qua_type_callback(t, "notempty") >= 0;
 }
 
-int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
-                    quad_binding_t **out, qua_error_t *err) {
+int quad_bind_prepare(quad_conn_t *c, quad_ref_t *r, const char *callback, const char *callout,
+                      uint64_t credits, quad_binding_t **out, qua_error_t *err) {
   qua_quaject_t *q = r->obj->q;
   const qua_type_t *t = qua_quaject_type(q);
-  const qua_type_t *queue = qua_type_find("queue");
   const char *name;
-  qua_quaject_t *target = q;
-  qua_quaject_t *proxy = NULL;
-  int rc;
-  if (strcmp(callout, "get") == 0 && drains_itself(t)) {
+  int kind = callback != NULL ? QUAD_BIND_CALLBACK : QUAD_BIND_DRAIN;
+  bool proxy = false;
+  if (callback != NULL) {
+    int cb = qua_type_callback(t, callback);
+    if (cb < 0) {
+      snprintf(err->msg, sizeof err->msg, "%s has no callback '%.64s'", t->name, callback);
+      return err->code = QUA_ENOCALLBACK;
+    }
+    name = t->callbacks[cb].name;
+  } else if (strcmp(callout, "get") == 0 && drains_itself(t)) {
     name = "get";
   } else {
+    const qua_type_t *queue = qua_type_find("queue");
     int k = qua_type_callout(t, callout);
     if (k < 0) {
       snprintf(err->msg, sizeof err->msg, "%s has no callout '%.64s'%s", t->name, callout,
@@ -249,22 +248,35 @@ int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t
       return err->code = QUA_ESTATE;
     }
     name = cd->name;
-    const char *params[] = {QUAD_PROXY_CAPACITY};
-    rc = qua_create("queue", params, 1, &proxy, err);
-    if (rc < 0)
-      return rc;
-    rc = qua_wire(q, name, proxy, "put", err);
-    if (rc < 0) {
-      qua_destroy(proxy, true, NULL);
-      return rc;
-    }
-    target = proxy;
+    proxy = true;
   }
-  quad_binding_t *b = binding_new(c, r, QUAD_BIND_DRAIN, name);
+  quad_binding_t *b = binding_new(c, r, kind, name);
   if (b == NULL) {
     snprintf(err->msg, sizeof err->msg, "out of memory");
-    rc = err->code = QUA_ENOMEM;
-    goto fail;
+    return err->code = QUA_ENOMEM;
+  }
+  b->q = q;
+  b->wants_proxy = proxy;
+  b->credits = credits;
+  binding_link(b);
+  *out = b;
+  return 0;
+}
+
+int quad_bind_work(quad_binding_t *b, qua_error_t *err) {
+  if (b->kind == QUAD_BIND_CALLBACK)
+    return qua_watch(b->q, b->name, on_callback, b, &b->watch, err);
+  qua_quaject_t *target = b->q;
+  int rc;
+  if (b->wants_proxy) {
+    const char *params[] = {QUAD_PROXY_CAPACITY};
+    rc = qua_create("queue", params, 1, &b->proxy, err);
+    if (rc < 0)
+      return rc;
+    rc = qua_wire(b->q, b->name, b->proxy, "put", err);
+    if (rc < 0)
+      goto fail;
+    target = b->proxy;
   }
   /* A queue that cannot be closed (target=m68k) has no "closed". */
   qua_bind_t handlers[] = {
@@ -276,23 +288,48 @@ int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t
     if (rc == QUA_ENOCALLBACK)
       snprintf(err->msg, sizeof err->msg,
                "this queue was created with notify=0: it cannot wake a drainer");
-    binding_forget(b);
     goto fail;
   }
-  b->proxy = proxy;
-  b->credits = credits;
-  binding_link(b);
-  *out = b;
   return 0;
 
 fail:
-  if (proxy != NULL)
-    qua_destroy(proxy, true, NULL);
+  if (b->proxy != NULL)
+    qua_destroy(b->proxy, true, NULL);
+  b->proxy = NULL;
   return rc;
 }
 
-void quad_unbind(quad_binding_t *b) {
+int quad_bind_finish(quad_binding_t *b, int status) {
+  if (b->ref == NULL)
+    return QUA_EHANDLE; /* detached meanwhile: its teardown releases and frees it */
+  b->pending = false;
+  if (status < 0) {
+    binding_unlink(b);
+    binding_forget(b);
+    return status;
+  }
+  if (b->kind == QUAD_BIND_DRAIN)
+    drain_link(b);
+  return 0;
+}
+
+void quad_binding_detach(quad_binding_t *b) {
   quad_conn_t *c = b->conn;
+  binding_unlink(b);
+  if (b->kind == QUAD_BIND_DRAIN && !b->pending) {
+    if (b->prev_drain != NULL)
+      b->prev_drain->next_drain = b->next_drain;
+    else
+      c->drains = b->next_drain;
+    if (b->next_drain != NULL)
+      b->next_drain->prev_drain = b->prev_drain;
+  }
+  quad_map_del(&c->bindings, b->id);
+  b->ref = NULL;
+  quad_conn_hold(c); /* its handlers write into c's ring until released */
+}
+
+void quad_binding_release(quad_binding_t *b) {
   if (b->watch != NULL)
     qua_unwatch(b->watch); /* the handler no longer runs */
   if (b->get_site != NULL)
@@ -301,20 +338,11 @@ void quad_unbind(quad_binding_t *b) {
     qua_site_close(b->count_site);
   if (b->proxy != NULL)
     qua_destroy(b->proxy, true, NULL); /* unwires the callout feeding it */
-  for (quad_binding_t **pp = &b->ref->bindings; *pp != NULL; pp = &(*pp)->next_in_ref)
-    if (*pp == b) {
-      *pp = b->next_in_ref;
-      break;
-    }
-  if (b->kind == QUAD_BIND_DRAIN) {
-    if (b->prev_drain != NULL)
-      b->prev_drain->next_drain = b->next_drain;
-    else
-      c->drains = b->next_drain;
-    if (b->next_drain != NULL)
-      b->next_drain->prev_drain = b->prev_drain;
-  }
-  binding_forget(b);
+}
+
+void quad_binding_free(quad_binding_t *b) {
+  quad_conn_unhold(b->conn);
+  free(b);
 }
 
 /* --- Delivery --------------------------------------------------------------------- */
@@ -384,7 +412,7 @@ void quad_bindings_end(quad_ref_t *r) {
     return;
   quad_events_pump(c, true); /* what fired before goes first */
   for (quad_binding_t *b = r->bindings; b != NULL; b = b->next_in_ref)
-    if (!b->closed_sent)
+    if (!b->closed_sent && !b->pending) /* a pending Bind is answered EHANDLE instead */
       send_event(c, b, "destroyed", 0, 0);
   raise_pending(c); /* the loop flushes c on its next wake-up */
 }
@@ -395,7 +423,9 @@ void quad_credit(quad_binding_t *b, uint64_t credits) {
 }
 
 void quad_events_pump(quad_conn_t *c, bool all) {
-  if (c->state >= QUAD_CLOSING)
+  /* While busy, a Bind may be on the worker: its events wait for its reply
+   * (quad_conn_resume pumps). */
+  if (c->state >= QUAD_CLOSING || (c->busy > 0 && !all))
     return;
   quad_ring_t *r = c->ring;
   if (r != NULL) {

@@ -916,6 +916,8 @@ static const qua_type_t link_type = {
 
 int quad_link_register(void) { return qua_type_register(&link_type, NULL); }
 
+bool quad_link_is_type(const qua_type_t *t) { return t == &link_type; }
+
 /* --- The peer --------------------------------------------------------------------- */
 
 typedef struct link_peer {

@@ -2,7 +2,9 @@
  *
  * Threads: everything here belongs to the loop thread, except the fields
  * marked "any thread" (the event ring and the counters that callback
- * handlers touch from pumps' and clocks' threads).
+ * handlers touch from pumps' and clocks' threads), and what a control job's
+ * worker fills in while the loop leaves it alone (work.c note 3: a pending
+ * binding's watch, sites and proxy).
  */
 #ifndef QUAD_INTERNAL_H
 #define QUAD_INTERNAL_H
@@ -127,6 +129,9 @@ struct quad_binding {
                                last notempty (note 8 of events.c) */
   bool closed_sent;         /* DRAIN: the "closed" event went out; nothing follows it */
   qua_quaject_t *proxy;     /* DRAIN of a non-queue callout: the private queue it feeds */
+  qua_quaject_t *q;         /* the bound quaject */
+  bool wants_proxy;         /* DRAIN: of a callout, through a proxy queue */
+  bool pending;             /* its Bind is on the worker: no events, not a drain yet */
   uint64_t credits;         /* DRAIN: items the client will still take */
   uint64_t seq;             /* events delivered */
   _Atomic uint64_t dropped; /* any thread: events lost to a full ring since the last one */
@@ -214,10 +219,37 @@ struct quad_conn {
   _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
   _Atomic bool ev_dropped;     /* any thread: a binding dropped events (events.c note 2) */
 
+  /* Control jobs (work.c): requests of this connection on a worker (its
+   * decoding waits while busy), holds that keep it allocated, and a close
+   * that waits for its request job. */
+  unsigned busy;
+  unsigned holds;
+  bool freed;          /* the socket closed while held: free at the last unhold */
+  bool close_deferred; /* quad_conn_close came while busy: closes on resume */
+  char close_why[96];
+
   /* Invoker callbacks recorded during one Invoke (loop thread only). */
   struct { int cb; uint64_t arg; } fired[QUAD_FIRED_MAX];
   int nfired;
 };
+
+/* --- Control work off the loop (work.c) -------------------------------- */
+
+typedef struct quad_job quad_job_t;
+struct quad_job {
+  uv_work_t req;
+  void (*work)(quad_job_t *j); /* a worker thread: libqua calls and j's own memory only */
+  void (*done)(quad_job_t *j); /* the loop, after work: records, replies, frees j */
+  quad_conn_t *c;              /* held while the job lives, or NULL */
+  bool request;                /* the job answers one of c's requests: c is busy meanwhile */
+  quad_job_t *next;
+};
+
+/* Queues j behind every job submitted before it (work.c note 2). With a
+ * connection, holds it; a request job also makes it busy until done. */
+void quad_job_submit(quad_job_t *j, quad_conn_t *c, bool request);
+/* True when no job is queued or running. */
+bool quad_jobs_idle(void);
 
 /* --- The server (quad.c) --------------------------------------------- */
 
@@ -235,9 +267,10 @@ typedef struct quad_server {
   uint64_t start_ms;
   uint64_t next_serial;
   quad_conn_t *conns;   /* open connections (NEW and READY) */
-  unsigned nalive;      /* connections not yet freed, closing ones included */
+  unsigned nalive;      /* connections whose socket is not yet closed, closing ones included */
   quad_obj_t *objs;
-  unsigned nobjs;
+  quad_map_t objs_by_id; /* quaject id -> quad_obj_t */
+  unsigned nobjs;        /* objects, and creates whose job has not finished */
   unsigned nthreads; /* active objects */
   /* Statistics. */
   unsigned nconns;
@@ -316,6 +349,12 @@ bool quad_conn_writable(quad_conn_t *c);
 /* Makes room in c's output for a reply body of up to `reply` bytes, so
  * that storing it cannot fail (session.c note 8). 0 or QUA_ENOMEM. */
 int quad_conn_reserve(quad_conn_t *c, size_t reply);
+/* A request job of c finished (work.c): decoding goes on, or the close
+ * that waited for it happens. */
+void quad_conn_resume(quad_conn_t *c);
+/* Keeps c's memory (and its event ring) until the matching unhold. */
+void quad_conn_hold(quad_conn_t *c);
+void quad_conn_unhold(quad_conn_t *c);
 /* SIGTERM: answer what is in flight, flush events, close every connection. */
 void quad_conns_shutdown(void);
 /* The exit deadline: closes every socket still open, written or not. */
@@ -344,12 +383,22 @@ quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t i
                            bool active);
 
 /* events.c */
-int quad_bind_callback(quad_conn_t *c, quad_ref_t *r, const char *callback, quad_binding_t **out,
-                       qua_error_t *err);
-int quad_bind_drain(quad_conn_t *c, quad_ref_t *r, const char *callout, uint64_t credits,
-                    quad_binding_t **out, qua_error_t *err);
-/* Unbinds: after return no handler of b runs; b is freed. */
-void quad_unbind(quad_binding_t *b);
+/* Binding, in three steps as a control job (work.c): prepare (the loop:
+ * checks the names, makes the pending binding of a callback, or of a
+ * callout with `credits`), work (the worker: watches, or makes the drain's
+ * proxy and get site), finish (the loop, with work's status: 0 and b runs,
+ * or the binding is gone and the status says why). */
+int quad_bind_prepare(quad_conn_t *c, quad_ref_t *r, const char *callback, const char *callout,
+                      uint64_t credits, quad_binding_t **out, qua_error_t *err);
+int quad_bind_work(quad_binding_t *b, qua_error_t *err);
+int quad_bind_finish(quad_binding_t *b, int status);
+/* Unbinding, in three steps (events.c note 4): detach (the loop: b leaves
+ * its handle, its connection's maps and drains, and holds the connection),
+ * release (a control job's worker: afterwards no handler of b runs), free
+ * (the loop: drops the hold). */
+void quad_binding_detach(quad_binding_t *b);
+void quad_binding_release(quad_binding_t *b);
+void quad_binding_free(quad_binding_t *b);
 /* Sends "destroyed", the last event, on every binding of r (its quaject is
  * being destroyed), after the events already queued for them. */
 void quad_bindings_end(quad_ref_t *r);
@@ -365,6 +414,9 @@ void quad_ring_free(quad_ring_t *r);
 /* link.c: the link type (the sender) and the peer side of LinkOpen/LinkPush. */
 /* Registers the link type with libqua (once, before the loop runs). */
 int quad_link_register(void);
+/* True for the link type: its init and fini use the loop's handles, so its
+ * quajects are made and destroyed on the loop, never by the worker. */
+bool quad_link_is_type(const qua_type_t *t);
 /* LinkOpen on connection c for the quaject q published as in->remote.
  * 0 with out filled, or a negative status with msg set. */
 int quad_link_open(quad_conn_t *c, const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,

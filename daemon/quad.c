@@ -826,9 +826,20 @@ static void on_closed_quietly(uv_handle_t *h) {}
 /* When every connection is gone: destroy what is left, close the last handles. */
 static void maybe_finish(void) {
   quad_server_t *srv = quad_srv;
-  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 || uv_is_closing((uv_handle_t *)&srv->wake))
+  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 ||
+      uv_is_closing((uv_handle_t *)&srv->wake))
     return;
   quad_state_save_final();
+  if (!quad_jobs_idle()) {
+    /* Every client has its answers and its socket closed, and the state is
+     * saved; what is left is the worker destroying their quajects (thread
+     * joins, grace periods), which the process's end does at once. */
+    quad_log(QUAD_LOG_INFO, "stopped (the worker's cleanup is left to the exit)");
+    if (!srv->socket_activated)
+      unlink(srv->cfg.socket_path);
+    fflush(stderr);
+    _exit(0);
+  }
   quad_objs_destroy_all();
   quad_link_shutdown();
   /* The signal handlers stay until now: a second SIGTERM must not kill

@@ -17,6 +17,13 @@
  *     completion, on the loop thread; a response is appended to `out` and
  *     the whole batch of responses (and events) goes to the socket in one
  *     uv_write after the read that brought the requests.
+ *  2a. Busy: a control request (Create, Destroy, Wire, ...) is handed to
+ *     the worker (work.c) and the connection decodes nothing more until its
+ *     reply is appended; then decoding resumes where it stopped. So one
+ *     connection's requests are answered in order while others go on. A
+ *     close (EOF, error, SIGTERM) that comes while busy is deferred until
+ *     the reply is out: the connection leaves the open list at once and
+ *     reads nothing more, and enters CLOSING when the job is done.
  *  3. In flight: a request counts from the moment it is decoded until the
  *     write carrying its response completes. At --max-inflight the session
  *     stops decoding (the undecoded bytes stay in rbuf) and stops reading
@@ -27,13 +34,15 @@
  *     partial frame, at most --max-frame. A prefix over --max-frame is
  *     answered ETOOBIG (id 0) and closes; so does a frame that is not a
  *     Frame message (EPROTO), because the stream cannot be trusted after it.
- *  5. CLOSING: nothing more is read or dispatched. Entry releases the
- *     connection's bindings first (no handler can call into it afterwards),
- *     then its handles, then destroys the unpublished objects it owns; then
+ *  5. CLOSING: nothing more is read or dispatched. Entry detaches the
+ *     connection's bindings, its handles and the unpublished objects it
+ *     owns, and queues their release (unwatch, site close, destroy) as one
+ *     job for the worker, which holds the connection's memory until no
+ *     handler can call into it; then
  *     queued responses and events are written and the socket shut down; a
  *     timer closes it after 2 s if the peer does not read.
  *  6. CLOSED: uv_close was called; the memory goes in the close callback
- *     (after libuv cancelled any write).
+ *     (after libuv cancelled any write), or with the last job holding it.
  *  7. Output is bounded in bytes, per connection and in all. A frame counts
  *     from the moment it is appended to `out` until the write carrying it
  *     completes (quad_conn_flush adds it to the daemon's total, on_write
@@ -91,11 +100,7 @@ static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f);
 
 /* --- Lifetime --------------------------------------------------------------- */
 
-static void on_handle_closed(uv_handle_t *h) {
-  quad_conn_t *c = h->data;
-  /* libuv runs close callbacks in no promised order: the last one frees. */
-  if (--c->closing > 0)
-    return;
+static void conn_free(quad_conn_t *c) {
   quap_decoder_fini(&c->dec);
   quap_buf_fini(&c->out);
   quad_map_fini(&c->handles);
@@ -103,9 +108,29 @@ static void on_handle_closed(uv_handle_t *h) {
   quad_ring_free(c->ring);
   free(c->rbuf);
   free(c);
+}
+
+static void on_handle_closed(uv_handle_t *h) {
+  quad_conn_t *c = h->data;
+  /* libuv runs close callbacks in no promised order: the last one frees,
+   * unless a control job still holds c (work.c note 4). */
+  if (--c->closing > 0)
+    return;
   quad_srv->nalive--;
   if (quad_srv->stopping)
     uv_async_send(&quad_srv->wake); /* re-check whether everything is done */
+  if (c->holds > 0)
+    c->freed = true;
+  else
+    conn_free(c);
+}
+
+void quad_conn_hold(quad_conn_t *c) { c->holds++; }
+
+void quad_conn_unhold(quad_conn_t *c) {
+  assert(c->holds > 0);
+  if (--c->holds == 0 && c->freed)
+    conn_free(c);
 }
 
 static void conn_uv_close(quad_conn_t *c) {
@@ -176,16 +201,26 @@ static void conn_unlink(quad_conn_t *c) {
 void quad_conn_close(quad_conn_t *c, const char *why) {
   if (c->state >= QUAD_CLOSING)
     return;
+  if (!c->close_deferred) {
+    conn_unlink(c);
+    if (c->reading) {
+      uv_read_stop(&c->u.s);
+      c->reading = false;
+    }
+  }
+  if (c->busy > 0) {
+    /* A request is on a worker: its answer goes out first (resume). */
+    if (!c->close_deferred)
+      snprintf(c->close_why, sizeof c->close_why, "%s", why);
+    c->close_deferred = true;
+    return;
+  }
+  c->close_deferred = false;
   quad_log(QUAD_LOG_INFO, "conn %llu (%s): closing: %s", (unsigned long long)c->serial, c->peer,
            why);
   /* Events already queued go out before the bindings are released. */
   quad_events_pump(c, true);
   c->state = QUAD_CLOSING;
-  conn_unlink(c);
-  if (c->reading) {
-    uv_read_stop(&c->u.s);
-    c->reading = false;
-  }
   quad_conn_release(c);
   quad_conn_flush(c);
   if (c->state == QUAD_CLOSED)
@@ -404,7 +439,7 @@ static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
  * in-flight limit is reached, or the connection must close. */
 static void conn_process(quad_conn_t *c) {
   unsigned limit = quad_srv->cfg.max_inflight;
-  while (c->state < QUAD_CLOSING && !c->close_after && c->rbuf_off < c->rbuf_len &&
+  while (c->state < QUAD_CLOSING && !c->close_after && c->busy == 0 && c->rbuf_off < c->rbuf_len &&
          c->inflight < limit && conn_may_dispatch(c)) {
     size_t used = 0;
     Qua__V1__Frame *f = NULL;
@@ -435,8 +470,28 @@ static void conn_process(quad_conn_t *c) {
   conn_update_reading(c);
 }
 
+void quad_conn_resume(quad_conn_t *c) {
+  assert(c->busy > 0);
+  if (--c->busy > 0 || c->state >= QUAD_CLOSING)
+    return;
+  if (c->close_deferred) {
+    /* On SIGTERM the requests already read are answered first (note 2a). */
+    if (quad_srv->stopping && c->rbuf_off < c->rbuf_len) {
+      conn_process(c);
+      if (c->busy > 0 || c->state >= QUAD_CLOSING)
+        return;
+    }
+    quad_conn_close(c, c->close_why);
+    return;
+  }
+  if (quad_srv->stopping)
+    return; /* quad_conns_shutdown closes it */
+  quad_events_pump(c, false); /* what waited for the reply (a Bind's events) */
+  conn_process(c);
+}
+
 static void conn_update_reading(quad_conn_t *c) {
-  bool want = c->state < QUAD_CLOSING && !quad_srv->stopping && !c->eof &&
+  bool want = c->state < QUAD_CLOSING && !c->close_deferred && !quad_srv->stopping && !c->eof &&
               c->rbuf_off == c->rbuf_len && c->inflight < quad_srv->cfg.max_inflight &&
               conn_may_dispatch(c);
   if (want && !c->reading) {
@@ -663,7 +718,7 @@ static void force_close_one(uv_handle_t *h, void *arg) {
   if (h == (uv_handle_t *)&quad_srv->unix_listener || h == (uv_handle_t *)&quad_srv->tcp_listener)
     return;
   quad_conn_t *c = h->data;
-  if (c != NULL && c->state == QUAD_CLOSING)
+  if (c != NULL && (c->state == QUAD_CLOSING || (c->state < QUAD_CLOSING && c->close_deferred)))
     conn_uv_close(c);
 }
 

@@ -48,8 +48,12 @@ struct qua_quaject {
   bool dead;
   qua_synth_mode_t synth;
   qua_site_t *body;           /* the body's site (ops.body), or NULL */
-  int synth_dist;             /* synth.c's mark: wires from here to a changed quaject */
-  qua_quaject_t *prev, *next; /* every live quaject, under the control lock */
+  /* synth.c's upstream walk (control lock): the pass that reached this
+   * quaject, its distance in wires from the changed one, and the next
+   * quaject the pass reached. */
+  uint64_t synth_gen;
+  int synth_dist;
+  qua_quaject_t *synth_next;
   alignas(QUA__CACHELINE) unsigned char state[];
 };
 
@@ -167,9 +171,6 @@ int qua__error(qua_error_t *err, int code, const char *fmt, ...)
  * replaced code (which it then frees) or when `wait` asks for one, so that
  * on return no thread runs code of the old state. */
 void qua__resynth(qua_quaject_t *q, bool wait);
-/* Registers and unregisters a quaject for resynthesis (control lock). */
-void qua__registry_add(qua_quaject_t *q);
-void qua__registry_remove(qua_quaject_t *q);
 /* Frees a site's synthesised code: the site is unreachable and a grace
  * period has passed. */
 void qua__site_free_code(qua_site_t *s);

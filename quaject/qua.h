@@ -396,6 +396,11 @@ QUA_API int qua_wire(qua_quaject_t *src, const char *callout, qua_quaject_t *dst
 QUA_API int qua_unwire(qua_quaject_t *src, const char *callout, qua_error_t *err);
 /* The quaject and callentry a callout is wired to (NULL when unwired). */
 QUA_API qua_quaject_t *qua_wired_to(const qua_quaject_t *src, int callout, int *entry);
+/* The wires into q: the ids of up to max quajects whose callouts are wired
+ * to q, and which callout of each. Returns how many wires there are (more
+ * than max when the arrays were too short). Costs as many steps as q has
+ * sites open, whatever the number of quajects. */
+QUA_API int qua_wired_in(const qua_quaject_t *q, uint64_t *ids, int *callouts, int max);
 
 /* Calls the quaject's own callout `callout` (for types' code and tests).
  * QUA_ENOTWIRED when it is not wired. Caller is inside a read-side

@@ -374,7 +374,6 @@ int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
     qua__error(err, r, "%s: %s", t->name, take_why(r));
     goto fail_init;
   }
-  qua__registry_add(q);
   if (q->body != NULL)
     qua__resynth(q, false); /* the body's first code, before its thread runs it */
   if (t->ops.start != NULL) {
@@ -390,7 +389,6 @@ int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
   return QUA_OK;
 
 fail_start:
-  qua__registry_remove(q);
   if (t->ops.fini != NULL)
     t->ops.fini(q);
   if (q->body != NULL)
@@ -663,6 +661,25 @@ qua_quaject_t *qua_wired_to(const qua_quaject_t *src, int c, int *entry) {
   return t;
 }
 
+int qua_wired_in(const qua_quaject_t *q, uint64_t *ids, int *callouts, int max) {
+  int n = 0;
+  qua__ctl_lock();
+  /* A wire into q is a site on q whose owner's callout points at it. */
+  for (int e = 0; e < q->type->nentries; e++)
+    QUA__FOREACH_SITE(q, e, s) {
+      if (s->owner == NULL ||
+          atomic_load_explicit(&s->owner->outs[s->owner_callout], memory_order_relaxed) != s)
+        continue;
+      if (n < max) {
+        ids[n] = s->owner->id;
+        callouts[n] = s->owner_callout;
+      }
+      n++;
+    }
+  qua__ctl_unlock();
+  return n;
+}
+
 int qua_callout(qua_quaject_t *self, int c, uint64_t a0, uint64_t a1, uint64_t *ret) {
   qua_site_t *s = atomic_load_explicit(&self->outs[c], memory_order_acquire);
   if (QUA__UNLIKELY(s == NULL))
@@ -796,7 +813,6 @@ int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err) {
   if (q->started && q->type->ops.stop != NULL)
     q->type->ops.stop(q);
   q->dead = true;
-  qua__registry_remove(q);
   for (int c = 0; c < q->type->ncallouts; c++)
     unwire_locked(q, c);
   /* Callouts of others wired to q: unwire them; user sites: point them at

@@ -59,7 +59,6 @@ extern const struct rcu_flavor_struct urcu_qsbr_flavor;
 
 static jit_codemem_t *codemem;
 static bool codemem_failed;
-static qua_quaject_t *registry;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 static _Atomic int default_mode = QUA_SYNTH_STENCIL;
 /* qua_synth_totals(): counters only, so relaxed. */
@@ -200,26 +199,6 @@ static const struct {
     {"qua__lfq_take1", (uint64_t)(uintptr_t)qua__lfq_take1},
     {"memcpy", (uint64_t)(uintptr_t)near_memcpy},
 };
-
-/* --- Registry --------------------------------------------------------------------- */
-
-void qua__registry_add(qua_quaject_t *q) {
-  q->prev = NULL;
-  q->next = registry;
-  if (registry != NULL)
-    registry->prev = q;
-  registry = q;
-}
-
-void qua__registry_remove(qua_quaject_t *q) {
-  if (q->prev != NULL)
-    q->prev->next = q->next;
-  else if (registry == q)
-    registry = q->next;
-  if (q->next != NULL)
-    q->next->prev = q->prev;
-  q->prev = q->next = NULL;
-}
 
 /* --- Synthesis ----------------------------------------------------------------------- */
 
@@ -427,30 +406,63 @@ static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t c
   }
 }
 
-/* Marks every live quaject with the number of wires from it to q (q: 0)
- * when that is at most `depth`, else -1: a site's code (its chain and the
- * chains its parts call, PARTS_MAX parts at most) can have folded in q's
- * code or state only if its quaject is marked. Breadth first over the
- * registry, so cycles of wires cost nothing more. */
-static void mark_upstream(qua_quaject_t *q, int depth) {
-  for (qua_quaject_t *u = registry; u != NULL; u = u->next)
-    u->synth_dist = -1;
-  q->synth_dist = 0;
-  for (int d = 1; d <= depth; d++) {
-    bool more = false;
-    for (qua_quaject_t *u = registry; u != NULL; u = u->next) {
-      for (int c = 0; u->synth_dist < 0 && c < u->type->ncallouts; c++) {
-        qua_site_t *w = atomic_load_explicit(&u->outs[c], memory_order_relaxed);
-        qua_quaject_t *t = w != NULL ? w->target : NULL;
-        if (t != NULL && (t == q || !t->dead) && t->synth_dist == d - 1) {
-          u->synth_dist = d;
-          more = true;
-        }
+/* Upstream marking (invariants 6 to 9 of the note above).
+ *
+ * The quajects whose code may have folded in q's are found by walking
+ * wires backwards from q: every wire into q is a site on one of q's
+ * callentries whose owner is the wire's source (site->owner, with
+ * owner->outs[owner_callout] == site while the wire stands), so q's own
+ * site lists are its reverse edges and no list of every quaject is needed.
+ * A pass touches q, the quajects within PARTS_MAX + 1 wires upstream of
+ * it, and their sites: what the change can reach, whatever the number of
+ * quajects in the process.
+ *
+ *  6. A pass gets a generation number; synth_gen == generation marks a
+ *     quaject as reached in this pass, with synth_dist its distance, and
+ *     synth_next links the reached ones breadth first. The marks of
+ *     earlier passes are simply stale, so nothing is reset, and the walk
+ *     allocates nothing (it cannot stop half-way).
+ *  7. A site on t with an owner is a wire only while the owner's outs[]
+ *     points at it: qua_wire links the site before it stores outs[], and
+ *     unwire clears outs[] before it unlinks the site. Such half-made or
+ *     half-gone edges are not followed, which is exactly the set of wires
+ *     a forward walk over outs[] would follow.
+ *  8. A destroyed quaject (dead) is neither rebuilt nor walked through,
+ *     except q itself, whose upstream still holds chains into it.
+ *  9. Everything runs under the control lock (invariant 1), so the sites
+ *     lists, outs[] and the marks change only inside the pass. */
+static uint64_t synth_generation;
+
+/* Appends q at distance dist to the pass's list (through synth_next). */
+static void upstream_push(qua_quaject_t ***tail, qua_quaject_t *q, int dist) {
+  q->synth_gen = synth_generation;
+  q->synth_dist = dist;
+  q->synth_next = NULL;
+  **tail = q;
+  *tail = &q->synth_next;
+}
+
+/* Lists q and every quaject whose callouts lead to q within `depth` wires,
+ * nearest first, through synth_next; returns the list's head (q). The list
+ * lives in the quajects themselves, so a pass allocates nothing and cannot
+ * fail half-way. */
+static qua_quaject_t *mark_upstream(qua_quaject_t *q, int depth) {
+  qua_quaject_t *head = NULL, **tail = &head;
+  synth_generation++;
+  upstream_push(&tail, q, 0);
+  for (qua_quaject_t *t = head; t != NULL; t = t->synth_next) {
+    if (t->synth_dist >= depth || (t != q && t->dead))
+      continue;
+    for (int e = 0; e < t->type->nentries; e++)
+      QUA__FOREACH_SITE(t, e, s) {
+        qua_quaject_t *o = s->owner;
+        if (o == NULL || o->synth_gen == synth_generation ||
+            atomic_load_explicit(&o->outs[s->owner_callout], memory_order_relaxed) != s)
+          continue;
+        upstream_push(&tail, o, t->synth_dist + 1);
       }
-    }
-    if (!more)
-      break;
   }
+  return head;
 }
 
 void qua__resynth(qua_quaject_t *changed, bool wait) {
@@ -458,16 +470,16 @@ void qua__resynth(qua_quaject_t *changed, bool wait) {
   size_t nold = 0;
   qua__listened_refresh(changed); /* the generic code's test, with the code */
   /* Bodies call the code of their callouts' sites: one wire further. */
-  mark_upstream(changed, PARTS_MAX + 1);
-  for (qua_quaject_t *u = registry; u != NULL; u = u->next) {
-    if (u->dead || u->synth_dist < 0 || u->synth_dist > PARTS_MAX)
+  qua_quaject_t *up = mark_upstream(changed, PARTS_MAX + 1);
+  for (qua_quaject_t *u = up; u != NULL; u = u->synth_next) {
+    if (u->dead || u->synth_dist > PARTS_MAX)
       continue;
     for (int e = 0; e < u->type->nentries; e++)
       QUA__FOREACH_SITE(u, e, s) refresh_site(s, old, &nold, sizeof old / sizeof old[0]);
   }
   /* Bodies after the sites whose code they call. */
-  for (qua_quaject_t *u = registry; u != NULL; u = u->next)
-    if (u->body != NULL && !u->dead && u->synth_dist >= 0)
+  for (qua_quaject_t *u = up; u != NULL; u = u->synth_next)
+    if (u->body != NULL && !u->dead)
       refresh_site(u->body, old, &nold, sizeof old / sizeof old[0]);
   if (nold > 0 || wait)
     qua__synchronize();

@@ -1,0 +1,112 @@
+/* work.c -- control work off the loop: blocking libqua calls run on a worker, one job at a time.
+ *
+ * Design note: why the loop never waits, and why one worker is enough.
+ *
+ *  1. Control operations (create, destroy, wire, unwire, close, unbind, and
+ *     a closing connection's cleanup) wait for grace periods, join threads
+ *     and resynthesise code, all under libqua's control lock. The loop
+ *     thread never makes them: a method submits a job whose `work` makes
+ *     the libqua calls on a worker (uv_queue_work), and whose `done` runs
+ *     on the loop afterwards to record the outcome and reply.
+ *  2. Jobs run one at a time, in the order they were submitted, daemon
+ *     wide. libqua serialises control operations under one lock anyway, so
+ *     a second worker would only wait for that lock; one worker gives the
+ *     order below for free.
+ *  3. The daemon's own state (objects, handles, bindings, names, counts)
+ *     belongs to the loop and is changed at submission: a destroy removes
+ *     the object and every handle on it before its job is queued, a create
+ *     reserves its counts. So the loop's view runs ahead of libqua's, and a
+ *     job's work meets libqua in the state of every job before it: a
+ *     quaject a job names was reachable when it was submitted, and a job
+ *     that frees it (submitted later, after the loop forgot it) runs later.
+ *     `work` touches only libqua and the job's own memory; what it frees
+ *     that the loop allocated (bindings) is freed in `done`.
+ *  4. A job may hold connections alive (quad_conn_hold): a request's
+ *     connection, and the connections whose bindings a teardown unbinds,
+ *     since their handlers write into those connections' rings until the
+ *     unwatch returns. A held connection whose socket closed is freed when
+ *     the last hold goes.
+ *  5. A request job makes its connection busy: the connection decodes no
+ *     further request until the job's reply is out (session.c resumes it),
+ *     so one connection's requests keep their order while the others go on.
+ *  6. On SIGTERM the loop answers what it read, closes every socket, and
+ *     then exits without waiting for jobs that only destroy what closed
+ *     connections owned (the process's end does that at once); with no job
+ *     left it destroys what remains itself. The watchdog (quad.c) bounds it.
+ *  7. Exceptions, which wait on the loop at most for the job the worker is
+ *     running (the control lock), never for the queue: links are made and
+ *     destroyed on the loop (their init and fini use its handles; a
+ *     teardown's done destroys them after its work closed their sites);
+ *     List and Describe read wires and code under the lock; Destroy's
+ *     not-wired check asks libqua (qua_wired_in); a drain opens its count
+ *     site when its queue closes; the peer side of links opens and closes
+ *     its sites (link.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "quad-internal.h"
+
+static quad_job_t *queue_head, **queue_tail = &queue_head;
+static quad_job_t *running;
+
+static void start_next(void);
+
+static void on_work(uv_work_t *req) {
+  quad_job_t *j = req->data;
+  j->work(j);
+}
+
+static void after_work(uv_work_t *req, int status) {
+  quad_job_t *j = req->data;
+  running = NULL;
+  quad_conn_t *c = j->c;
+  bool request = j->request;
+  /* Cancelled only if the loop is torn down, which waits for us. */
+  (void)status;
+  j->done(j); /* replies and frees j */
+  if (c != NULL) {
+    if (request)
+      quad_conn_resume(c);
+    quad_conn_unhold(c);
+  }
+  start_next();
+  if (running == NULL && quad_srv->stopping)
+    uv_async_send(&quad_srv->wake); /* maybe_finish re-checks */
+}
+
+static void start_next(void) {
+  if (running != NULL || queue_head == NULL)
+    return;
+  quad_job_t *j = queue_head;
+  queue_head = j->next;
+  if (queue_head == NULL)
+    queue_tail = &queue_head;
+  running = j;
+  j->req.data = j;
+  int r = uv_queue_work(quad_srv->loop, &j->req, on_work, after_work);
+  if (r < 0) {
+    /* libuv refused the work (it cannot, short of a broken loop): do it
+     * here rather than lose it. */
+    quad_log(QUAD_LOG_ERROR, "uv_queue_work: %s: control work runs on the loop",
+             uv_strerror(r));
+    on_work(&j->req);
+    after_work(&j->req, 0);
+  }
+}
+
+void quad_job_submit(quad_job_t *j, quad_conn_t *c, bool request) {
+  j->c = c;
+  j->request = request;
+  j->next = NULL;
+  if (c != NULL) {
+    quad_conn_hold(c);
+    if (request)
+      c->busy = true;
+  }
+  *queue_tail = j;
+  queue_tail = &j->next;
+  start_next();
+}
+
+bool quad_jobs_idle(void) { return running == NULL && queue_head == NULL; }
