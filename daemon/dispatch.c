@@ -515,6 +515,7 @@ quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t i
   o->params = params;
   o->ident = ident;
   o->active = active;
+  quad_srv->nobjs++; /* obj_add leaves the counting to its caller */
   quad_srv->nthreads += active;
   return o;
 }

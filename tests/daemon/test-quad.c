@@ -763,6 +763,17 @@ static void sigterm_answers_in_flight_and_exits_zero(void) {
   double took = 0;
   rc_write(&c, b.data, b.len);
   quap_buf_fini(&b);
+  /* The signal goes while the pump is moving them: once the drainer has
+   * its first item (the control work that is left to the exit leaves the
+   * pump no time of its own after the signal). */
+  int events = 0, out_of_order = 0;
+  Qua__V1__Frame *first = rc_event(&drainer, 4000);
+  CU_ASSERT_PTR_NOT_NULL(first);
+  if (first != NULL) {
+    out_of_order += first->event->arg != 1000;
+    events++;
+    quap_frame_free(first);
+  }
   double t0 = rc_now();
   kill(q.pid, SIGTERM);
   int answered = 0, refused = 0, wrong = 0, put_ok = 0;
@@ -792,14 +803,11 @@ static void sigterm_answers_in_flight_and_exits_zero(void) {
           refused, wrong);
   CU_ASSERT_EQUAL(answered + refused, 2 * PAIRS);
   CU_ASSERT_EQUAL(wrong, 0);
-  int events = 0, out_of_order = 0;
   for (Qua__V1__Frame *e; (e = rc_event(&drainer, 4000)) != NULL; quap_frame_free(e))
     out_of_order += e->event->arg != 1000 + (uint64_t)events++;
   fprintf(stderr, "  the drainer got %d items\n", events);
   CU_ASSERT_EQUAL(out_of_order, 0);
   CU_ASSERT(events <= put_ok);
-  /* Closing, quad sends the drainer what the pump had moved: the pump ran
-   * while the 700 requests were served, so that is not nothing. */
   CU_ASSERT(events > 0);
   CU_ASSERT_TRUE(rc_closed_within(&c, 5000));
   CU_ASSERT_TRUE(rc_closed_within(&idle, 5000));
