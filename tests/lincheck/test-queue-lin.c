@@ -155,11 +155,13 @@ static qua_site_t *flap(run_t *r, qua_site_t *s, bool put) {
   char before[5], alone[5], after[5];
   variant_of(r->q, put ? "put" : "get", before);
   qua_site_close(s);
-  variant_of(r->q, put ? "put" : "get", alone);
-  sched_yield();
+  int side = put ? 0 : 2; /* the "sp"/"mp" or "sc"/"mc" half */
+  /* The switch back may come after a grace period: wait a while for it. */
+  for (double end = qtest_now() + 2; qtest_now() < end; sched_yield())
+    if (memcmp(variant_of(r->q, put ? "put" : "get", alone) + side, before + side, 2) != 0)
+      break;
   s = open_site(r, put);
   variant_of(r->q, put ? "put" : "get", after);
-  int side = put ? 0 : 2; /* the "sp"/"mp" or "sc"/"mc" half */
   if (getenv("LINCHECK_VERBOSE") != NULL)
     fprintf(stderr, "%s: %s %s %s\n", put ? "put" : "get", before, alone, after);
   atomic_fetch_add(&r->variant_changes[!put], (memcmp(before + side, alone + side, 2) != 0) +
