@@ -455,7 +455,8 @@ int lin_check(const lin_spec_t *spec, lin_op_t *ops, size_t n, lin_report_t *rep
       return LIN_EINVAL;
     }
   }
-  qsort(ops, n, sizeof *ops, cmp_inv);
+  if (n > 0)
+    qsort(ops, n, sizeof *ops, cmp_inv);
 
   int rc = LIN_ENOMEM;
   vmap_t vm = {0};

@@ -126,11 +126,11 @@ static void get_reports_empty_between_the_close_steps(void) {
 static void cuts_carry_the_queue_over(void) {
   /* One producer, a consumer behind: quiet points with items left in the
    * queue are cut, and the items carried. */
-  enum { N = 20000 };
-  lin_op_t *h = calloc(2 * N, sizeof *h);
+  const long N = QTEST_SANITIZED ? 4000 : 20000;
+  lin_op_t *h = calloc(2 * (size_t)N, sizeof *h);
   uint64_t t = 1;
   size_t k = 0;
-  for (int i = 0; i < N; i++) {
+  for (long i = 0; i < N; i++) {
     h[k++] = (lin_op_t)PUT(0, (uint64_t)i + 100, LIN_OK, t, t + 1);
     t += 2;
     if (i >= 3) {
@@ -144,11 +144,12 @@ static void cuts_carry_the_queue_over(void) {
   fprintf(stderr, "\n  %zu ops: %zu parts, largest %zu, %zu states\n", rep.ops, rep.parts,
           rep.largest, rep.states);
   /* Swap two items deep inside: found. */
+  uint64_t a = 100 + (uint64_t)N * 3 / 4, b = a + 1;
   for (size_t i = 0; i < k; i++)
-    if (h[i].kind == LIN_GET && h[i].value == 15000)
-      h[i].value = 15001;
-    else if (h[i].kind == LIN_GET && h[i].value == 15001)
-      h[i].value = 15000;
+    if (h[i].kind == LIN_GET && h[i].value == a)
+      h[i].value = b;
+    else if (h[i].kind == LIN_GET && h[i].value == b)
+      h[i].value = a;
   CU_ASSERT_EQUAL(check(0, false, h, k, &rep), 0);
   free(h);
 }
@@ -164,13 +165,13 @@ static void no_cut_where_overlapping_puts_stay_queued(void) {
 }
 
 static void long_concurrent_history_checks_fast(void) {
-  /* Four clients in lock step, 200,000 operations, overlapping in pairs:
+  /* Four clients in lock step, 200,000 operations (40,000 sanitized), overlapping in pairs:
    * producers 0 and 1 put, consumers 2 and 3 get, into a queue of 4. */
-  enum { ROUNDS = 50000 };
-  lin_op_t *h = calloc(4 * ROUNDS, sizeof *h);
+  const long ROUNDS = QTEST_SANITIZED ? 10000 : 50000;
+  lin_op_t *h = calloc(4 * (size_t)ROUNDS, sizeof *h);
   uint64_t t = 1, next = 0;
   size_t k = 0;
-  for (int r = 0; r < ROUNDS; r++) {
+  for (long r = 0; r < ROUNDS; r++) {
     h[k++] = (lin_op_t)PUT(0, 2 * (uint64_t)r, LIN_OK, t, t + 3);
     h[k++] = (lin_op_t)PUT(1, 2 * (uint64_t)r + 1, LIN_OK, t + 1, t + 2);
     t += 4;
