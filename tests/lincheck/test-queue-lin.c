@@ -14,7 +14,8 @@
  *
  * Known defect. lfq.c's tracked mode claims exactness (its note 12), and a
  * single producer and consumer get it; with several it is not
- * linearizable, and these runs find it every few dozen runs:
+ * linearizable (found here: 1 in 10-15 runs of the suite with two
+ * producers; once in some 150 runs with one producer and two consumers):
  *  1. Producers: a put linearises at its increment of the count S, but items
  *     are delivered in the order of the positions claimed, and two MP puts
  *     can claim in one order and count in the other. Recorded: put(a)
