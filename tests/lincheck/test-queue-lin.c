@@ -345,12 +345,14 @@ static void run_queue(int nprod, int ncons, bool tracked, bool flap, bool close_
            getenv("QUA_SYNTH") ? getenv("QUA_SYNTH") : "");
   CU_ASSERT_EQUAL(run_and_check(r, name, !tracked), 1);
   /* The producer flapper flaps at every 40th of its items (or of all
-   * consumed), the consumer flapper at every 40th of all consumed (up to the close when
-   * there is one, at half: when it comes varies, so one flap each is
-   * required there), and each flap is two changes. */
+   * consumed): 39 flaps. The consumer flapper flaps when it sees another
+   * 40th of all consumed, once a call, and the run stops when all is
+   * consumed, so under a sanitizer it may see fewer: at least 10. With a
+   * close (at half, when it lands varies) one flap a side. Each flap is
+   * two changes. */
   if (flap) {
     CU_ASSERT(atomic_load(&r->variant_changes[0]) >= 2 * (close_midway ? 1 : 39));
-    CU_ASSERT(atomic_load(&r->variant_changes[1]) >= 2 * (close_midway ? 1 : 25));
+    CU_ASSERT(atomic_load(&r->variant_changes[1]) >= 2 * (close_midway ? 1 : 10));
   }
   CU_ASSERT_EQUAL(qua_destroy(r->q, false, NULL), QUA_OK);
   free(r);
