@@ -283,7 +283,12 @@ static int run_and_check(run_t *r, const char *name, bool lax) {
   lin_log_t *mine = &r->logs[2 * MAXT];
   double deadline = qtest_now() + 120;
   if (r->close_midway) {
-    while (atomic_load(&r->consumed) < items * r->nprod / 2 && qtest_now() < deadline)
+    /* At half, and (switching) once each side's variant has changed at
+     * least once, so that the close lands among switches on both sides. */
+    while ((atomic_load(&r->consumed) < items * r->nprod / 2 ||
+            (r->flap && (atomic_load(&r->variant_changes[0]) < 2 ||
+                         atomic_load(&r->variant_changes[1]) < 2))) &&
+           qtest_now() < deadline)
       sched_yield();
     uint64_t inv = lin_tick();
     CU_ASSERT_EQUAL(qua_queue_close(r->q), QUA_OK);
