@@ -303,7 +303,9 @@ QUA_API const qua_type_t *qua_quaject_type(const qua_quaject_t *q);
 QUA_API uint64_t qua_quaject_id(const qua_quaject_t *q);
 QUA_API void *qua_quaject_state(qua_quaject_t *q);
 QUA_API uint64_t qua_quaject_param(const qua_quaject_t *q, int index);
-/* Describes the live state in one line ("count=3 capacity=1024 variant=spsc"). */
+/* Describes the live state in one line ("count=3 capacity=1024 variant=spsc").
+ * From any thread; it takes the control lock, so it waits for a control
+ * operation under way elsewhere (never call it from a type's hook). */
 QUA_API int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len);
 /* Which code the callentry runs for its sites ("generic spsc", "stencil
  * spsc", "chain stencil pass+spsc"), and the nanoseconds its latest

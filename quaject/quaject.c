@@ -408,9 +408,14 @@ uint64_t qua_quaject_param(const qua_quaject_t *q, int i) {
 }
 
 int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len) {
-  if (q->type->ops.describe != NULL)
-    return q->type->ops.describe(q, buf, len);
-  return snprintf(buf, len, "%s", q->type->name);
+  if (q->type->ops.describe == NULL)
+    return snprintf(buf, len, "%s", q->type->name);
+  /* Under the control lock: the hooks read control state (a queue's
+   * variant) that control operations on other threads change. */
+  qua__ctl_lock();
+  int n = q->type->ops.describe(q, buf, len);
+  qua__ctl_unlock();
+  return n;
 }
 
 int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t len,
