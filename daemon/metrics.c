@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "quad-internal.h"
 
@@ -41,13 +42,13 @@ typedef struct scrape {
   char head[QUAD_METRICS_HEAD];
   size_t len;
   int closing; /* handles still to close */
-  struct scrape *next, *prev;
+  LIST_ENTRY(scrape) link; /* in scrapes */
 } scrape_t;
 
 static uv_tcp_t listener;
 static bool listening;
 static unsigned nscrapes;
-static scrape_t *scrapes; /* every open scrape, closed with the listener */
+static LIST_HEAD(, scrape) scrapes = LIST_HEAD_INITIALIZER(scrapes); /* closed with the listener */
 /* [method][status index]: index 0 OK, 1 DIVERTED, 2+k code -(k+1), last other. */
 static uint64_t replies[QUAD_METRICS_METHODS + 1][QUAD_METRICS_CODES + 3];
 
@@ -187,12 +188,7 @@ static void build(body_t *b) {
 static void on_closed(uv_handle_t *h) {
   scrape_t *sc = h->data;
   if (--sc->closing == 0) {
-    if (sc->prev != NULL)
-      sc->prev->next = sc->next;
-    else
-      scrapes = sc->next;
-    if (sc->next != NULL)
-      sc->next->prev = sc->prev;
+    LIST_REMOVE(sc, link);
     free(sc);
     nscrapes--;
   }
@@ -304,10 +300,7 @@ static void on_connection(uv_stream_t *server, int status) {
   if (sc == NULL)
     return; /* the connection stays in the backlog until memory allows */
   nscrapes++;
-  sc->next = scrapes;
-  if (scrapes != NULL)
-    scrapes->prev = sc;
-  scrapes = sc;
+  LIST_INSERT_HEAD(&scrapes, sc, link);
   uv_tcp_init(quad_srv->loop, &sc->tcp);
   uv_timer_init(quad_srv->loop, &sc->timer);
   sc->tcp.data = sc->timer.data = sc;
@@ -366,6 +359,7 @@ void quad_metrics_close(void) {
   if (listening && !uv_is_closing((uv_handle_t *)&listener))
     uv_close((uv_handle_t *)&listener, on_listener_closed);
   listening = false;
-  for (scrape_t *sc = scrapes; sc != NULL; sc = sc->next)
+  scrape_t *sc;
+  LIST_FOREACH(sc, &scrapes, link)
     scrape_close(sc);
 }
