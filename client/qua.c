@@ -1468,17 +1468,15 @@ static int verb_graph(ctx_t *x) {
   return EXIT_OK;
 }
 
-/* One quaject's numbers at a sample: its state line's KEY=N words. */
-typedef struct top_row {
-  uint64_t id;
-  char line[256];
-} top_row_t;
+static int by_id(const void *key, const void *elem) {
+  uint64_t id = *(const uint64_t *)key, other = ((const quac_quaject_info_t *)elem)->id;
+  return id < other ? -1 : id > other;
+}
 
-static const top_row_t *top_find(const top_row_t *rows, size_t n, uint64_t id) {
-  for (size_t i = 0; i < n; i++)
-    if (rows[i].id == id)
-      return &rows[i];
-  return NULL;
+/* The quaject with this id in the previous sample, or NULL. List gives
+ * quajects in ascending ids (its pages go by after_id), so a binary search. */
+static const quac_quaject_info_t *top_find(const quac_quaject_list_t *l, uint64_t id) {
+  return bsearch(&id, l->quajects, l->nquajects, sizeof l->quajects[0], by_id);
 }
 
 /* The numbers of a state line that changed since the previous one, and
@@ -1519,7 +1517,7 @@ static int top_sample(ctx_t *x, quac_stats_t *st, quac_quaject_list_t **l, doubl
 /* One frame: the daemon's counts and rates, then each quaject's state and
  * the rates of its numbers since the previous sample. */
 static void top_frame(ctx_t *x, const quac_stats_t *a, const quac_stats_t *b, double dt,
-                      const top_row_t *prev, size_t nprev, const quac_quaject_list_t *l) {
+                      const quac_quaject_list_t *prev, const quac_quaject_list_t *l) {
   char buf[64];
   top_rate_t r[16];
   if (x->o->json) {
@@ -1549,8 +1547,8 @@ static void top_frame(ctx_t *x, const quac_stats_t *a, const quac_stats_t *b, do
            "RATES");
   for (size_t i = 0; i < l->nquajects; i++) {
     const quac_quaject_info_t *q = &l->quajects[i];
-    const top_row_t *p = top_find(prev, nprev, q->id);
-    size_t nr = top_rates(p != NULL ? p->line : "", q->state, dt, r, 16);
+    const quac_quaject_info_t *p = top_find(prev, q->id);
+    size_t nr = top_rates(p != NULL ? p->state : "", q->state, dt, r, 16);
     if (x->o->json) {
       printf("{\"name\":");
       json_str(stdout, shown_name(buf, sizeof buf, q->name, q->id));
@@ -1594,20 +1592,9 @@ static int verb_top(ctx_t *x) {
     rc = top_sample(x, &b, &lb, &tb);
     if (rc != EXIT_OK)
       break;
-    size_t nprev = la->nquajects;
-    top_row_t *prev = calloc(nprev ? nprev : 1, sizeof *prev);
-    if (prev == NULL) {
-      rc = report(EXIT_REFUSED, "ENOMEM", 0, "top", "out of memory");
-      break;
-    }
-    for (size_t i = 0; i < nprev; i++) {
-      prev[i].id = la->quajects[i].id;
-      snprintf(prev[i].line, sizeof prev[i].line, "%s", la->quajects[i].state);
-    }
     if (tty)
       printf("\033[H\033[2J");
-    top_frame(x, &a, &b, tb - ta > 0 ? tb - ta : 1, prev, nprev, lb);
-    free(prev);
+    top_frame(x, &a, &b, tb - ta > 0 ? tb - ta : 1, la, lb);
     quac_free(la);
     la = lb;
     lb = NULL;

@@ -344,8 +344,8 @@ typedef struct quac_quaject_list {
   const quac_quaject_info_t *quajects;
 } quac_quaject_list_t;
 
-/* Every quaject this connection may see (all of List's pages). *out is
- * freed with quac_free(). */
+/* Every quaject this connection may see (all of List's pages), in
+ * ascending id order. *out is freed with quac_free(). */
 QUAC_API int quac_list(quac_conn_t *c, quac_quaject_list_t **out);
 
 /* One quaject, by handle (name NULL) or by published name (handle 0).
