@@ -440,4 +440,16 @@ static inline int itest_init(int argc, char **argv) {
   return 0;
 }
 
+/* A suite's end: runs the cases against d, prints d's log when one failed,
+ * and stops d, which must exit 0 (itest_stop_clean). The exit status. */
+static inline int itest_run_and_stop(itest_daemon_t *d, const char *suite,
+                                     const qtest_case_t *cases) {
+  int rc = qtest_run(suite, cases);
+  if (rc != 0)
+    itest_dump_log(d);
+  if (!itest_stop_clean(d))
+    rc = 1;
+  return rc;
+}
+
 #endif

@@ -616,10 +616,5 @@ int main(int argc, char **argv) {
       {"cli_idle_drain_fires_empty_once_per_transition",
        cli_idle_drain_fires_empty_once_per_transition},
       {NULL, NULL}};
-  int rc = qtest_run("cli", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "cli", cases);
 }

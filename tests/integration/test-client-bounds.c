@@ -117,10 +117,5 @@ int main(int argc, char **argv) {
        timeouts_past_the_bound_give_the_connection_up},
       {"list_gathers_every_page", list_gathers_every_page},
       {NULL, NULL}};
-  int rc = qtest_run("client-bounds", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "client-bounds", cases);
 }

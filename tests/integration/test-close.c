@@ -202,10 +202,5 @@ int main(int argc, char **argv) {
       {"cli_close_ends_drain", cli_close_ends_drain},
       {NULL, NULL},
   };
-  int rc = qtest_run("integration-close", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "integration-close", cases);
 }

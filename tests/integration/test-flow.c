@@ -171,10 +171,5 @@ int main(int argc, char **argv) {
       {"slow_drainer_backs_queue_up_to_full", slow_drainer_backs_queue_up_to_full},
       {"daemon_memory_bounded_through_slow_drain", daemon_memory_bounded_through_slow_drain},
       {NULL, NULL}};
-  int rc = qtest_run("flow", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "flow", cases);
 }

@@ -255,10 +255,5 @@ int main(int argc, char **argv) {
       {"bad_targets_are_refused_by_name", bad_targets_are_refused_by_name},
       {NULL, NULL},
   };
-  int rc = qtest_run("integration-m68k", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "integration-m68k", cases);
 }

@@ -261,10 +261,5 @@ int main(int argc, char **argv) {
       {"types_list_matches_the_tables", types_list_matches_the_tables},
       {"pipelined_invokes_all_answered", pipelined_invokes_all_answered},
       {NULL, NULL}};
-  int rc = qtest_run("remote", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "remote", cases);
 }

@@ -154,10 +154,5 @@ int main(int argc, char **argv) {
       {"graph_and_show_name_bound_clients", graph_and_show_name_bound_clients},
       {"top_once_counts_and_rates", top_once_counts_and_rates},
       {NULL, NULL}};
-  int rc = qtest_run("views", cases);
-  if (rc != 0)
-    itest_dump_log(&daemon_);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "views", cases);
 }
