@@ -491,7 +491,9 @@ static void build_stencil(gen_t *g, obj_t *o, size_t symi)
         uint64_t target = where[sym->st_shndx] + sym->st_value;
         bool code = (o->secs[sym->st_shndx].sh.sh_flags & SHF_EXECINSTR) != 0;
         ref.hole = code ? -1 : -2;
-        ref.addend += (int64_t)(code ? target : target - st.data_off);
+        /* Wrapping, as the relocation arithmetic does (a hostile object's
+         * values may overflow; the layout checks refuse what is out of range). */
+        ref.addend = (int64_t)((uint64_t)ref.addend + (code ? target : target - st.data_off));
       }
       st.refs = xrealloc(st.refs, st.nrefs + 1, sizeof *st.refs);
       st.refs[st.nrefs++] = ref;

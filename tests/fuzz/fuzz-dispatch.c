@@ -178,8 +178,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(!quap_decoder_partial(&dec));
   quap_decoder_fini(&dec);
   quap_buf_fini(&req);
-  /* The connection's handles close; then what it left published goes. */
-  while (srv.nalive > 0) {
+  /* The connection's handles close, and the worker finishes its cleanup
+   * (as quad's own exit waits for, before destroying what is left); then
+   * what it left published goes. */
+  while (srv.nalive > 0 || !quad_jobs_idle()) {
     CHECK(now_ms() <= deadline + ANSWER_MS);
     uv_run(srv.loop, UV_RUN_NOWAIT);
   }
