@@ -159,6 +159,7 @@ static void jump_vector(m68k_cpu_t *c, int vector)
 
 void m68k__exception(m68k_cpu_t *c, int vector, uint32_t pc, int fmt, uint32_t addr)
 {
+  c->tail = 0; /* the handler's first instruction overlaps nothing */
   if (c->hook && c->hook(c->hook_ctx, c, vector))
     return;
   uint32_t sr = enter_super(c);
@@ -446,26 +447,38 @@ static void trace_insn(m68k_cpu_t *c)
   fprintf(c->trace, "%08x  %s\n", c->pc, buf);
 }
 
-/* Runs one instruction and adds its cycle estimate (m68k-cycles.tab).
- * An instruction that raises an exception leaves by longjmp and adds
- * nothing. */
+/* Runs one instruction and adds its cycle estimate (m68k-cycles.tab): its
+ * cache-case time less its overlap with the previous instruction's tail
+ * (m68k-timing.h, the manual's Equation 11-1). An instruction that raises
+ * an exception leaves by longjmp and adds nothing; exception processing
+ * ends the overlap (m68k__exception clears the tail). */
 static void exec_counted(m68k_cpu_t *c)
 {
   uint32_t pc = c->pc;
   uint32_t op = m68k__rd(c, pc, 2);
   const m68k__cycles_t *k = &m68k__cycles[c->optab[op]];
-  unsigned cost = k->base;
+  m68k__timing_t t = {k->cc, k->head, k->tail};
+  m68k__timing_t alt = {k->alt_cc, k->alt_head, k->alt_tail};
+  uint32_t mask = k->kind == 2 ? m68k__rd(c, pc + 2, 2) : 0;
   m68k__exec(c, c->icount + 1);
   if (k->kind == 1) {
     /* Bcc: an 8-bit displacement in the opcode, 0 for a word, 0xFF for a
-     * long one; DBcc (0x5xC8) always has a word. */
-    uint32_t len = (op & 0xF0F8) == 0x50C8 ? 4 : (op & 0xFF) == 0 ? 4 : (op & 0xFF) == 0xFF ? 6 : 2;
-    if (c->pc == pc + len)
-      cost = k->alt;
+     * long one; DBcc (0x5xC8) always has a word. Bcc.W and Bcc.L falling
+     * through cost what a taken branch does (11.6.15). */
+    bool dbcc = (op & 0xF0F8) == 0x50C8;
+    uint32_t len = dbcc ? 4 : (op & 0xFF) == 0 ? 4 : (op & 0xFF) == 0xFF ? 6 : 2;
+    if (c->pc == pc + len && (dbcc || len == 2))
+      t = alt;
   } else if (k->kind == 2) {
-    cost += k->per * (unsigned)__builtin_popcount(m68k__rd(c, pc + 2, 2));
+    t.cc += k->per * (unsigned)__builtin_popcount(mask);
+  } else if (k->kind == 3) {
+    if (c->nz != 0) /* Z clear: the compare failed */
+      t = alt;
+  } else if (k->kind == 4) {
+    if (op & 0x20)
+      t = alt;
   }
-  c->cycles += cost;
+  c->cycles += m68k__timing_next(&c->tail, t);
 }
 
 /* The instruction loop (note 1): services what `pending` flags, then lets
@@ -558,6 +571,7 @@ uint64_t m68k_instructions(const m68k_cpu_t *cpu)
 void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on)
 {
   cpu->count_cycles = on;
+  cpu->tail = 0;
   m68k__update_pending(cpu);
 }
 

@@ -27,6 +27,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 
+#include "m68k-timing.h"
 #include "m68k.h"
 
 #define M68K_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -120,6 +121,7 @@ struct m68k_cpu {
 
   uint64_t icount;    /* instructions executed */
   uint64_t cycles;    /* estimated MC68030 cycles, while count_cycles */
+  unsigned tail;      /* the last counted instruction's tail (m68k-timing.h) */
   uint64_t ncas, ncas2; /* CAS and CAS2 instructions executed */
   bool count_cycles;  /* m68k_set_cycle_count() */
   uint64_t run_end;   /* m68k_run stops when icount reaches it */
@@ -162,12 +164,16 @@ void m68k__exec(m68k_cpu_t *c, uint64_t end);
 extern const uint16_t m68k__optab_68000[65536];
 extern const uint16_t m68k__optab_68030[65536];
 
-/* Each handler's MC68030 cycle estimate (m68k-cycles.tab, generated):
- * `base` cycles; for kind 1 (Bcc, DBcc) `alt` instead when the branch
- * falls through; for kind 2 (MOVEM) `per` more per register moved. */
+/* Each handler's MC68030 timing (m68k-cycles.tab, generated): cache-case
+ * clocks, head and tail (m68k-timing.h); the `alt` figures instead for
+ * kind 1 (Bcc, DBcc) when the branch falls through, kind 3 (CAS) when the
+ * compare fails, kind 4 (a shift) when the count is in a register; for
+ * kind 2 (MOVEM) `per` more clocks per register moved. */
 typedef struct m68k__cycles {
-  uint16_t base;
-  uint8_t alt;
+  uint16_t cc;
+  uint8_t head, tail;
+  uint16_t alt_cc;
+  uint8_t alt_head, alt_tail;
   uint8_t per;
   uint8_t kind;
 } m68k__cycles_t;

@@ -125,15 +125,18 @@ M68K_API int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, s
 M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
 
 /* Cycle estimates. While on, the CPU adds to a counter, for every
- * instruction it completes, the MC68030 cycles that m68k-cycles.tab
- * estimates for its class and addressing modes: the MC68030 User's
- * Manual's section 11.6 cache-case figures (instruction fetches hit the
+ * instruction it completes, the MC68030 cycles of the MC68030 User's
+ * Manual's timing model (section 11): the instruction's cache-case time
+ * from m68k-cycles.tab (section 11.6's tables: instruction fetches hit the
  * instruction cache, operands take two-clock bus cycles, no wait states),
- * the operation's figure plus its effective address's, Bcc and DBcc by
- * whether they branch, MOVEM by the registers it moves. Pipeline
- * overlap, cache misses, bus contention, exception processing and the
- * 68881 are ignored. The estimate is the 68030's whatever the model. Counting runs the CPU one instruction at a
- * time (as tracing does); off (the default) it costs nothing. */
+ * its effective address's component composed with its operation, less the
+ * overlap of its head with the previous instruction's tail (Equations
+ * 11-1 and 11-2, m68k-timing.h); Bcc and DBcc by whether they branch, CAS
+ * by whether it succeeds, MOVEM by the registers it moves. Cache misses,
+ * bus contention, exception processing and the 68881 are ignored; an
+ * exception ends the overlap. The estimate is the 68030's whatever the
+ * model. Counting runs the CPU one instruction at a time (as tracing
+ * does); off (the default) it costs nothing. */
 M68K_API void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on);
 /* Whether counting is on. */
 M68K_API bool m68k_cycle_counting(const m68k_cpu_t *cpu);

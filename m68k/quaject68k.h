@@ -106,10 +106,10 @@
  *
  * m68k_qj_call counts the instructions the callentry executes (its first
  * through its RTS, callbacks included) and estimates their MC68030 cycles
- * with the core's cycle table (m68k_set_cycle_count in m68k.h: the MC68030
- * User's Manual, section 11.6, cache-case figures per instruction class and
- * addressing mode; pipeline overlap, cache misses, wait states and bus
- * contention are ignored).
+ * with the core's timing model (m68k_set_cycle_count in m68k.h: the
+ * MC68030 User's Manual, section 11, cache-case figures per instruction
+ * class and addressing mode with each head overlapping the previous tail;
+ * cache misses, wait states and bus contention are ignored).
  *
  * Threading: as the machine (machine.h): one host thread at a time.
  * Quajects are destroyed with their machine at the latest. Control

@@ -11,8 +11,10 @@
  *     illegal handler), hot ones as M68K_HOT_ENTRY(h);
  *   - m68k__optab_68000[65536] and m68k__optab_68030[65536], a handler
  *     index for every opcode word;
- *   - m68k__cycles[], each handler's MC68030 cycle estimate, from the rows
- *     of m68k-cycles.tab (its header comment gives the format);
+ *   - m68k__cycles[], each handler's MC68030 timing (cache case, head and
+ *     tail, its effective address's component composed with its operation
+ *     by m68k-timing.h), from the rows of m68k-cycles.tab (its header
+ *     comment gives the format);
  *   - under M68K_GEN_EXEC, the body of the threaded interpreter: a table of
  *     label addresses and one label per hot handler that runs it and
  *     dispatches the next instruction (M68K_DISPATCH and M68K_NEXT, from
@@ -24,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../m68k-timing.h"
 
 #define MAX_ENTRIES 512
 #define MAX_HANDLERS 8192
@@ -73,24 +77,36 @@ static int ninline;
 /* D, A, (A), (A)+, -(A), d16(A), d8(A,X), #imm: what compiled code uses. */
 #define HOT_EA_MASK 0x87fu
 
-/* Cycle estimates (m68k-cycles.tab). */
-#define MAX_EATABLES 8
-#define MAX_CYCROWS 128
+/* Cycle estimates (m68k-cycles.tab): the MC68030's cache-case time, head and
+ * tail per handler, composed by m68k-timing.h's rule. */
+#define MAX_EATABLES 16
+#define MAX_CYCROWS 160
+/* One table figure: "H/T/C" (head, tail, cache case), "H+/T/C" (the head is
+ * H plus the operation's head), a bare "C" (no head or tail sourced: no
+ * overlap either side), or "-" (no component). */
+typedef struct trip {
+  int cc, head, tail;
+  int plus, none, bare;
+} trip_t;
 typedef struct eatable {
   char name[16];
-  int v[EA_COUNT];
+  trip_t v[EA_COUNT + 1]; /* the modes, then #imm with a long operand */
 } eatable_t;
 typedef struct cycrow {
   char tmpl[64];
-  int reg, mem;
-  int ea, ea2; /* eatable indexes, -1: none */
-  int imm, alt, per;
+  int size, arg;          /* -1: any */
+  trip_t reg, mem;        /* the operation: register EA (or none), memory EA */
+  int ea, eal;            /* EA table for byte/word and for long operands, -1: none */
+  int dreg, dmem;         /* MOVE: the operation by destination mode, for a
+                           * register and for a memory or immediate source */
+  trip_t alt;             /* kind 1, 3, 4: the other outcome's operation */
+  int per, kind;
 } cycrow_t;
 static eatable_t eatables[MAX_EATABLES];
 static int neatables;
 static cycrow_t cycrows[MAX_CYCROWS];
 static int ncycrows;
-static int cyc_default = 4;
+static trip_t cyc_default = {4, 0, 0, 0, 0, 1};
 
 static entry_t entries[MAX_ENTRIES];
 static int nentries;
@@ -198,51 +214,108 @@ static int eatable_find(const char *name, int line)
   exit(1);
 }
 
+static trip_t parse_trip(const char *s, int line)
+{
+  trip_t t = {0, 0, 0, 0, 0, 0};
+  char plus = 0;
+  int n;
+  if (strcmp(s, "-") == 0) {
+    t.none = 1;
+  } else if (sscanf(s, "%d/%d/%d%n", &t.head, &t.tail, &t.cc, &n) == 3 && s[n] == 0) {
+  } else if (sscanf(s, "%d%c/%d/%d%n", &t.head, &plus, &t.tail, &t.cc, &n) == 4 && plus == '+' &&
+             s[n] == 0) {
+    t.plus = 1;
+  } else if (sscanf(s, "%d%n", &t.cc, &n) == 1 && s[n] == 0) {
+    t.head = t.tail = 0; /* the sscanf calls above may have set them */
+    t.bare = 1;
+  } else {
+    fprintf(stderr, "m68kgen: cycles line %d: bad figure %s\n", line, s);
+    exit(1);
+  }
+  if (t.cc < t.head || t.cc > 65535 || t.head > 255 || t.tail > 255) {
+    fprintf(stderr, "m68kgen: cycles line %d: figure %s out of range\n", line, s);
+    exit(1);
+  }
+  return t;
+}
+
 static void parse_cycles(FILE *f)
 {
   char buf[512];
   int line = 0;
   while (fgets(buf, sizeof(buf), f)) {
     line++;
-    char *tok[16];
+    char *tok[20];
     int n = 0;
-    for (char *t = strtok(buf, " \t\r\n"); t && n < 16 && t[0] != '#';
+    for (char *t = strtok(buf, " \t\r\n"); t && n < 20 && t[0] != '#';
          t = strtok(NULL, " \t\r\n"))
       tok[n++] = t; /* a '#' token starts a comment, at the start or after a row */
     if (n == 0)
       continue;
     if (strcmp(tok[0], "default") == 0 && n == 2) {
-      cyc_default = atoi(tok[1]);
+      cyc_default = parse_trip(tok[1], line);
     } else if (strcmp(tok[0], "ea") == 0) {
-      if (n != 2 + EA_COUNT || neatables == MAX_EATABLES) {
-        fprintf(stderr, "m68kgen: cycles line %d: an EA table has %d values\n", line, EA_COUNT);
+      if ((n != 2 + EA_COUNT && n != 3 + EA_COUNT) || neatables == MAX_EATABLES) {
+        fprintf(stderr, "m68kgen: cycles line %d: an EA table has %d or %d values\n", line,
+                EA_COUNT, EA_COUNT + 1);
         exit(1);
       }
       eatable_t *t = &eatables[neatables++];
       snprintf(t->name, sizeof(t->name), "%s", tok[1]);
       for (int i = 0; i < EA_COUNT; i++)
-        t->v[i] = atoi(tok[2 + i]);
+        t->v[i] = parse_trip(tok[2 + i], line);
+      t->v[EA_COUNT] = n == 3 + EA_COUNT ? parse_trip(tok[2 + EA_COUNT], line) : t->v[EA_COUNT - 1];
     } else {
-      if (ncycrows == MAX_CYCROWS || n < 2) {
+      if (ncycrows == MAX_CYCROWS || n < 3) {
         fprintf(stderr, "m68kgen: cycles line %d: bad row\n", line);
         exit(1);
       }
       cycrow_t *r = &cycrows[ncycrows++];
       memset(r, 0, sizeof(*r));
+      r->size = r->arg = -1;
+      r->ea = r->eal = r->dreg = r->dmem = -1;
+      char *colon = strchr(tok[0], ':'), *dot = strchr(tok[0], '.');
+      if (colon) {
+        *colon = 0;
+        r->arg = atoi(colon + 1);
+      }
+      if (dot) {
+        *dot = 0;
+        r->size = atoi(dot + 1);
+      }
       snprintf(r->tmpl, sizeof(r->tmpl), "%s", tok[0]);
-      r->reg = atoi(tok[1]);
-      r->mem = n > 2 ? atoi(tok[2]) : r->reg;
-      r->ea = n > 3 ? eatable_find(tok[3], line) : -1;
-      r->ea2 = n > 4 ? eatable_find(tok[4], line) : -1;
-      for (int i = 5; i < n; i++) {
-        if (strcmp(tok[i], "imm") == 0)
-          r->imm = 1;
-        else if (strncmp(tok[i], "alt=", 4) == 0)
-          r->alt = atoi(tok[i] + 4);
-        else if (strncmp(tok[i], "per=", 4) == 0)
+      r->reg = parse_trip(tok[1], line);
+      r->mem = parse_trip(tok[2], line);
+      int i = 3;
+      if (i < n && !strchr(tok[i], '=')) {
+        char *bar = strchr(tok[i], '|');
+        if (bar)
+          *bar = 0;
+        if (strcmp(tok[i], "-") != 0)
+          r->ea = eatable_find(tok[i], line);
+        r->eal = bar ? eatable_find(bar + 1, line) : r->ea;
+        i++;
+      }
+      if (i + 1 < n && !strchr(tok[i], '=')) {
+        r->dreg = eatable_find(tok[i], line);
+        r->dmem = eatable_find(tok[i + 1], line);
+        i += 2;
+      }
+      for (; i < n; i++) {
+        if (strncmp(tok[i], "alt=", 4) == 0) {
+          r->alt = parse_trip(tok[i] + 4, line);
+          r->kind = 1;
+        } else if (strncmp(tok[i], "zalt=", 5) == 0) {
+          r->alt = parse_trip(tok[i] + 5, line);
+          r->kind = 3;
+        } else if (strncmp(tok[i], "ralt=", 5) == 0) {
+          r->alt = parse_trip(tok[i] + 5, line);
+          r->kind = 4;
+        } else if (strncmp(tok[i], "per=", 4) == 0) {
           r->per = atoi(tok[i] + 4);
-        else {
-          fprintf(stderr, "m68kgen: cycles line %d: unknown flag %s\n", line, tok[i]);
+          r->kind = 2;
+        } else {
+          fprintf(stderr, "m68kgen: cycles line %d: unknown field %s\n", line, tok[i]);
           exit(1);
         }
       }
@@ -250,35 +323,49 @@ static void parse_cycles(FILE *f)
   }
 }
 
-/* A handler's estimate: base cycles, and the kind of adjustment the core
- * makes at run time (1: branch, alt when it falls through; 2: MOVEM, per
- * register). */
-static void handler_cycles(const handler_t *h, int *base, int *alt, int *per, int *kind)
+/* An instruction's figure: the operation `op` after the effective-address
+ * component `ea` (m68k-timing.h). An unsourced figure on either side makes
+ * the whole one unsourced: no overlap with its neighbours. */
+static trip_t compose(trip_t ea, trip_t op)
+{
+  if (ea.none)
+    return op;
+  trip_t r = {ea.cc + op.cc, 0, 0, 0, 0, 1};
+  if (ea.bare || op.bare)
+    return r;
+  m68k__timing_t t = m68k__timing_compose((m68k__timing_t){(unsigned)ea.cc, (unsigned)ea.head,
+                                                           (unsigned)ea.tail},
+                                          ea.plus, (m68k__timing_t){(unsigned)op.cc,
+                                                                    (unsigned)op.head,
+                                                                    (unsigned)op.tail});
+  return (trip_t){(int)t.cc, (int)t.head, (int)t.tail, 0, 0, 0};
+}
+
+/* A handler's figures: the instruction's, and for kinds 1, 3 and 4 the
+ * other outcome's (1: Bcc, DBcc falling through; 3: CAS failing; 4: a shift
+ * by a register count); kind 2 (MOVEM) adds `per` per register. */
+static void handler_cycles(const handler_t *h, trip_t *main, trip_t *alt, int *per, int *kind)
 {
   const entry_t *e = &entries[h->entry];
-  *base = cyc_default;
-  *alt = *per = *kind = 0;
+  *main = *alt = cyc_default;
+  *per = *kind = 0;
   for (int i = 0; i < ncycrows; i++) {
     const cycrow_t *r = &cycrows[i];
-    if (strcmp(r->tmpl, e->tmpl) != 0)
+    if (strcmp(r->tmpl, e->tmpl) != 0 || (r->size >= 0 && r->size != e->size) ||
+        (r->arg >= 0 && r->arg != h->k))
       continue;
     int reg = !e->has_e || h->ea <= 1;
-    int c = reg ? r->reg : r->mem + (r->ea >= 0 ? eatables[r->ea].v[h->ea] : 0);
-    if (e->has_e && r->ea >= 0 && h->ea == 11 && e->size == 4 &&
-        strcmp(eatables[r->ea].name, "fea") == 0)
-      c += 2; /* a long immediate */
-    if (e->has_E && r->ea2 >= 0)
-      c += eatables[r->ea2].v[h->ea2];
-    if (r->imm)
-      c += e->size == 4 ? 4 : 2;
-    *base = c;
-    if (r->alt) {
-      *alt = r->alt;
-      *kind = 1;
-    } else if (r->per) {
-      *per = r->per;
-      *kind = 2;
-    }
+    trip_t op = reg ? r->reg : r->mem;
+    if (e->has_E && r->dreg >= 0)
+      op = eatables[reg ? r->dreg : r->dmem].v[h->ea2];
+    int t = e->size == 4 ? r->eal : r->ea;
+    trip_t ea = {0, 0, 0, 0, 1, 0};
+    if (e->has_e && t >= 0)
+      ea = eatables[t].v[h->ea == EA_COUNT - 1 && e->size == 4 ? EA_COUNT : h->ea];
+    *main = compose(ea, op);
+    *alt = r->kind == 1 || r->kind == 3 || r->kind == 4 ? compose(ea, r->alt) : *main;
+    *per = r->per;
+    *kind = r->kind;
     return;
   }
 }
@@ -410,13 +497,17 @@ static void emit(FILE *o)
       fprintf(o, "  h%d,\n", i);
   }
   fprintf(o, "};\n");
-  fprintf(o, "\n/* MC68030 cycle estimates per handler (m68k-cycles.tab). */\n"
-             "const m68k__cycles_t m68k__cycles[%d] = {\n  {%d, 0, 0, 0},\n",
-          nhandlers, cyc_default);
+  fprintf(o, "\n/* MC68030 timing per handler (m68k-cycles.tab): cache case, head, tail;\n"
+             " * the other outcome's; per register; kind. */\n"
+             "const m68k__cycles_t m68k__cycles[%d] = {\n  {%d, %d, %d, %d, %d, %d, 0, 0},\n",
+          nhandlers, cyc_default.cc, cyc_default.head, cyc_default.tail, cyc_default.cc,
+          cyc_default.head, cyc_default.tail);
   for (int i = 1; i < nhandlers; i++) {
-    int base, alt, per, kind;
-    handler_cycles(&handlers[i], &base, &alt, &per, &kind);
-    fprintf(o, "  {%d, %d, %d, %d},\n", base, alt, per, kind);
+    trip_t m, a;
+    int per, kind;
+    handler_cycles(&handlers[i], &m, &a, &per, &kind);
+    fprintf(o, "  {%d, %d, %d, %d, %d, %d, %d, %d},\n", m.cc, m.head, m.tail, a.cc, a.head, a.tail,
+            per, kind);
   }
   fprintf(o, "};\n");
   static const char *const names[2] = {"m68k__optab_68000", "m68k__optab_68030"};

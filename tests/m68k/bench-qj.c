@@ -7,7 +7,7 @@
  * the medians:
  *   BENCH m68k_<op>_insns <n> insns      instructions, entry through RTS
  *   BENCH m68k_<op>_cycles <n> cycles    estimated MC68030 cycles (the
- *                                        manual's cache case, m68k-cycles.tab)
+ *                                        manual's timing model, below)
  *   BENCH m68k_<op>_thesis_cycles <n>    the thesis's us * 25 MHz
  *   BENCH m68k_<op>_vs_thesis <x> x      thesis cycles / our cycles
  *                                        (>= 1: no slower than the thesis)
@@ -18,33 +18,52 @@
  * Estimates are deterministic: every round gives the same figure, so the
  * medians carry no noise.
  *
- * Figures (this build; cycles, insns, ratio):
- *   counter_inc  45  9  0.72    list_insert  44  8  0.80
- *   list_delete  65 10  0.81    queue_put    97 19  0.85
- *   queue_get   103 21  0.80    stack_push   72 11  0.69
- *   stack_pop    71 11  0.70    queue_put_spsc 64 17 0.78 (unsync.)
- *   queue_get_spsc 64 15 0.82 (unsync.)
- * (before the register convention and the corrected table: 50, 52, 98,
- * 137, 134, 108 and 90 cycles, ratios 0.46 to 0.67.)
+ * The estimate is the MC68030 User's Manual's own model (section 11): each
+ * instruction's cache-case time from the tables of 11.6 (every prefetch
+ * hits the instruction cache, two-clock bus cycles, the data cache off),
+ * its effective address's component composed with its operation, and each
+ * head overlapping the previous instruction's tail (Equations 11-1 and
+ * 11-2; m68k/m68k-cycles.tab, m68k/m68k-timing.h; the manual's worked
+ * examples are a test). CAS and CAS2 are the manual's figures too: CAS 13
+ * after its calculate-immediate-EA component (2 for (An), 6 for an
+ * absolute address), CAS2 24 (Massalin's thesis quotes 13 and 26).
  *
- * Why no ratio reaches 1: ours are of a whole callentry, summed from the
- * manual's cache-case column, which leaves out the overlap of one
- * instruction's tail with the next one's head (the manual's best case,
- * what real code on the thesis's machine gets); the thesis's are times
- * measured on that machine. And even summed without overlap, the shortest
- * code each algorithm needs exceeds some anchors: the counter must read
- * the count (6 cycles with an absolute EA), CAS it back (13, and 4 for
- * the absolute EA), branch on the result (4) and return (9): 36 against
- * 32.5; the list insert also stores the node's link (at least 39 against
- * 35). The CAS2 structures need the state's address in a register (6),
- * the state (5), the second word (5 or 6), the full or empty test (4 to
- * 10) and CAS2 (26), BNE and RTS: at least 61 for the list delete (65
- * with the status and the zero it stores; 52.5 in the thesis) and 70 for
- * the stack push (72 with the status; 50 in the thesis), and the code
- * above is at those floors. The queue's index
- * arithmetic (wrap, full or empty test, the slot's address, the new
- * index word) puts its floor near 90 against 82.5; gcc's code is 97 and
- * 103.
+ * Figures (this build; cycles, insns, ratio):
+ *   counter_inc  47  9  0.69    list_insert  45  8  0.78
+ *   list_delete  63 10  0.83    queue_put    95 19  0.87
+ *   queue_get   101 21  0.82    stack_push   70 11  0.71
+ *   stack_pop    69 11  0.72    queue_put_spsc 63 17 0.79 (unsync.)
+ *   queue_get_spsc 64 15 0.82 (unsync.)
+ * Before the overlap model (each instruction's cache case added up, CAS 13
+ * and CAS2 26 from the thesis): 45, 44, 65, 97, 103, 72, 71, 64 and 64,
+ * ratios 0.69 to 0.85. The manual's CAS costs 2 more than that (its EA
+ * component), its CAS2 2 less; the overlap itself saves one cycle in the
+ * list insert (the node's link store, tail 1, under CAS's head) and one in
+ * the SP-SC put (the index store under RTS's head), and nothing elsewhere.
+ *
+ * Why the overlap gives so little, and no ratio reaches 1: in the manual's
+ * tables only a memory write leaves a tail (MOVE Rn,(An) 1, -(An) 2; ADD
+ * Dn,EA 1) and an effective address's own tail is taken inside its
+ * instruction by the operation's head. These entries are loads, compares,
+ * register moves, one CAS or CAS2 and branches, nearly all with tail 0, so
+ * consecutive instructions barely overlap. Ours are of a whole callentry,
+ * entered by JSR with the state's address a hole: the shortest code each
+ * algorithm needs exceeds some anchors even so. The counter must load the
+ * state's address or use it absolute (6), read the count (5 or 6), CAS it
+ * back (15 via (An), 19 absolute), branch on the result (4) and return
+ * (9): the CAS, BNE and RTS alone are 28 and the whole at least 46
+ * against 32.5; gcc's code is 47. The CAS2 structures need the state's
+ * address in a register (6, CAS2 takes no absolute address), the state (5),
+ * the second word (5 or 6, and 2 to put its address in a register), the
+ * full or empty test (4 to 10), CAS2 (24), BNE (4) and RTS (9): at least
+ * 59 for the list delete (63 with the status and the zero it stores; 52.5
+ * in the thesis) and 68 for the stack push (70 with the status; 50 in the
+ * thesis). The queue's index arithmetic (wrap,
+ * full or empty test, the slot's address, the new index word) puts its
+ * floor near 88 against 82.5; gcc's code is 95 and 101. The thesis's
+ * times are of its hand-written code measured on the machine; its callers
+ * keep the quaject's address in a register, which our entries, reached
+ * from the host with only the argument in d1, cannot assume.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -83,6 +83,9 @@ static void help_says_how_cycles_are_estimated(void) {
   CU_ASSERT_EQUAL(quaject(out, sizeof out, "--help"), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "cache case"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "MC68030 User's Manual"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "head"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "tail"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "overlap"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "median"));
 }
 
