@@ -26,6 +26,7 @@
 #include "quad-internal.h"
 #include "quad-m68k.h"
 #include "quad-state.h"
+#include "registry.h"
 
 quad_server_t *quad_srv;
 int quad_log_level = QUAD_LOG_INFO;
@@ -888,6 +889,7 @@ static void on_signal(uv_signal_t *s, int signum) {
 int main(int argc, char **argv) {
   static quad_server_t srv;
   quad_srv = &srv;
+  quad_reg_init(&srv.reg);
   quad_sd_init();
   int rc = parse_options(argc, argv, &srv.cfg);
   if (rc >= 0)

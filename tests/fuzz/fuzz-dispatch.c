@@ -26,6 +26,7 @@
 #include "fuzz.h"
 #include "quad-internal.h"
 #include "quad-m68k.h"
+#include "registry.h"
 
 /* quad answers an input within this, or the harness reports a hang. */
 #define ANSWER_MS 10000
@@ -41,6 +42,7 @@ static void cleanup(void) {
 
 static void setup(void) {
   quad_srv = &srv;
+  quad_reg_init(&srv.reg);
   verbose = getenv("FUZZ_QUAD_LOG") != NULL;
   quad_log_level = verbose ? QUAD_LOG_DEBUG : QUAD_LOG_ERROR;
   quad_config_defaults(&srv.cfg);
