@@ -148,7 +148,7 @@ struct quad_binding {
   uint64_t seq;             /* events delivered */
   _Atomic uint64_t dropped; /* any thread: events lost to a full ring since the last one */
   quad_binding_t *next_in_ref;
-  quad_binding_t *next_drain, *prev_drain; /* the connection's drains */
+  LIST_ENTRY(quad_binding) drain_link; /* in its connection's drains */
 };
 
 /* The per-connection event ring (any thread puts, the loop takes): a
@@ -205,7 +205,7 @@ struct quad_conn {
   char host[64];               /* TCP: the peer's address, the key of Hello rate limits */
   int64_t ident;               /* who it is: the peer's uid on the unix socket,
                                   QUAD_IDENT_TOKEN on TCP, QUAD_IDENT_NONE unknown */
-  quad_conn_t *next, *prev;
+  LIST_ENTRY(quad_conn) link;  /* in the server's conns */
 
   quap_decoder_t dec;
   uint8_t *rbuf;
@@ -226,7 +226,7 @@ struct quad_conn {
   uint64_t next_binding;
   unsigned owned;              /* objects created and owned, creates in flight included */
   LIST_HEAD(, quad_obj) owns;  /* the objects it owns */
-  quad_binding_t *drains;
+  LIST_HEAD(, quad_binding) drains;
 
   quad_ring_t *ring;           /* created by the first Bind */
   _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
@@ -279,7 +279,7 @@ typedef struct quad_server {
   bool stopping;
   uint64_t start_ms;
   uint64_t next_serial;
-  quad_conn_t *conns;   /* open connections (NEW and READY) */
+  LIST_HEAD(, quad_conn) conns; /* open connections (NEW and READY) */
   unsigned nalive;      /* connections whose socket is not yet closed, closing ones included */
   quad_reg_t reg;        /* the objects (registry.h) */
   unsigned nobjs;        /* objects, and creates whose job has not finished */

@@ -827,7 +827,7 @@ static void on_closed_quietly(uv_handle_t *h) {}
 /* When every connection is gone: destroy what is left, close the last handles. */
 static void maybe_finish(void) {
   quad_server_t *srv = quad_srv;
-  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 ||
+  if (!srv->stopping || !LIST_EMPTY(&srv->conns) || srv->nalive > 0 ||
       uv_is_closing((uv_handle_t *)&srv->wake))
     return;
   quad_state_save_final();

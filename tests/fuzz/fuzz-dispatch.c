@@ -190,6 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   quad_objs_destroy_all();
   quad_link_shutdown();
   uv_run(srv.loop, UV_RUN_NOWAIT);
-  CHECK(srv.conns == NULL && srv.nobjs == 0 && srv.nthreads == 0);
+  CHECK(LIST_EMPTY(&srv.conns) && srv.nobjs == 0 && srv.nthreads == 0);
   return 0;
 }
