@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,23 +364,29 @@ static void json_wire(const char *src, uint64_t src_id, const char *callout, con
  * one or the other. A field may be text-only (rec_text: words the JSON
  * says with its keys instead) and a JSON field may be left out of the
  * template. So the two forms of a line cannot disagree about what it
- * says. (ls, show, types and top print tables and documents, whose text
- * is laid out in columns: their JSON is print_*_json's and top_frame's.) */
-typedef enum { R_STR, R_U64, R_BOOL, R_NULL, R_RAW, R_NUM, R_TEXT } rec_kind_t;
+ * says. A field may hold a list of records (rec_list), each with its
+ * own line: a document such as a type. (ls, show and top print tables
+ * whose text is laid out in columns: their JSON is print_*_json's and
+ * top_frame's.) */
+typedef enum { R_STR, R_U64, R_BOOL, R_NULL, R_RAW, R_NUM, R_TEXT, R_LIST } rec_kind_t;
+
+typedef struct rec rec_t;
 
 typedef struct rec_field {
   const char *key;
   rec_kind_t kind;
   const char *s;   /* R_STR, R_RAW (JSON as is), R_TEXT */
-  uint64_t u;      /* R_U64, R_BOOL */
+  uint64_t u;      /* R_U64, R_BOOL; R_LIST: how many records */
   double d;        /* R_NUM: "%.1f" */
+  const rec_t *sub; /* R_LIST: the records */
 } rec_field_t;
 
 #define REC_MAX 24
-typedef struct rec {
+struct rec {
   rec_field_t f[REC_MAX];
   int n;
-} rec_t;
+  const char *tmpl; /* a record in a list: its text line */
+};
 
 static rec_field_t *rec_add(rec_t *r, const char *key, rec_kind_t kind) {
   assert(r->n < REC_MAX);
@@ -394,6 +401,13 @@ static void rec_null(rec_t *r, const char *key) { rec_add(r, key, R_NULL); }
 static void rec_raw(rec_t *r, const char *key, const char *json) { rec_add(r, key, R_RAW)->s = json; }
 static void rec_text(rec_t *r, const char *key, const char *v) { rec_add(r, key, R_TEXT)->s = v; }
 static void rec_num(rec_t *r, const char *key, double v) { rec_add(r, key, R_NUM)->d = v; }
+/* A list of n records: JSON, an array of their objects; text, their own
+ * lines (each record's tmpl) after the line of the record holding it. */
+static void rec_list(rec_t *r, const char *key, const rec_t *sub, size_t n) {
+  rec_field_t *f = rec_add(r, key, R_LIST);
+  f->sub = sub;
+  f->u = n;
+}
 
 static const rec_field_t *rec_find(const rec_t *r, const char *key, size_t len) {
   for (int i = 0; i < r->n; i++)
@@ -402,30 +416,39 @@ static const rec_field_t *rec_find(const rec_t *r, const char *key, size_t len) 
   return NULL;
 }
 
-/* Prints the record: a JSON object, or the text template filled in. */
-static void emit(const ctx_t *x, const rec_t *r, const char *tmpl) {
-  if (x->o->json) {
-    bool first = true;
-    printf("{");
-    for (int i = 0; i < r->n; i++) {
-      const rec_field_t *f = &r->f[i];
-      if (f->kind == R_TEXT)
-        continue;
-      printf("%s\"%s\":", first ? "" : ",", f->key);
-      first = false;
-      switch (f->kind) {
-      case R_STR: json_str(stdout, f->s); break;
-      case R_U64: printf("%" PRIu64, f->u); break;
-      case R_BOOL: printf("%s", f->u ? "true" : "false"); break;
-      case R_NULL: printf("null"); break;
-      case R_RAW: printf("%s", f->s); break;
-      case R_NUM: printf("%.1f", f->d); break;
-      case R_TEXT: break;
+/* Prints r as a JSON object (its lists as arrays of objects). */
+static void emit_json(const rec_t *r) {
+  bool first = true;
+  printf("{");
+  for (int i = 0; i < r->n; i++) {
+    const rec_field_t *f = &r->f[i];
+    if (f->kind == R_TEXT)
+      continue;
+    printf("%s\"%s\":", first ? "" : ",", f->key);
+    first = false;
+    switch (f->kind) {
+    case R_STR: json_str(stdout, f->s); break;
+    case R_U64: printf("%" PRIu64, f->u); break;
+    case R_BOOL: printf("%s", f->u ? "true" : "false"); break;
+    case R_NULL: printf("null"); break;
+    case R_RAW: printf("%s", f->s); break;
+    case R_NUM: printf("%.1f", f->d); break;
+    case R_TEXT: break;
+    case R_LIST:
+      printf("[");
+      for (uint64_t k = 0; k < f->u; k++) {
+        printf("%s", k ? "," : "");
+        emit_json(&f->sub[k]);
       }
+      printf("]");
+      break;
     }
-    printf("}\n");
-    return;
   }
+  printf("}");
+}
+
+/* Prints r's text line (tmpl filled in), then its lists' lines. */
+static void emit_text(const rec_t *r, const char *tmpl) {
   for (const char *p = tmpl; *p;) {
     const char *close = *p == '{' ? strchr(p, '}') : NULL;
     const rec_field_t *f = close != NULL ? rec_find(r, p + 1, (size_t)(close - p - 1)) : NULL;
@@ -439,10 +462,24 @@ static void emit(const ctx_t *x, const rec_t *r, const char *tmpl) {
     case R_BOOL: fputs(f->u ? "true" : "false", stdout); break;
     case R_NULL: fputs("-", stdout); break;
     case R_NUM: printf("%.1f", f->d); break;
+    case R_LIST: break;
     }
     p = close + 1;
   }
   putchar('\n');
+  for (int i = 0; i < r->n; i++)
+    for (uint64_t k = 0; r->f[i].kind == R_LIST && k < r->f[i].u; k++)
+      emit_text(&r->f[i].sub[k], r->f[i].sub[k].tmpl);
+}
+
+/* Prints the record: a JSON object, or the text template filled in. */
+static void emit(const ctx_t *x, const rec_t *r, const char *tmpl) {
+  if (x->o->json) {
+    emit_json(r);
+    putchar('\n');
+    return;
+  }
+  emit_text(r, tmpl);
 }
 
 /* A quaject's name as listings print it: "#ID" when it has none. */
@@ -481,81 +518,88 @@ static const char synth_help[] =
     "which code the quaject runs: stencil (synthesised per site) or off (generic C); "
     "default: quad's --synth";
 
-static void print_type_json(const quac_type_info_t *t) {
-  printf("{\"type\":");
-  json_str(stdout, t->name);
-  printf(",\"summary\":");
-  json_str(stdout, t->summary);
-  printf(",\"params\":[");
-  for (size_t i = 0; i < t->nparams; i++) {
-    const quac_param_info_t *p = &t->params[i];
-    printf("{\"name\":");
-    json_str(stdout, p->name);
-    printf(",\"default\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"pow2\":%s,\"help\":",
-           p->def, p->min, p->max, p->pow2 ? "true" : "false");
-    json_str(stdout, p->help);
-    printf("},");
-  }
-  printf("{\"name\":\"synth\",\"choices\":[\"stencil\",\"off\"],\"help\":");
-  json_str(stdout, synth_help);
-  printf("}],\"entries\":[");
-  for (size_t i = 0; i < t->nentries; i++) {
-    const quac_member_info_t *m = &t->entries[i];
-    printf("%s{\"name\":", i ? "," : "");
-    json_str(stdout, m->name);
-    printf(",\"arity\":%" PRIu32 ",\"returns\":%s,\"remote\":%s,\"help\":", m->arity,
-           m->returns ? "true" : "false", m->remote ? "true" : "false");
-    json_str(stdout, m->help);
-    printf("}");
-  }
-  printf("],\"callouts\":[");
-  for (size_t i = 0; i < t->ncallouts; i++) {
-    const quac_member_info_t *m = &t->callouts[i];
-    printf("%s{\"name\":", i ? "," : "");
-    json_str(stdout, m->name);
-    printf(",\"arity\":%" PRIu32 ",\"returns\":%s,\"help\":", m->arity,
-           m->returns ? "true" : "false");
-    json_str(stdout, m->help);
-    printf("}");
-  }
-  printf("],\"callbacks\":[");
-  for (size_t i = 0; i < t->ncallbacks; i++) {
-    const quac_member_info_t *m = &t->callbacks[i];
-    printf("%s{\"name\":", i ? "," : "");
-    json_str(stdout, m->name);
-    printf(",\"broadcast\":%s,\"help\":", m->broadcast ? "true" : "false");
-    json_str(stdout, m->help);
-    printf("}");
-  }
-  printf("]}\n");
+/* A type's members, by kind: where quac_type_info_t keeps them, and which
+ * of quac_member_info_t's fields the kind has. One loop describes them all. */
+enum { M_ARITY = 1, M_RETURNS = 2, M_REMOTE = 4, M_BROADCAST = 8 };
+static const struct member_kind {
+  const char *key;  /* JSON */
+  const char *tmpl; /* text */
+  size_t count_off, array_off;
+  unsigned has;
+} member_kinds[] = {
+    {"entries", "  entry    {name}/{arity}{word}{local}  {help}",
+     offsetof(quac_type_info_t, nentries), offsetof(quac_type_info_t, entries),
+     M_ARITY | M_RETURNS | M_REMOTE},
+    {"callouts", "  callout  {name}/{arity}{word}  {help}", offsetof(quac_type_info_t, ncallouts),
+     offsetof(quac_type_info_t, callouts), M_ARITY | M_RETURNS},
+    {"callbacks", "  callback {name}{bcast}  {help}", offsetof(quac_type_info_t, ncallbacks),
+     offsetof(quac_type_info_t, callbacks), M_BROADCAST},
+};
+#define NMEMBER_KINDS (sizeof member_kinds / sizeof member_kinds[0])
+
+static void param_rec(rec_t *r, const quac_param_info_t *p) {
+  rec_str(r, "name", p->name);
+  rec_u64(r, "default", p->def);
+  rec_u64(r, "min", p->min);
+  rec_u64(r, "max", p->max);
+  rec_bool(r, "pow2", p->pow2);
+  rec_str(r, "help", p->help);
+  rec_text(r, "pow2_text", p->pow2 ? ", power of two" : "");
+  rec_text(r, "required", p->required ? ", required" : "");
+  r->tmpl = p->text ? "  param    {name}=TEXT ({min}..{max} characters{required})  {help}"
+                    : "  param    {name}={default} ({min}..{max}{pow2_text})  {help}";
 }
 
-static void print_type_text(const quac_type_info_t *t) {
-  printf("%s: %s\n", t->name, t->summary);
-  for (size_t i = 0; i < t->nparams; i++) {
-    const quac_param_info_t *p = &t->params[i];
-    if (p->text)
-      printf("  param    %s=TEXT (%" PRIu64 "..%" PRIu64 " characters%s)  %s\n", p->name, p->min,
-             p->max, p->required ? ", required" : "", p->help);
-    else
-      printf("  param    %s=%" PRIu64 " (%" PRIu64 "..%" PRIu64 "%s)  %s\n", p->name, p->def,
-             p->min, p->max, p->pow2 ? ", power of two" : "", p->help);
+static void member_rec(rec_t *r, const struct member_kind *k, const quac_member_info_t *m) {
+  rec_str(r, "name", m->name);
+  if (k->has & M_ARITY)
+    rec_u64(r, "arity", m->arity);
+  if (k->has & M_RETURNS)
+    rec_bool(r, "returns", m->returns);
+  if (k->has & M_REMOTE)
+    rec_bool(r, "remote", m->remote);
+  if (k->has & M_BROADCAST)
+    rec_bool(r, "broadcast", m->broadcast);
+  rec_str(r, "help", m->help);
+  rec_text(r, "word", m->returns ? " -> word" : "");
+  rec_text(r, "local", m->remote ? "" : " (local only)");
+  rec_text(r, "bcast", m->broadcast ? " (broadcast)" : "");
+  r->tmpl = k->tmpl;
+}
+
+/* Prints a type: its line, then one per parameter (synth last) and member. */
+static int print_type(const ctx_t *x, const quac_type_info_t *t) {
+  size_t n = t->nparams + 1;
+  for (size_t k = 0; k < NMEMBER_KINDS; k++)
+    n += *(const size_t *)((const char *)t + member_kinds[k].count_off);
+  rec_t *subs = calloc(n, sizeof *subs);
+  if (subs == NULL)
+    return report(EXIT_REFUSED, "ENOMEM", QUA_ENOMEM, "types", "out of memory");
+  rec_t r = {0}, *sub = subs;
+  rec_str(&r, "type", t->name);
+  rec_str(&r, "summary", t->summary);
+  for (size_t i = 0; i < t->nparams; i++)
+    param_rec(&sub[i], &t->params[i]);
+  rec_t *synth = &sub[t->nparams];
+  rec_str(synth, "name", "synth");
+  rec_raw(synth, "choices", "[\"stencil\",\"off\"]");
+  rec_str(synth, "help", synth_help);
+  synth->tmpl = "  param    synth=stencil|off  {help}";
+  rec_list(&r, "params", sub, t->nparams + 1);
+  sub += t->nparams + 1;
+  for (size_t k = 0; k < NMEMBER_KINDS; k++) {
+    const struct member_kind *mk = &member_kinds[k];
+    size_t nm = *(const size_t *)((const char *)t + mk->count_off);
+    const quac_member_info_t *ms = *(const quac_member_info_t *const *)((const char *)t +
+                                                                         mk->array_off);
+    for (size_t i = 0; i < nm; i++)
+      member_rec(&sub[i], mk, &ms[i]);
+    rec_list(&r, mk->key, sub, nm);
+    sub += nm;
   }
-  printf("  param    synth=stencil|off  %s\n", synth_help);
-  for (size_t i = 0; i < t->nentries; i++) {
-    const quac_member_info_t *m = &t->entries[i];
-    printf("  entry    %s/%" PRIu32 "%s%s  %s\n", m->name, m->arity, m->returns ? " -> word" : "",
-           m->remote ? "" : " (local only)", m->help);
-  }
-  for (size_t i = 0; i < t->ncallouts; i++) {
-    const quac_member_info_t *m = &t->callouts[i];
-    printf("  callout  %s/%" PRIu32 "%s  %s\n", m->name, m->arity, m->returns ? " -> word" : "",
-           m->help);
-  }
-  for (size_t i = 0; i < t->ncallbacks; i++) {
-    const quac_member_info_t *m = &t->callbacks[i];
-    printf("  callback %s%s  %s\n", m->name, m->broadcast ? " (broadcast)" : "", m->help);
-  }
+  emit(x, &r, "{type}: {summary}");
+  free(subs);
+  return EXIT_OK;
 }
 
 /* Refuses an unknown type name, listing the known ones. */
@@ -581,10 +625,7 @@ static int verb_types(ctx_t *x) {
       wanted = wanted || strcmp(x->argv[k], t->name) == 0;
     if (!wanted)
       continue;
-    if (x->o->json)
-      print_type_json(t);
-    else
-      print_type_text(t);
+    rc = print_type(x, t);
   }
   return rc;
 }

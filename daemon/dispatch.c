@@ -588,6 +588,129 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
   closure(&out, call);
 }
 
+/* --- Types: ListTypes from the type table ---------------------------------------------
+ *
+ * A type's lists (params, entries, callouts, callbacks) become TypeInfo's
+ * repeated fields of the same names, one message per element. One table
+ * says, for each list, where qua_type_t keeps it and, for each field of the
+ * reply's element, where its value is in the type table's element; one
+ * loop fills every message through protobuf-c's descriptors, by field
+ * name. So no member is copied by hand, and a field the table names that
+ * the protocol lacks (or types differently) fails ListTypes with its name. */
+
+typedef enum { TV_STR, TV_INT, TV_U64, TV_BOOL, TV_FLAG, TV_BROADCAST } tv_kind_t;
+
+typedef struct tv_field {
+  const char *field; /* in the reply's element message */
+  size_t off;        /* in the type table's element */
+  tv_kind_t kind;
+  unsigned flag;     /* TV_FLAG: which qua_param_flags bit */
+} tv_field_t;
+
+typedef struct tv_list {
+  const char *field;          /* TypeInfo's repeated field */
+  size_t array_off, count_off; /* in qua_type_t */
+  size_t elem_size;
+  tv_field_t f[8];
+} tv_list_t;
+
+#define TV(T, m, kind) {#m, offsetof(T, m), kind, 0}
+#define TV_PARAM_FLAG(name, bit) {name, offsetof(qua_param_def_t, flags), TV_FLAG, bit}
+#define TV_LIST(field, m, n, T) #field, offsetof(qua_type_t, m), offsetof(qua_type_t, n), sizeof(T)
+
+static const tv_list_t type_lists[] = {
+    {TV_LIST(params, params, nparams, qua_param_def_t),
+     {TV(qua_param_def_t, name, TV_STR), TV(qua_param_def_t, def, TV_U64),
+      TV(qua_param_def_t, min, TV_U64), TV(qua_param_def_t, max, TV_U64),
+      TV_PARAM_FLAG("pow2", QUA_PARAM_POW2), TV_PARAM_FLAG("text", QUA_PARAM_STRING),
+      TV_PARAM_FLAG("required", QUA_PARAM_REQUIRED), TV(qua_param_def_t, help, TV_STR)}},
+    {TV_LIST(entries, entries, nentries, qua_entry_def_t),
+     {TV(qua_entry_def_t, name, TV_STR), TV(qua_entry_def_t, arity, TV_INT),
+      TV(qua_entry_def_t, returns, TV_BOOL), TV(qua_entry_def_t, remote, TV_BOOL),
+      TV(qua_entry_def_t, help, TV_STR)}},
+    {TV_LIST(callouts, callouts, ncallouts, qua_callout_def_t),
+     {TV(qua_callout_def_t, name, TV_STR), TV(qua_callout_def_t, arity, TV_INT),
+      TV(qua_callout_def_t, returns, TV_BOOL), TV(qua_callout_def_t, help, TV_STR)}},
+    {TV_LIST(callbacks, callbacks, ncallbacks, qua_callback_def_t),
+     {TV(qua_callback_def_t, name, TV_STR),
+      {"broadcast", offsetof(qua_callback_def_t, kind), TV_BROADCAST, 0},
+      TV(qua_callback_def_t, help, TV_STR)}},
+};
+
+/* The protobuf-c type each kind of value is stored as. */
+static const ProtobufCType tv_pb_type[] = {
+    [TV_STR] = PROTOBUF_C_TYPE_STRING, [TV_INT] = PROTOBUF_C_TYPE_UINT32,
+    [TV_U64] = PROTOBUF_C_TYPE_UINT64, [TV_BOOL] = PROTOBUF_C_TYPE_BOOL,
+    [TV_FLAG] = PROTOBUF_C_TYPE_BOOL,  [TV_BROADCAST] = PROTOBUF_C_TYPE_BOOL,
+};
+
+/* Fills message m from the type table's element e as list l says. 0, or
+ * QUA_EPROTO with msg naming a field the protocol lacks. */
+static int tv_fill(ProtobufCMessage *m, const tv_list_t *l, const char *e, char *msg,
+                   size_t msglen) {
+  for (const tv_field_t *f = l->f; f < l->f + 8 && f->field != NULL; f++) {
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field_by_name(m->descriptor, f->field);
+    if (fd == NULL || fd->label == PROTOBUF_C_LABEL_REPEATED || fd->type != tv_pb_type[f->kind]) {
+      snprintf(msg, msglen, "%s has no field %s of the type table's kind", m->descriptor->name,
+               f->field);
+      return QUA_EPROTO;
+    }
+    char *dst = (char *)m + fd->offset;
+    const char *src = e + f->off;
+    switch (f->kind) {
+    case TV_STR: {
+      const char *str = *(const char *const *)src;
+      *(const char **)dst = str != NULL ? str : "";
+      break;
+    }
+    case TV_INT: *(uint32_t *)dst = (uint32_t)*(const int *)src; break;
+    case TV_U64: *(uint64_t *)dst = *(const uint64_t *)src; break;
+    case TV_BOOL: *(protobuf_c_boolean *)dst = *(const bool *)src; break;
+    case TV_FLAG: *(protobuf_c_boolean *)dst = (*(const unsigned *)src & f->flag) != 0; break;
+    case TV_BROADCAST:
+      *(protobuf_c_boolean *)dst = *(const qua_callback_kind_t *)src == QUA_CB_BROADCAST;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* Fills ti's lists from t. 0, QUA_ENOMEM, or QUA_EPROTO with msg set. */
+static int type_info(arena_t *a, const qua_type_t *t, Qua__V1__TypeInfo *ti, char *msg,
+                     size_t msglen) {
+  qua__v1__type_info__init(ti);
+  ti->name = (char *)t->name;
+  ti->summary = (char *)(t->summary ? t->summary : "");
+  for (size_t i = 0; i < sizeof type_lists / sizeof type_lists[0]; i++) {
+    const tv_list_t *l = &type_lists[i];
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field_by_name(&qua__v1__type_info__descriptor, l->field);
+    if (fd == NULL || fd->label != PROTOBUF_C_LABEL_REPEATED ||
+        fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+      snprintf(msg, msglen, "TypeInfo has no list %s", l->field);
+      return QUA_EPROTO;
+    }
+    const ProtobufCMessageDescriptor *ed = fd->descriptor;
+    size_t n = (size_t) * (const int *)((const char *)t + l->count_off);
+    const char *elems = *(const char *const *)((const char *)t + l->array_off);
+    ProtobufCMessage **ms = arena_alloc(a, n * sizeof *ms);
+    if (ms == NULL)
+      return QUA_ENOMEM;
+    for (size_t k = 0; k < n; k++) {
+      if ((ms[k] = arena_alloc(a, ed->sizeof_message)) == NULL)
+        return QUA_ENOMEM;
+      protobuf_c_message_init(ed, ms[k]);
+      int r = tv_fill(ms[k], l, elems + k * l->elem_size, msg, msglen);
+      if (r < 0)
+        return r;
+    }
+    *(size_t *)((char *)ti + fd->quantifier_offset) = n;
+    *(ProtobufCMessage ***)((char *)ti + fd->offset) = ms;
+  }
+  return 0;
+}
+
 static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRequest *in,
                            Qua__V1__ListTypesReply_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -601,73 +724,20 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
   arena_t a = {0};
   Qua__V1__ListTypesReply out = QUA__V1__LIST_TYPES_REPLY__INIT;
   out.types = arena_alloc(&a, nt * sizeof *out.types);
-  for (size_t i = 0; out.types != NULL && i < nt; i++) {
-    const qua_type_t *t = i < nhost ? types[i] : m68k[i - nhost];
+  int r = out.types != NULL ? 0 : QUA_ENOMEM;
+  char why[160];
+  for (size_t i = 0; r == 0 && i < nt; i++) {
     Qua__V1__TypeInfo *ti = arena_alloc(&a, sizeof *ti);
-    if (ti == NULL)
-      break;
-    qua__v1__type_info__init(ti);
-    ti->name = (char *)t->name;
-    ti->summary = (char *)(t->summary ? t->summary : "");
-    ti->params = arena_alloc(&a, (size_t)t->nparams * sizeof *ti->params);
-    ti->entries = arena_alloc(&a, (size_t)t->nentries * sizeof *ti->entries);
-    ti->callouts = arena_alloc(&a, (size_t)t->ncallouts * sizeof *ti->callouts);
-    ti->callbacks = arena_alloc(&a, (size_t)t->ncallbacks * sizeof *ti->callbacks);
-    if (a.failed)
-      break;
-    for (int k = 0; k < t->nparams; k++) {
-      Qua__V1__ParamInfo *p = arena_alloc(&a, sizeof *p);
-      if (p == NULL)
-        break;
-      qua__v1__param_info__init(p);
-      p->name = (char *)t->params[k].name;
-      p->def = t->params[k].def;
-      p->min = t->params[k].min;
-      p->max = t->params[k].max;
-      p->pow2 = (t->params[k].flags & QUA_PARAM_POW2) != 0;
-      p->text = (t->params[k].flags & QUA_PARAM_STRING) != 0;
-      p->required = (t->params[k].flags & QUA_PARAM_REQUIRED) != 0;
-      p->help = (char *)(t->params[k].help ? t->params[k].help : "");
-      ti->params[ti->n_params++] = p;
-    }
-    for (int k = 0; k < t->nentries; k++) {
-      Qua__V1__EntryInfo *e = arena_alloc(&a, sizeof *e);
-      if (e == NULL)
-        break;
-      qua__v1__entry_info__init(e);
-      e->name = (char *)t->entries[k].name;
-      e->arity = (uint32_t)t->entries[k].arity;
-      e->returns = t->entries[k].returns;
-      e->remote = t->entries[k].remote;
-      e->help = (char *)(t->entries[k].help ? t->entries[k].help : "");
-      ti->entries[ti->n_entries++] = e;
-    }
-    for (int k = 0; k < t->ncallouts; k++) {
-      Qua__V1__CalloutInfo *co = arena_alloc(&a, sizeof *co);
-      if (co == NULL)
-        break;
-      qua__v1__callout_info__init(co);
-      co->name = (char *)t->callouts[k].name;
-      co->arity = (uint32_t)t->callouts[k].arity;
-      co->returns = t->callouts[k].returns;
-      co->help = (char *)(t->callouts[k].help ? t->callouts[k].help : "");
-      ti->callouts[ti->n_callouts++] = co;
-    }
-    for (int k = 0; k < t->ncallbacks; k++) {
-      Qua__V1__CallbackInfo *cb = arena_alloc(&a, sizeof *cb);
-      if (cb == NULL)
-        break;
-      qua__v1__callback_info__init(cb);
-      cb->name = (char *)t->callbacks[k].name;
-      cb->broadcast = t->callbacks[k].kind == QUA_CB_BROADCAST;
-      cb->help = (char *)(t->callbacks[k].help ? t->callbacks[k].help : "");
-      ti->callbacks[ti->n_callbacks++] = cb;
-    }
-    out.types[out.n_types++] = ti;
+    r = ti != NULL ? type_info(&a, i < nhost ? types[i] : m68k[i - nhost], ti, why, sizeof why)
+                   : QUA_ENOMEM;
+    if (r == 0)
+      out.types[out.n_types++] = ti;
   }
-  if (a.failed) {
+  if (r < 0) {
     arena_free(&a);
-    FAIL(QUA_ENOMEM, "out of memory listing types");
+    if (r == QUA_ENOMEM)
+      FAIL(QUA_ENOMEM, "out of memory listing types");
+    FAIL(r, "%s", why);
   }
   closure(&out, call);
   arena_free(&a);
