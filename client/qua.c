@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,20 +342,6 @@ static void json_state(const char *line) {
   printf("}");
 }
 
-/* Prints one wire as JSON: the same object for wires out and in. */
-static void json_wire(const char *src, uint64_t src_id, const char *callout, const char *dst,
-                      uint64_t dst_id, const char *entry) {
-  printf("{\"src\":");
-  json_str(stdout, src);
-  printf(",\"src_id\":%" PRIu64 ",\"callout\":", src_id);
-  json_str(stdout, callout);
-  printf(",\"dst\":");
-  json_str(stdout, dst);
-  printf(",\"dst_id\":%" PRIu64 ",\"entry\":", dst_id);
-  json_str(stdout, entry);
-  printf("}");
-}
-
 /* --- Output: one record per result line --------------------------------------------
  *
  * A result line is described once, as a record: its fields in the order
@@ -363,23 +350,29 @@ static void json_wire(const char *src, uint64_t src_id, const char *callout, con
  * one or the other. A field may be text-only (rec_text: words the JSON
  * says with its keys instead) and a JSON field may be left out of the
  * template. So the two forms of a line cannot disagree about what it
- * says. (ls, show, types and top print tables and documents, whose text
- * is laid out in columns: their JSON is print_*_json's and top_frame's.) */
-typedef enum { R_STR, R_U64, R_BOOL, R_NULL, R_RAW, R_NUM, R_TEXT } rec_kind_t;
+ * says. A field may hold a list of records (rec_list, rec_map), each with
+ * its own line: a document such as a type or a quaject (qua show). Tables
+ * (ls, top) are records too: emit_table lays their fields out in columns,
+ * or gives one JSON object per record. */
+typedef enum { R_STR, R_U64, R_BOOL, R_NULL, R_RAW, R_NUM, R_TEXT, R_LIST, R_MAP, R_STATE } rec_kind_t;
+
+typedef struct rec rec_t;
 
 typedef struct rec_field {
   const char *key;
   rec_kind_t kind;
   const char *s;   /* R_STR, R_RAW (JSON as is), R_TEXT */
-  uint64_t u;      /* R_U64, R_BOOL */
+  uint64_t u;      /* R_U64, R_BOOL; R_LIST, R_MAP: how many records */
   double d;        /* R_NUM: "%.1f" */
+  const rec_t *sub; /* R_LIST, R_MAP: the records */
 } rec_field_t;
 
 #define REC_MAX 24
-typedef struct rec {
+struct rec {
   rec_field_t f[REC_MAX];
   int n;
-} rec_t;
+  const char *tmpl; /* a record in a list: its text line, NULL for none */
+};
 
 static rec_field_t *rec_add(rec_t *r, const char *key, rec_kind_t kind) {
   assert(r->n < REC_MAX);
@@ -394,6 +387,63 @@ static void rec_null(rec_t *r, const char *key) { rec_add(r, key, R_NULL); }
 static void rec_raw(rec_t *r, const char *key, const char *json) { rec_add(r, key, R_RAW)->s = json; }
 static void rec_text(rec_t *r, const char *key, const char *v) { rec_add(r, key, R_TEXT)->s = v; }
 static void rec_num(rec_t *r, const char *key, double v) { rec_add(r, key, R_NUM)->d = v; }
+/* A list of n records: JSON, an array of their objects; text, their own
+ * lines (each record's tmpl) after the line of the record holding it. */
+static void rec_list(rec_t *r, const char *key, const rec_t *sub, size_t n) {
+  rec_field_t *f = rec_add(r, key, R_LIST);
+  f->sub = sub;
+  f->u = n;
+}
+/* The same, but JSON makes it an object keyed by each record's first
+ * field (a string): its value is the record's second field when the record
+ * has two, else an object of the others. */
+static void rec_map(rec_t *r, const char *key, const rec_t *sub, size_t n) {
+  rec_list(r, key, sub, n);
+  r->f[r->n - 1].kind = R_MAP;
+}
+/* A state line ("count=3 capacity=4 tracked"): text as is, JSON as an
+ * object (json_state). */
+static void rec_state(rec_t *r, const char *key, const char *line) {
+  rec_add(r, key, R_STATE)->s = line;
+}
+
+/* Strings and records that a verb's records point to, freed together. */
+typedef struct pool {
+  void **p;
+  size_t n, cap;
+} pool_t;
+
+static void *pool_keep(pool_t *pl, void *m) {
+  if (m == NULL || (pl->n == pl->cap &&
+                    (pl->p = realloc(pl->p, (pl->cap = pl->cap ? 2 * pl->cap : 16) *
+                                                sizeof *pl->p)) == NULL)) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    exit(EXIT_REFUSED);
+  }
+  pl->p[pl->n++] = m;
+  return m;
+}
+
+static rec_t *pool_recs(pool_t *pl, size_t n) {
+  return pool_keep(pl, calloc(n ? n : 1, sizeof(rec_t)));
+}
+
+static const char *pool_fmt(pool_t *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *pool_fmt(pool_t *pl, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *str = NULL;
+  int r = vasprintf(&str, fmt, ap);
+  va_end(ap);
+  return pool_keep(pl, r < 0 ? NULL : str);
+}
+
+static void pool_free(pool_t *pl) {
+  while (pl->n > 0)
+    free(pl->p[--pl->n]);
+  free(pl->p);
+  *pl = (pool_t){0};
+}
 
 static const rec_field_t *rec_find(const rec_t *r, const char *key, size_t len) {
   for (int i = 0; i < r->n; i++)
@@ -402,47 +452,165 @@ static const rec_field_t *rec_find(const rec_t *r, const char *key, size_t len) 
   return NULL;
 }
 
-/* Prints the record: a JSON object, or the text template filled in. */
-static void emit(const ctx_t *x, const rec_t *r, const char *tmpl) {
-  if (x->o->json) {
-    bool first = true;
-    printf("{");
-    for (int i = 0; i < r->n; i++) {
-      const rec_field_t *f = &r->f[i];
-      if (f->kind == R_TEXT)
-        continue;
-      printf("%s\"%s\":", first ? "" : ",", f->key);
-      first = false;
-      switch (f->kind) {
-      case R_STR: json_str(stdout, f->s); break;
-      case R_U64: printf("%" PRIu64, f->u); break;
-      case R_BOOL: printf("%s", f->u ? "true" : "false"); break;
-      case R_NULL: printf("null"); break;
-      case R_RAW: printf("%s", f->s); break;
-      case R_NUM: printf("%.1f", f->d); break;
-      case R_TEXT: break;
-      }
-    }
-    printf("}\n");
-    return;
+static void emit_json_fields(const rec_t *r, int from);
+
+/* The number of r's fields that JSON shows. */
+static int json_fields(const rec_t *r) {
+  int n = 0;
+  for (int i = 0; i < r->n; i++)
+    n += r->f[i].kind != R_TEXT;
+  return n;
+}
+
+/* The i-th field that JSON shows. */
+static const rec_field_t *json_field(const rec_t *r, int i) {
+  for (int k = 0; k < r->n; k++)
+    if (r->f[k].kind != R_TEXT && i-- == 0)
+      return &r->f[k];
+  return NULL;
+}
+
+static void emit_json_value(const rec_field_t *f);
+
+/* Prints r as a JSON object (its lists as arrays of objects). */
+static void emit_json(const rec_t *r) { emit_json_fields(r, 0); }
+
+/* A map's entry: "key":value (note at rec_map). */
+static void emit_json_entry(const rec_t *r) {
+  json_str(stdout, json_field(r, 0)->s);
+  putchar(':');
+  if (json_fields(r) == 2)
+    emit_json_value(json_field(r, 1));
+  else
+    emit_json_fields(r, 1);
+}
+
+/* Prints r's JSON fields from the from-th on as an object. */
+static void emit_json_fields(const rec_t *r, int from) {
+  printf("{");
+  for (int i = from; i < json_fields(r); i++) {
+    const rec_field_t *f = json_field(r, i);
+    printf("%s\"%s\":", i > from ? "," : "", f->key);
+    emit_json_value(f);
   }
-  for (const char *p = tmpl; *p;) {
+  printf("}");
+}
+
+static void emit_json_value(const rec_field_t *f) {
+  bool first = true;
+  switch (f->kind) {
+  case R_STR: json_str(stdout, f->s); break;
+  case R_U64: printf("%" PRIu64, f->u); break;
+  case R_BOOL: printf("%s", f->u ? "true" : "false"); break;
+  case R_NULL: printf("null"); break;
+  case R_RAW: printf("%s", f->s); break;
+  case R_NUM: printf("%.1f", f->d); break;
+  case R_TEXT: break;
+  case R_STATE: json_state(f->s); break;
+  case R_LIST:
+  case R_MAP:
+    putchar(f->kind == R_LIST ? '[' : '{');
+    for (uint64_t k = 0; k < f->u; k++) {
+      if (json_fields(&f->sub[k]) == 0)
+        continue; /* a line of the text only */
+      printf("%s", first ? "" : ",");
+      first = false;
+      if (f->kind == R_LIST)
+        emit_json(&f->sub[k]);
+      else
+        emit_json_entry(&f->sub[k]);
+    }
+    putchar(f->kind == R_LIST ? ']' : '}');
+    break;
+  }
+}
+
+/* A field's text: what a template or a table cell shows. */
+static const char *field_text(const rec_field_t *f, char *buf, size_t len) {
+  switch (f->kind) {
+  case R_STR: case R_RAW: case R_TEXT: case R_STATE: return f->s;
+  case R_U64: snprintf(buf, len, "%" PRIu64, f->u); return buf;
+  case R_BOOL: return f->u ? "true" : "false";
+  case R_NULL: return "-";
+  case R_NUM: snprintf(buf, len, "%.1f", f->d); return buf;
+  case R_LIST: case R_MAP: return "";
+  }
+  return "";
+}
+
+/* Prints r's text line (tmpl filled in, none when NULL), then its lists' lines. */
+static void emit_text(const rec_t *r, const char *tmpl) {
+  char buf[64];
+  for (const char *p = tmpl; p != NULL && *p;) {
     const char *close = *p == '{' ? strchr(p, '}') : NULL;
     const rec_field_t *f = close != NULL ? rec_find(r, p + 1, (size_t)(close - p - 1)) : NULL;
     if (f == NULL) {
       putchar(*p++);
       continue;
     }
-    switch (f->kind) {
-    case R_STR: case R_RAW: case R_TEXT: fputs(f->s, stdout); break;
-    case R_U64: printf("%" PRIu64, f->u); break;
-    case R_BOOL: fputs(f->u ? "true" : "false", stdout); break;
-    case R_NULL: fputs("-", stdout); break;
-    case R_NUM: printf("%.1f", f->d); break;
-    }
+    fputs(field_text(f, buf, sizeof buf), stdout);
     p = close + 1;
   }
-  putchar('\n');
+  if (tmpl != NULL)
+    putchar('\n');
+  for (int i = 0; i < r->n; i++)
+    for (uint64_t k = 0; (r->f[i].kind == R_LIST || r->f[i].kind == R_MAP) && k < r->f[i].u; k++)
+      emit_text(&r->f[i].sub[k], r->f[i].sub[k].tmpl);
+}
+
+/* Prints the record: a JSON object, or the text template filled in. */
+static void emit(const ctx_t *x, const rec_t *r, const char *tmpl) {
+  if (x->o->json) {
+    emit_json(r);
+    putchar('\n');
+    return;
+  }
+  emit_text(r, tmpl);
+}
+
+/* A column of a table: its heading, the field it shows, its least width. */
+typedef struct rec_col {
+  const char *head, *key;
+  int min;
+} rec_col_t;
+
+/* Prints n records as a table: text, a heading line and a row per record,
+ * columns two spaces apart and as wide as their widest cell (no spaces
+ * end a line); JSON, one object per record and line. */
+static void emit_table(const ctx_t *x, const rec_t *rows, size_t n, const rec_col_t *cols,
+                       int ncols) {
+  if (x->o->json) {
+    for (size_t i = 0; i < n; i++) {
+      emit_json(&rows[i]);
+      putchar('\n');
+    }
+    return;
+  }
+  int w[16];
+  char buf[64];
+  assert(ncols <= 16);
+  for (int c = 0; c < ncols; c++) {
+    w[c] = (int)strlen(cols[c].head) > cols[c].min ? (int)strlen(cols[c].head) : cols[c].min;
+    for (size_t i = 0; i < n; i++) {
+      const rec_field_t *f = rec_find(&rows[i], cols[c].key, strlen(cols[c].key));
+      int len = f != NULL ? (int)strlen(field_text(f, buf, sizeof buf)) : 0;
+      w[c] = len > w[c] ? len : w[c];
+    }
+  }
+  for (size_t i = 0; i <= n; i++) { /* the heading, then the rows */
+    int pad = 0; /* spaces owed before the next cell: none at the end of a line */
+    for (int c = 0; c < ncols; c++) {
+      const rec_field_t *f =
+          i > 0 ? rec_find(&rows[i - 1], cols[c].key, strlen(cols[c].key)) : NULL;
+      const char *cell = i == 0 ? cols[c].head : f != NULL ? field_text(f, buf, sizeof buf) : "";
+      if (cell[0] != '\0') {
+        printf("%*s%s", pad, "", cell);
+        pad = 0;
+      }
+      pad += (c + 1 < ncols ? w[c] - (int)strlen(cell) : 0) + 2;
+    }
+    putchar('\n');
+  }
 }
 
 /* A quaject's name as listings print it: "#ID" when it has none. */
@@ -481,81 +649,88 @@ static const char synth_help[] =
     "which code the quaject runs: stencil (synthesised per site) or off (generic C); "
     "default: quad's --synth";
 
-static void print_type_json(const quac_type_info_t *t) {
-  printf("{\"type\":");
-  json_str(stdout, t->name);
-  printf(",\"summary\":");
-  json_str(stdout, t->summary);
-  printf(",\"params\":[");
-  for (size_t i = 0; i < t->nparams; i++) {
-    const quac_param_info_t *p = &t->params[i];
-    printf("{\"name\":");
-    json_str(stdout, p->name);
-    printf(",\"default\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"pow2\":%s,\"help\":",
-           p->def, p->min, p->max, p->pow2 ? "true" : "false");
-    json_str(stdout, p->help);
-    printf("},");
-  }
-  printf("{\"name\":\"synth\",\"choices\":[\"stencil\",\"off\"],\"help\":");
-  json_str(stdout, synth_help);
-  printf("}],\"entries\":[");
-  for (size_t i = 0; i < t->nentries; i++) {
-    const quac_member_info_t *m = &t->entries[i];
-    printf("%s{\"name\":", i ? "," : "");
-    json_str(stdout, m->name);
-    printf(",\"arity\":%" PRIu32 ",\"returns\":%s,\"remote\":%s,\"help\":", m->arity,
-           m->returns ? "true" : "false", m->remote ? "true" : "false");
-    json_str(stdout, m->help);
-    printf("}");
-  }
-  printf("],\"callouts\":[");
-  for (size_t i = 0; i < t->ncallouts; i++) {
-    const quac_member_info_t *m = &t->callouts[i];
-    printf("%s{\"name\":", i ? "," : "");
-    json_str(stdout, m->name);
-    printf(",\"arity\":%" PRIu32 ",\"returns\":%s,\"help\":", m->arity,
-           m->returns ? "true" : "false");
-    json_str(stdout, m->help);
-    printf("}");
-  }
-  printf("],\"callbacks\":[");
-  for (size_t i = 0; i < t->ncallbacks; i++) {
-    const quac_member_info_t *m = &t->callbacks[i];
-    printf("%s{\"name\":", i ? "," : "");
-    json_str(stdout, m->name);
-    printf(",\"broadcast\":%s,\"help\":", m->broadcast ? "true" : "false");
-    json_str(stdout, m->help);
-    printf("}");
-  }
-  printf("]}\n");
+/* A type's members, by kind: where quac_type_info_t keeps them, and which
+ * of quac_member_info_t's fields the kind has. One loop describes them all. */
+enum { M_ARITY = 1, M_RETURNS = 2, M_REMOTE = 4, M_BROADCAST = 8 };
+static const struct member_kind {
+  const char *key;  /* JSON */
+  const char *tmpl; /* text */
+  size_t count_off, array_off;
+  unsigned has;
+} member_kinds[] = {
+    {"entries", "  entry    {name}/{arity}{word}{local}  {help}",
+     offsetof(quac_type_info_t, nentries), offsetof(quac_type_info_t, entries),
+     M_ARITY | M_RETURNS | M_REMOTE},
+    {"callouts", "  callout  {name}/{arity}{word}  {help}", offsetof(quac_type_info_t, ncallouts),
+     offsetof(quac_type_info_t, callouts), M_ARITY | M_RETURNS},
+    {"callbacks", "  callback {name}{bcast}  {help}", offsetof(quac_type_info_t, ncallbacks),
+     offsetof(quac_type_info_t, callbacks), M_BROADCAST},
+};
+#define NMEMBER_KINDS (sizeof member_kinds / sizeof member_kinds[0])
+
+static void param_rec(rec_t *r, const quac_param_info_t *p) {
+  rec_str(r, "name", p->name);
+  rec_u64(r, "default", p->def);
+  rec_u64(r, "min", p->min);
+  rec_u64(r, "max", p->max);
+  rec_bool(r, "pow2", p->pow2);
+  rec_str(r, "help", p->help);
+  rec_text(r, "pow2_text", p->pow2 ? ", power of two" : "");
+  rec_text(r, "required", p->required ? ", required" : "");
+  r->tmpl = p->text ? "  param    {name}=TEXT ({min}..{max} characters{required})  {help}"
+                    : "  param    {name}={default} ({min}..{max}{pow2_text})  {help}";
 }
 
-static void print_type_text(const quac_type_info_t *t) {
-  printf("%s: %s\n", t->name, t->summary);
-  for (size_t i = 0; i < t->nparams; i++) {
-    const quac_param_info_t *p = &t->params[i];
-    if (p->text)
-      printf("  param    %s=TEXT (%" PRIu64 "..%" PRIu64 " characters%s)  %s\n", p->name, p->min,
-             p->max, p->required ? ", required" : "", p->help);
-    else
-      printf("  param    %s=%" PRIu64 " (%" PRIu64 "..%" PRIu64 "%s)  %s\n", p->name, p->def,
-             p->min, p->max, p->pow2 ? ", power of two" : "", p->help);
+static void member_rec(rec_t *r, const struct member_kind *k, const quac_member_info_t *m) {
+  rec_str(r, "name", m->name);
+  if (k->has & M_ARITY)
+    rec_u64(r, "arity", m->arity);
+  if (k->has & M_RETURNS)
+    rec_bool(r, "returns", m->returns);
+  if (k->has & M_REMOTE)
+    rec_bool(r, "remote", m->remote);
+  if (k->has & M_BROADCAST)
+    rec_bool(r, "broadcast", m->broadcast);
+  rec_str(r, "help", m->help);
+  rec_text(r, "word", m->returns ? " -> word" : "");
+  rec_text(r, "local", m->remote ? "" : " (local only)");
+  rec_text(r, "bcast", m->broadcast ? " (broadcast)" : "");
+  r->tmpl = k->tmpl;
+}
+
+/* Prints a type: its line, then one per parameter (synth last) and member. */
+static int print_type(const ctx_t *x, const quac_type_info_t *t) {
+  size_t n = t->nparams + 1;
+  for (size_t k = 0; k < NMEMBER_KINDS; k++)
+    n += *(const size_t *)((const char *)t + member_kinds[k].count_off);
+  rec_t *subs = calloc(n, sizeof *subs);
+  if (subs == NULL)
+    return report(EXIT_REFUSED, "ENOMEM", QUA_ENOMEM, "types", "out of memory");
+  rec_t r = {0}, *sub = subs;
+  rec_str(&r, "type", t->name);
+  rec_str(&r, "summary", t->summary);
+  for (size_t i = 0; i < t->nparams; i++)
+    param_rec(&sub[i], &t->params[i]);
+  rec_t *synth = &sub[t->nparams];
+  rec_str(synth, "name", "synth");
+  rec_raw(synth, "choices", "[\"stencil\",\"off\"]");
+  rec_str(synth, "help", synth_help);
+  synth->tmpl = "  param    synth=stencil|off  {help}";
+  rec_list(&r, "params", sub, t->nparams + 1);
+  sub += t->nparams + 1;
+  for (size_t k = 0; k < NMEMBER_KINDS; k++) {
+    const struct member_kind *mk = &member_kinds[k];
+    size_t nm = *(const size_t *)((const char *)t + mk->count_off);
+    const quac_member_info_t *ms = *(const quac_member_info_t *const *)((const char *)t +
+                                                                         mk->array_off);
+    for (size_t i = 0; i < nm; i++)
+      member_rec(&sub[i], mk, &ms[i]);
+    rec_list(&r, mk->key, sub, nm);
+    sub += nm;
   }
-  printf("  param    synth=stencil|off  %s\n", synth_help);
-  for (size_t i = 0; i < t->nentries; i++) {
-    const quac_member_info_t *m = &t->entries[i];
-    printf("  entry    %s/%" PRIu32 "%s%s  %s\n", m->name, m->arity, m->returns ? " -> word" : "",
-           m->remote ? "" : " (local only)", m->help);
-  }
-  for (size_t i = 0; i < t->ncallouts; i++) {
-    const quac_member_info_t *m = &t->callouts[i];
-    printf("  callout  %s/%" PRIu32 "%s  %s\n", m->name, m->arity, m->returns ? " -> word" : "",
-           m->help);
-  }
-  for (size_t i = 0; i < t->ncallbacks; i++) {
-    const quac_member_info_t *m = &t->callbacks[i];
-    printf("  callback %s%s  %s\n", m->name, m->broadcast ? " (broadcast)" : "", m->help);
-  }
+  emit(x, &r, "{type}: {summary}");
+  free(subs);
+  return EXIT_OK;
 }
 
 /* Refuses an unknown type name, listing the known ones. */
@@ -581,10 +756,7 @@ static int verb_types(ctx_t *x) {
       wanted = wanted || strcmp(x->argv[k], t->name) == 0;
     if (!wanted)
       continue;
-    if (x->o->json)
-      print_type_json(t);
-    else
-      print_type_text(t);
+    rc = print_type(x, t);
   }
   return rc;
 }
@@ -595,96 +767,108 @@ static int list_all(ctx_t *x, const char *what, quac_quaject_list_t **l) {
   return r < 0 ? fail(x->c, what, r) : EXIT_OK;
 }
 
-/* The name of quaject `id` in list l ("#ID" when unpublished). */
-static const char *name_in(const quac_quaject_list_t *l, uint64_t id, char *buf, size_t len) {
-  for (size_t i = 0; l != NULL && i < l->nquajects; i++)
-    if (l->quajects[i].id == id)
-      return shown_name(buf, len, l->quajects[i].name, id);
-  return shown_name(buf, len, NULL, id);
+/* A wire as a record: the same fields for wires out and in; tmpl its line in show. */
+static void wire_rec(pool_t *pl, rec_t *r, const char *src, uint64_t src_id, const char *callout,
+                     const char *dst, uint64_t dst_id, const char *entry, const char *tmpl) {
+  rec_str(r, "src", pool_fmt(pl, "%s", src));
+  rec_u64(r, "src_id", src_id);
+  rec_str(r, "callout", callout);
+  rec_str(r, "dst", pool_fmt(pl, "%s", dst));
+  rec_u64(r, "dst_id", dst_id);
+  rec_str(r, "entry", entry);
+  r->tmpl = tmpl;
 }
 
-static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_info_t *t,
-                               const quac_quaject_list_t *all) {
+/* A quaject as a record, as ls and show give it: with `all` (every
+ * quaject, for the wires into it), also its wires in and its bindings, as
+ * show does; `code`: each impl's code after its line. Its text is show's
+ * lines; ls shows the fields as columns. */
+static void quaject_rec(pool_t *pl, rec_t *r, const quac_quaject_info_t *q,
+                        const quac_type_info_t *t, const quac_quaject_list_t *all, bool code) {
   char b1[32], b2[32];
-  printf("{\"name\":");
-  json_str(stdout, q->name);
-  printf(",\"id\":%" PRIu64 ",\"type\":", q->id);
-  json_str(stdout, q->type);
-  printf(",\"state\":");
-  json_state(q->state);
-  printf(",\"state_line\":");
-  json_str(stdout, q->state);
-  printf(",\"params\":{");
+  const char *self = pool_fmt(pl, "%s", shown_name(b1, sizeof b1, q->name, q->id));
+  rec_str(r, "name", q->name);
+  rec_text(r, "shown", self);
+  rec_u64(r, "id", q->id);
+  rec_str(r, "type", q->type);
+  rec_state(r, "state", q->state);
+  rec_str(r, "state_line", q->state);
+  /* Parameters: text ones are in the state line; synth, every type's, too. */
+  rec_t *ps = pool_recs(pl, q->nparams + 1);
   for (size_t i = 0; i < q->nparams; i++) {
-    printf("%s", i ? "," : "");
-    if (t != NULL && i < t->nparams)
-      json_str(stdout, t->params[i].name);
-    else
-      printf("\"%zu\"", i);
-    printf(":%" PRIu64, q->params[i]);
+    bool named = t != NULL && i < t->nparams;
+    rec_str(&ps[i], "key", named ? t->params[i].name : pool_fmt(pl, "%zu", i));
+    rec_u64(&ps[i], "value", q->params[i]);
+    ps[i].tmpl = named && t->params[i].text ? NULL
+                 : named                    ? "param:   {key}={value}"
+                                            : "param:   #{key}={value}";
   }
-  printf("},\"wires_out\":[");
-  const char *self = shown_name(b1, sizeof b1, q->name, q->id);
+  const char *synth = strstr(q->state, "synth=");
+  if (synth != NULL) {
+    rec_text(&ps[q->nparams], "line", pool_fmt(pl, "%.*s", (int)strcspn(synth, " "), synth));
+    ps[q->nparams].tmpl = "param:   {line}";
+  }
+  rec_map(r, "params", ps, q->nparams + (synth != NULL));
+  rec_t *wo = pool_recs(pl, q->nwires);
   for (size_t i = 0; i < q->nwires; i++) {
     const quac_wire_info_t *w = &q->wires[i];
-    printf("%s", i ? "," : "");
-    json_wire(self, q->id, w->callout, shown_name(b2, sizeof b2, w->dst_name, w->dst_id), w->dst_id,
-              w->entry);
+    wire_rec(pl, &wo[i], self, q->id, w->callout, shown_name(b2, sizeof b2, w->dst_name, w->dst_id),
+             w->dst_id, w->entry, "wire:    {callout} -> {dst}.{entry}");
   }
-  printf("]");
+  rec_list(r, "wires_out", wo, q->nwires);
+  /* ls: "out->q.put,tick->#7.put", or "-". */
+  const char *wires = "-";
+  for (size_t i = 0; i < q->nwires; i++)
+    wires = pool_fmt(pl, "%s%s%s->%s.%s", i ? wires : "", i ? "," : "", q->wires[i].callout,
+                     shown_name(b2, sizeof b2, q->wires[i].dst_name, q->wires[i].dst_id),
+                     q->wires[i].entry);
+  rec_text(r, "wires", wires);
   if (all != NULL) {
-    printf(",\"wires_in\":[");
-    bool first = true;
+    size_t nin = 0;
+    for (size_t i = 0; i < all->nquajects; i++)
+      for (size_t k = 0; k < all->quajects[i].nwires; k++)
+        nin += all->quajects[i].wires[k].dst_id == q->id;
+    rec_t *wi = pool_recs(pl, nin), *w = wi;
     for (size_t i = 0; i < all->nquajects; i++)
       for (size_t k = 0; k < all->quajects[i].nwires; k++) {
-        const quac_quaject_info_t *s = &all->quajects[i];
-        if (s->wires[k].dst_id != q->id)
-          continue;
-        printf("%s", first ? "" : ",");
-        first = false;
-        json_wire(shown_name(b2, sizeof b2, s->name, s->id), s->id, s->wires[k].callout, self,
-                  q->id, s->wires[k].entry);
+        const quac_quaject_info_t *src = &all->quajects[i];
+        if (src->wires[k].dst_id == q->id)
+          wire_rec(pl, w++, shown_name(b2, sizeof b2, src->name, src->id), src->id,
+                   src->wires[k].callout, self, q->id, src->wires[k].entry,
+                   "wired:   {src}.{callout} -> {entry}");
       }
-    printf("]");
-  }
-  if (all != NULL) {
-    printf(",\"bindings\":[");
+    rec_list(r, "wires_in", wi, nin);
+    rec_t *bs = pool_recs(pl, q->nbindings);
     for (size_t i = 0; i < q->nbindings; i++) {
-      printf("%s{\"member\":", i ? "," : "");
-      json_str(stdout, q->bindings[i].member);
-      printf(",\"callout\":%s,\"conn\":%" PRIu64 ",\"peer\":",
-             q->bindings[i].callout ? "true" : "false", q->bindings[i].conn);
-      json_str(stdout, q->bindings[i].peer);
-      printf("}");
+      const quac_binding_info_t *b = &q->bindings[i];
+      rec_str(&bs[i], "member", b->member);
+      rec_bool(&bs[i], "callout", b->callout);
+      rec_u64(&bs[i], "conn", b->conn);
+      rec_str(&bs[i], "peer", b->peer);
+      rec_text(&bs[i], "drained", b->callout ? " (drained)" : "");
+      bs[i].tmpl = "bound:   {member}{drained} -> conn {conn} ({peer})";
     }
-    printf("]");
+    rec_list(r, "bindings", bs, q->nbindings);
   }
   if (q->nimpls > 0) {
-    printf(",\"impls\":{");
+    rec_t *is = pool_recs(pl, q->nimpls);
     for (size_t i = 0; i < q->nimpls; i++) {
-      printf("%s", i ? "," : "");
-      json_str(stdout, q->impls[i].entry);
-      printf(":{\"code\":");
-      json_str(stdout, q->impls[i].impl);
-      printf(",\"synth_ns\":%" PRIu64 "}", q->impls[i].synth_ns);
+      const quac_impl_info_t *im = &q->impls[i];
+      rec_str(&is[i], "entry", im->entry);
+      rec_str(&is[i], "code", im->impl);
+      rec_u64(&is[i], "synth_ns", im->synth_ns);
+      rec_text(&is[i], "synth",
+               im->synth_ns != 0 ? pool_fmt(pl, " (synthesised in %" PRIu64 " ns)", im->synth_ns)
+                                 : "");
+      size_t n = strlen(im->code);
+      rec_text(&is[i], "listing",
+               code && n > 0 ? pool_fmt(pl, "\n%.*s", (int)(n - (im->code[n - 1] == '\n')),
+                                        im->code)
+                             : "");
+      is[i].tmpl = "impl:    {entry}: {code}{synth}{listing}";
     }
-    printf("}");
+    rec_map(r, "impls", is, q->nimpls);
   }
-  printf("}\n");
-}
-
-/* "out->q.put,tick->#7.put": a quaject's wires out, for ls. */
-static void wires_text(char *buf, size_t len, const quac_quaject_info_t *q) {
-  size_t used = 0;
-  char nb[32];
-  buf[0] = '\0';
-  for (size_t i = 0; i < q->nwires && used < len; i++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%s->%s.%s", i ? "," : "",
-                             q->wires[i].callout,
-                             shown_name(nb, sizeof nb, q->wires[i].dst_name, q->wires[i].dst_id),
-                             q->wires[i].entry);
-  if (q->nwires == 0)
-    snprintf(buf, len, "-");
 }
 
 static int verb_ls(ctx_t *x) {
@@ -695,34 +879,16 @@ static int verb_ls(ctx_t *x) {
   const quac_type_list_t *types = NULL;
   if (x->o->json)
     types = types_of(x, &rc);
-  /* Columns as wide as their widest cell, so long names do not shift them. */
-  int wid = 2, wname = 4, wtype = 4, wstate = 5;
-  char buf[64];
-  for (size_t i = 0; i < l->nquajects; i++) {
-    const quac_quaject_info_t *q = &l->quajects[i];
-    int n = snprintf(buf, sizeof buf, "%" PRIu64, q->id);
-    wid = n > wid ? n : wid;
-    n = (int)strlen(shown_name(buf, sizeof buf, q->name, q->id));
-    wname = n > wname ? n : wname;
-    n = (int)strlen(q->type);
-    wtype = n > wtype ? n : wtype;
-    n = (int)strlen(q->state);
-    wstate = n > wstate ? n : wstate;
-  }
-  if (!x->o->json)
-    printf("%-*s  %-*s  %-*s  %-*s  %s\n", wid, "ID", wname, "NAME", wtype, "TYPE", wstate, "STATE",
-           "WIRES");
-  for (size_t i = 0; i < l->nquajects; i++) {
-    const quac_quaject_info_t *q = &l->quajects[i];
-    if (x->o->json) {
-      print_quaject_json(q, types != NULL ? quac_type_find(types, q->type) : NULL, NULL);
-    } else {
-      char wires[1024];
-      wires_text(wires, sizeof wires, q);
-      printf("%-*" PRIu64 "  %-*s  %-*s  %-*s  %s\n", wid, q->id, wname,
-             shown_name(buf, sizeof buf, q->name, q->id), wtype, q->type, wstate, q->state, wires);
-    }
-  }
+  pool_t pl = {0};
+  rec_t *rows = pool_recs(&pl, l->nquajects);
+  for (size_t i = 0; i < l->nquajects; i++)
+    quaject_rec(&pl, &rows[i], &l->quajects[i],
+                types != NULL ? quac_type_find(types, l->quajects[i].type) : NULL, NULL, false);
+  static const rec_col_t cols[] = {{"ID", "id", 0},       {"NAME", "shown", 0},
+                                   {"TYPE", "type", 0},   {"STATE", "state", 0},
+                                   {"WIRES", "wires", 0}};
+  emit_table(x, rows, l->nquajects, cols, 5);
+  pool_free(&pl);
   quac_free(l);
   return EXIT_OK;
 }
@@ -742,46 +908,11 @@ static int verb_show(ctx_t *x) {
     rc = list_all(x, x->argv[0], &all);
   if (rc != EXIT_OK)
     goto out;
-  if (x->o->json) {
-    print_quaject_json(q, t, all);
-    goto out;
-  }
-  printf("name:    %s\nid:      %" PRIu64 "\ntype:    %s\nstate:   %s\n", q->name, q->id, q->type,
-         q->state);
-  for (size_t i = 0; i < q->nparams; i++) {
-    if (t != NULL && i < t->nparams && t->params[i].text)
-      continue; /* text parameters are in the state line */
-    if (t != NULL && i < t->nparams)
-      printf("param:   %s=%" PRIu64 "\n", t->params[i].name, q->params[i]);
-    else
-      printf("param:   #%zu=%" PRIu64 "\n", i, q->params[i]);
-  }
-  const char *synth = strstr(q->state, "synth=");
-  if (synth != NULL)
-    printf("param:   %.*s\n", (int)strcspn(synth, " "), synth);
-  char nb[32];
-  for (size_t i = 0; i < q->nwires; i++) {
-    const quac_wire_info_t *w = &q->wires[i];
-    printf("wire:    %s -> %s.%s\n", w->callout, shown_name(nb, sizeof nb, w->dst_name, w->dst_id),
-           w->entry);
-  }
-  for (size_t i = 0; i < all->nquajects; i++)
-    for (size_t k = 0; k < all->quajects[i].nwires; k++)
-      if (all->quajects[i].wires[k].dst_id == q->id)
-        printf("wired:   %s.%s -> %s\n", name_in(all, all->quajects[i].id, nb, sizeof nb),
-               all->quajects[i].wires[k].callout, all->quajects[i].wires[k].entry);
-  for (size_t i = 0; i < q->nbindings; i++)
-    printf("bound:   %s%s -> conn %" PRIu64 " (%s)\n", q->bindings[i].member,
-           q->bindings[i].callout ? " (drained)" : "", q->bindings[i].conn, q->bindings[i].peer);
-  for (size_t i = 0; i < q->nimpls; i++) {
-    if (q->impls[i].synth_ns != 0)
-      printf("impl:    %s: %s (synthesised in %" PRIu64 " ns)\n", q->impls[i].entry,
-             q->impls[i].impl, q->impls[i].synth_ns);
-    else
-      printf("impl:    %s: %s\n", q->impls[i].entry, q->impls[i].impl);
-    if (x->code && q->impls[i].code[0] != '\0')
-      printf("%s", q->impls[i].code);
-  }
+  pool_t pl = {0};
+  rec_t rec = {0};
+  quaject_rec(&pl, &rec, q, t, all, x->code);
+  emit(x, &rec, "name:    {name}\nid:      {id}\ntype:    {type}\nstate:   {state_line}");
+  pool_free(&pl);
 out:
   quac_free(all);
   quac_free(q);
@@ -1519,55 +1650,47 @@ static int top_sample(ctx_t *x, quac_stats_t *st, quac_quaject_list_t **l, doubl
 static void top_frame(ctx_t *x, const quac_stats_t *a, const quac_stats_t *b, double dt,
                       const quac_quaject_list_t *prev, const quac_quaject_list_t *l) {
   char buf[64];
-  top_rate_t r[16];
-  if (x->o->json) {
-    printf("{\"connections\":%" PRIu64 ",\"quajects\":%" PRIu64 ",\"requests\":%" PRIu64
-           ",\"requests_per_s\":%.1f,\"events_per_s\":%.1f,\"events_dropped\":%" PRIu64 "}\n",
-           b->connections, b->quajects, b->requests, (double)(b->requests - a->requests) / dt,
-           (double)(b->events_sent - a->events_sent) / dt, b->events_dropped);
-  } else {
-    printf("quad: connections %" PRIu64 ", quajects %" PRIu64 ", requests %" PRIu64
-           " (%.0f/s), events %.0f/s (dropped %" PRIu64 "), in %.0f B/s, out %.0f B/s, up %" PRIu64
-           " s\n\n",
-           b->connections, b->quajects, b->requests, (double)(b->requests - a->requests) / dt,
-           (double)(b->events_sent - a->events_sent) / dt, b->events_dropped,
-           (double)(b->bytes_in - a->bytes_in) / dt, (double)(b->bytes_out - a->bytes_out) / dt,
-           b->uptime_ms / 1000);
-  }
-  int wname = 4, wtype = 4, wstate = 5;
-  for (size_t i = 0; i < l->nquajects; i++) {
-    const quac_quaject_info_t *q = &l->quajects[i];
-    int n = (int)strlen(shown_name(buf, sizeof buf, q->name, q->id));
-    wname = n > wname ? n : wname;
-    wtype = (int)strlen(q->type) > wtype ? (int)strlen(q->type) : wtype;
-    wstate = (int)strlen(q->state) > wstate ? (int)strlen(q->state) : wstate;
-  }
-  if (!x->o->json)
-    printf("%-6s  %-*s  %-*s  %-*s  %s\n", "ID", wname, "NAME", wtype, "TYPE", wstate, "STATE",
-           "RATES");
+  pool_t pl = {0};
+  rec_t head = {0};
+  rec_u64(&head, "connections", b->connections);
+  rec_u64(&head, "quajects", b->quajects);
+  rec_u64(&head, "requests", b->requests);
+  rec_num(&head, "requests_per_s", (double)(b->requests - a->requests) / dt);
+  rec_num(&head, "events_per_s", (double)(b->events_sent - a->events_sent) / dt);
+  rec_u64(&head, "events_dropped", b->events_dropped);
+  rec_text(&head, "req_rate", pool_fmt(&pl, "%.0f", (double)(b->requests - a->requests) / dt));
+  rec_text(&head, "ev_rate", pool_fmt(&pl, "%.0f", (double)(b->events_sent - a->events_sent) / dt));
+  rec_text(&head, "in", pool_fmt(&pl, "%.0f", (double)(b->bytes_in - a->bytes_in) / dt));
+  rec_text(&head, "out", pool_fmt(&pl, "%.0f", (double)(b->bytes_out - a->bytes_out) / dt));
+  rec_text(&head, "up", pool_fmt(&pl, "%" PRIu64, b->uptime_ms / 1000));
+  emit(x, &head,
+       "quad: connections {connections}, quajects {quajects}, requests {requests} ({req_rate}/s), "
+       "events {ev_rate}/s (dropped {events_dropped}), in {in} B/s, out {out} B/s, up {up} s\n");
+  rec_t *rows = pool_recs(&pl, l->nquajects);
   for (size_t i = 0; i < l->nquajects; i++) {
     const quac_quaject_info_t *q = &l->quajects[i];
     const quac_quaject_info_t *p = top_find(prev, q->id);
+    top_rate_t r[16];
     size_t nr = top_rates(p != NULL ? p->state : "", q->state, dt, r, 16);
-    if (x->o->json) {
-      printf("{\"name\":");
-      json_str(stdout, shown_name(buf, sizeof buf, q->name, q->id));
-      printf(",\"id\":%" PRIu64 ",\"type\":", q->id);
-      json_str(stdout, q->type);
-      printf(",\"state\":");
-      json_state(q->state);
-      printf(",\"rates\":{");
-      for (size_t k = 0; k < nr; k++)
-        printf("%s\"%s\":%.1f", k ? "," : "", r[k].key, r[k].per_s);
-      printf("}}\n");
-    } else {
-      printf("%-6" PRIu64 "  %-*s  %-*s  %-*s ", q->id, wname,
-             shown_name(buf, sizeof buf, q->name, q->id), wtype, q->type, wstate, q->state);
-      for (size_t k = 0; k < nr; k++)
-        printf(" %s %+.0f/s", r[k].key, r[k].per_s);
-      printf("\n");
+    rec_t *rates = pool_recs(&pl, nr), *row = &rows[i];
+    const char *text = "";
+    for (size_t k = 0; k < nr; k++) {
+      rec_str(&rates[k], "key", pool_fmt(&pl, "%s", r[k].key));
+      rec_num(&rates[k], "per_s", r[k].per_s);
+      text = pool_fmt(&pl, "%s%s%s %+.0f/s", text, k ? " " : "", r[k].key, r[k].per_s);
     }
+    rec_str(row, "name", pool_fmt(&pl, "%s", shown_name(buf, sizeof buf, q->name, q->id)));
+    rec_u64(row, "id", q->id);
+    rec_str(row, "type", q->type);
+    rec_state(row, "state", q->state);
+    rec_map(row, "rates", rates, nr);
+    rec_text(row, "rates_text", text);
   }
+  static const rec_col_t cols[] = {{"ID", "id", 6},         {"NAME", "name", 0},
+                                   {"TYPE", "type", 0},     {"STATE", "state", 0},
+                                   {"RATES", "rates_text", 0}};
+  emit_table(x, rows, l->nquajects, cols, 5);
+  pool_free(&pl);
   fflush(stdout);
 }
 

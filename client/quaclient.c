@@ -569,6 +569,78 @@ size_t quac_pending(const quac_conn_t *c) { return c->responses.len + c->events.
 
 /* --- Types ------------------------------------------------------------------------------ */
 
+/* A type's lists as the protocol's TypeInfo carries them (repeated fields
+ * of these names) and as quac_type_info_t holds them; each field of their
+ * elements by its name in the protocol and its place in the library's
+ * struct. One loop copies every list, and each element whichever fields
+ * its message has (a callback has no arity: it stays 0). */
+typedef struct field_map {
+  const char *name;
+  size_t off;
+  ProtobufCType type; /* STRING (a pointer into the kept reply), UINT32, UINT64 or BOOL */
+} field_map_t;
+
+#define PF(m, ty) {#m, offsetof(quac_param_info_t, m), PROTOBUF_C_TYPE_##ty}
+#define MF(m, ty) {#m, offsetof(quac_member_info_t, m), PROTOBUF_C_TYPE_##ty}
+static const field_map_t param_fields[] = {PF(name, STRING), PF(def, UINT64), PF(min, UINT64),
+                                           PF(max, UINT64),  PF(pow2, BOOL),  PF(text, BOOL),
+                                           PF(required, BOOL), PF(help, STRING), {NULL, 0, 0}};
+static const field_map_t member_fields[] = {MF(name, STRING), MF(arity, UINT32),
+                                            MF(returns, BOOL), MF(remote, BOOL),
+                                            MF(broadcast, BOOL), MF(help, STRING), {NULL, 0, 0}};
+
+static const struct type_list {
+  const char *name; /* TypeInfo's field */
+  size_t count_off, array_off, elem_size; /* in quac_type_info_t */
+  const field_map_t *fields;
+} type_lists[] = {
+#define TL(n, f, T, fields) {#f, offsetof(quac_type_info_t, n), offsetof(quac_type_info_t, f), \
+                             sizeof(T), fields}
+    TL(nparams, params, quac_param_info_t, param_fields),
+    TL(nentries, entries, quac_member_info_t, member_fields),
+    TL(ncallouts, callouts, quac_member_info_t, member_fields),
+    TL(ncallbacks, callbacks, quac_member_info_t, member_fields),
+#undef TL
+};
+#define NTYPE_LISTS (sizeof type_lists / sizeof type_lists[0])
+/* The lists' elements follow one another in one allocation. */
+_Static_assert(sizeof(quac_type_info_t) % _Alignof(quac_param_info_t) == 0 &&
+                   sizeof(quac_param_info_t) % _Alignof(quac_member_info_t) == 0 &&
+                   sizeof(quac_member_info_t) % _Alignof(quac_param_info_t) == 0,
+               "type list elements keep their alignment");
+
+/* Copies the fields of message m that map names into dst. */
+static void fields_copy(void *dst, const ProtobufCMessage *m, const field_map_t *map) {
+  for (; map->name != NULL; map++) {
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field_by_name(m->descriptor, map->name);
+    if (fd == NULL || fd->type != map->type || fd->label == PROTOBUF_C_LABEL_REPEATED)
+      continue;
+    const char *src = (const char *)m + fd->offset;
+    char *to = (char *)dst + map->off;
+    switch (map->type) {
+    case PROTOBUF_C_TYPE_STRING: *(const char **)to = *(const char *const *)src; break;
+    case PROTOBUF_C_TYPE_UINT32: *(uint32_t *)to = *(const uint32_t *)src; break;
+    case PROTOBUF_C_TYPE_UINT64: *(uint64_t *)to = *(const uint64_t *)src; break;
+    case PROTOBUF_C_TYPE_BOOL: *(bool *)to = *(const protobuf_c_boolean *)src != 0; break;
+    default: break;
+    }
+  }
+}
+
+/* TypeInfo ti's list l: its messages and how many. */
+static ProtobufCMessage *const *type_list_of(const Qua__V1__TypeInfo *ti,
+                                             const struct type_list *l, size_t *n) {
+  const ProtobufCFieldDescriptor *fd =
+      protobuf_c_message_descriptor_get_field_by_name(ti->base.descriptor, l->name);
+  if (fd == NULL || fd->label != PROTOBUF_C_LABEL_REPEATED || fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+    *n = 0;
+    return NULL;
+  }
+  *n = *(const size_t *)((const char *)ti + fd->quantifier_offset);
+  return *(ProtobufCMessage *const *const *)((const char *)ti + fd->offset);
+}
+
 int quac_list_types(quac_conn_t *c, quac_type_list_t **out) {
   *out = NULL;
   Qua__V1__ListTypesRequest req = QUA__V1__LIST_TYPES_REQUEST__INIT;
@@ -577,21 +649,20 @@ int quac_list_types(quac_conn_t *c, quac_type_list_t **out) {
   if (r < 0)
     return r;
   Qua__V1__ListTypesReply *rep = (Qua__V1__ListTypesReply *)msg;
-  size_t nparams = 0, nmembers = 0;
-  for (size_t i = 0; i < rep->n_types; i++) {
-    nparams += rep->types[i]->n_params;
-    nmembers += rep->types[i]->n_entries + rep->types[i]->n_callouts + rep->types[i]->n_callbacks;
-  }
-  size_t size = sizeof(quac_type_list_t) + rep->n_types * sizeof(quac_type_info_t) +
-                nparams * sizeof(quac_param_info_t) + nmembers * sizeof(quac_member_info_t);
+  size_t size = sizeof(quac_type_list_t) + rep->n_types * sizeof(quac_type_info_t);
+  for (size_t i = 0; i < rep->n_types; i++)
+    for (size_t k = 0; k < NTYPE_LISTS; k++) {
+      size_t n;
+      type_list_of(rep->types[i], &type_lists[k], &n);
+      size += n * type_lists[k].elem_size;
+    }
   quac_type_list_t *l = result_new(size, msg);
   if (l == NULL) {
     protobuf_c_message_free_unpacked(msg, NULL);
     return seterr(c, QUA_ENOMEM, "out of memory");
   }
   quac_type_info_t *types = (quac_type_info_t *)(l + 1);
-  quac_param_info_t *params = (quac_param_info_t *)(types + rep->n_types);
-  quac_member_info_t *members = (quac_member_info_t *)(params + nparams);
+  char *elems = (char *)(types + rep->n_types); /* every list's elements, 8-byte sized */
   l->ntypes = rep->n_types;
   l->types = types;
   for (size_t i = 0; i < rep->n_types; i++) {
@@ -599,41 +670,14 @@ int quac_list_types(quac_conn_t *c, quac_type_list_t **out) {
     quac_type_info_t *t = &types[i];
     t->name = ti->name;
     t->summary = ti->summary;
-    t->nparams = ti->n_params;
-    t->params = params;
-    for (size_t k = 0; k < ti->n_params; k++, params++) {
-      params->name = ti->params[k]->name;
-      params->def = ti->params[k]->def;
-      params->min = ti->params[k]->min;
-      params->max = ti->params[k]->max;
-      params->pow2 = ti->params[k]->pow2;
-      params->text = ti->params[k]->text;
-      params->required = ti->params[k]->required;
-      params->help = ti->params[k]->help;
-    }
-    t->nentries = ti->n_entries;
-    t->entries = members;
-    for (size_t k = 0; k < ti->n_entries; k++, members++) {
-      members->name = ti->entries[k]->name;
-      members->arity = ti->entries[k]->arity;
-      members->returns = ti->entries[k]->returns;
-      members->remote = ti->entries[k]->remote;
-      members->help = ti->entries[k]->help;
-    }
-    t->ncallouts = ti->n_callouts;
-    t->callouts = members;
-    for (size_t k = 0; k < ti->n_callouts; k++, members++) {
-      members->name = ti->callouts[k]->name;
-      members->arity = ti->callouts[k]->arity;
-      members->returns = ti->callouts[k]->returns;
-      members->help = ti->callouts[k]->help;
-    }
-    t->ncallbacks = ti->n_callbacks;
-    t->callbacks = members;
-    for (size_t k = 0; k < ti->n_callbacks; k++, members++) {
-      members->name = ti->callbacks[k]->name;
-      members->broadcast = ti->callbacks[k]->broadcast;
-      members->help = ti->callbacks[k]->help;
+    for (size_t k = 0; k < NTYPE_LISTS; k++) {
+      const struct type_list *tl = &type_lists[k];
+      size_t n;
+      ProtobufCMessage *const *ms = type_list_of(ti, tl, &n);
+      *(size_t *)((char *)t + tl->count_off) = n;
+      *(const void **)((char *)t + tl->array_off) = elems;
+      for (size_t e = 0; e < n; e++, elems += tl->elem_size)
+        fields_copy(elems, ms[e], tl->fields);
     }
   }
   *out = l;

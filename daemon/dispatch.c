@@ -2,8 +2,9 @@
  *
  * Design note: objects, handles and names (all on the loop thread).
  *
- *  1. Every quaject the daemon runs for clients is a quad_obj in one list;
- *     a published one also has a daemon-wide name. A connection reaches an
+ *  1. Every quaject the daemon runs for clients is a quad_obj in the
+ *     registry (registry.c); a published one also has a daemon-wide
+ *     name. A connection reaches an
  *     object only through a handle (quad_ref), which it got from Create or
  *     Open: handles are per connection, counted from 1 and never reused, so
  *     another connection's handle, or one whose object is gone, is EHANDLE.
@@ -13,8 +14,8 @@
  *     handle on it, then the object; one job then unbinds the bindings,
  *     closes the sites and destroys the quaject with force, in that order,
  *     so no site or watcher of the daemon dangles. Objects are found by
- *     quaject id in objs_by_id, so nothing here walks every object but
- *     List and a closing connection's search for what it owns.
+ *     quaject id and by name, and a connection's owned objects are on its
+ *     own list, so nothing here walks every object but List.
  *  3. The creating connection owns an object; when it closes, the objects
  *     it owns are destroyed unless published. A published object whose
  *     creator is gone has no owner; Unpublish gives it to the connection
@@ -43,6 +44,7 @@
 #include "quad-internal.h"
 #include "quad-m68k.h"
 #include "quad-state.h"
+#include "registry.h"
 
 struct opener;
 
@@ -148,7 +150,9 @@ static void arena_free(arena_t *a) {
 
 /* --- Objects, handles, names --------------------------------------------------- */
 
-static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
+/* A new object for q, owned by owner (or none) and published as name (or
+ * not; malloc'ed, the object's on success). NULL: out of memory, nothing taken. */
+static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner, char *name) {
   quad_obj_t *o = calloc(1, sizeof *o);
   if (o == NULL)
     return NULL;
@@ -156,14 +160,11 @@ static quad_obj_t *obj_add(qua_quaject_t *q, quad_conn_t *owner) {
   o->id = qua_quaject_id(q);
   o->owner = owner;
   o->ident = owner != NULL ? owner->ident : QUAD_IDENT_NONE;
-  if (quad_map_put(&quad_srv->objs_by_id, o->id, o) < 0) {
+  o->name = name;
+  if (quad_reg_add(&quad_srv->reg, o) < 0) {
     free(o);
     return NULL;
   }
-  o->next = quad_srv->objs;
-  if (o->next != NULL)
-    o->next->prev = o;
-  quad_srv->objs = o;
   return o; /* counted in nobjs and owner->owned by the Create that made it */
 }
 
@@ -192,60 +193,26 @@ static void ident_name(int64_t ident, char *buf, size_t len) {
     snprintf(buf, len, "uid %lld", (long long)ident);
 }
 
-static quad_obj_t *obj_by_name(const char *name) {
-  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next)
-    if (o->name != NULL && strcmp(o->name, name) == 0)
-      return o;
-  return NULL;
-}
+static quad_obj_t *obj_by_name(const char *name) { return quad_reg_by_name(&quad_srv->reg, name); }
 
-static quad_obj_t *obj_by_id(uint64_t id) { return quad_map_get(&quad_srv->objs_by_id, id); }
-
-/* The connection's handle on o, made when it has none. NULL: out of memory. */
-static quad_ref_t *ref_add(quad_conn_t *c, quad_obj_t *o) {
-  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
-    if (r->conn == c)
-      return r;
-  quad_ref_t *r = calloc(1, sizeof *r);
-  if (r == NULL)
-    return NULL;
-  r->handle = c->next_handle;
-  r->conn = c;
-  r->obj = o;
-  if (quad_map_put(&c->handles, r->handle, r) < 0) {
-    free(r);
-    return NULL;
-  }
-  c->next_handle++;
-  r->next_in_obj = o->refs;
-  if (r->next_in_obj != NULL)
-    r->next_in_obj->prev_in_obj = r;
-  o->refs = r;
-  return r;
-}
-
-static quad_ref_t *ref_of(quad_conn_t *c, const quad_obj_t *o) {
-  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
-    if (r->conn == c)
-      return r;
-  return NULL;
-}
+static quad_obj_t *obj_by_id(uint64_t id) { return quad_reg_by_id(&quad_srv->reg, id); }
 
 /* --- Teardown: what a destroy, an unbind or a closing connection lets go ------------ */
 
 /* Detached from the loop's state and waiting for the worker (work.c note
  * 3): bindings to release, handles whose Invoke sites to close, objects
  * whose quajects to destroy, in that order, so that no binding or site
- * outlives the quaject it is on. Each is chained through a link of its
- * own that detaching freed, so gathering allocates nothing. */
+ * outlives the quaject it is on. Each is chained through its `gone` (a
+ * binding through next_in_ref, which detaching freed), so gathering
+ * allocates nothing. */
 typedef struct teardown {
   quad_job_t job;
   bool on_heap;
   uint64_t id; /* the request answered with Empty when done, for a request job */
   uint32_t method; /* and its method (for the metrics) */
   quad_binding_t *bindings; /* through next_in_ref */
-  quad_ref_t *refs;         /* through next_in_obj */
-  quad_obj_t *objs;         /* through next */
+  quad_ref_t *refs;         /* through gone */
+  quad_obj_t *objs;         /* through gone */
 } teardown_t;
 
 /* Detaches a handle: its bindings, its place in the connection's handles
@@ -257,39 +224,25 @@ static void ref_detach(quad_ref_t *r, teardown_t *td) {
     b->next_in_ref = td->bindings;
     td->bindings = b;
   }
-  quad_map_del(&r->conn->handles, r->handle);
-  if (r->prev_in_obj != NULL)
-    r->prev_in_obj->next_in_obj = r->next_in_obj;
-  else
-    r->obj->refs = r->next_in_obj;
-  if (r->next_in_obj != NULL)
-    r->next_in_obj->prev_in_obj = r->prev_in_obj;
-  r->obj = NULL;
-  r->conn = NULL;
-  r->next_in_obj = td->refs;
+  quad_ref_remove(r);
+  r->gone = td->refs;
   td->refs = r;
 }
 
 /* Detaches an object: "destroyed" on every binding, every handle on it,
  * its place in the daemon's lists and counts. */
 static void obj_detach(quad_obj_t *o, teardown_t *td) {
-  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+  quad_ref_t *r;
+  LIST_FOREACH(r, &o->refs, obj_link)
     quad_bindings_end(r);
-  while (o->refs != NULL)
-    ref_detach(o->refs, td);
+  while (!LIST_EMPTY(&o->refs))
+    ref_detach(LIST_FIRST(&o->refs), td);
   if (o->owner != NULL)
     o->owner->owned--;
-  if (o->prev != NULL)
-    o->prev->next = o->next;
-  else
-    quad_srv->objs = o->next;
-  if (o->next != NULL)
-    o->next->prev = o->prev;
-  quad_map_del(&quad_srv->objs_by_id, o->id);
+  quad_reg_remove(&quad_srv->reg, o);
   quad_srv->nobjs--;
   quad_srv->nthreads -= o->active;
-  o->prev = NULL;
-  o->next = td->objs;
+  o->gone = td->objs;
   td->objs = o;
 }
 
@@ -304,11 +257,11 @@ static void teardown_work(quad_job_t *j) {
   teardown_t *td = (teardown_t *)j;
   for (quad_binding_t *b = td->bindings; b != NULL; b = b->next_in_ref)
     quad_binding_release(b);
-  for (quad_ref_t *r = td->refs; r != NULL; r = r->next_in_obj)
+  for (quad_ref_t *r = td->refs; r != NULL; r = r->gone)
     for (int e = 0; e < QUA_MAX_ENTRIES; e++)
       if (r->sites[e] != NULL)
         qua_site_close(r->sites[e]);
-  for (quad_obj_t *o = td->objs; o != NULL; o = o->next)
+  for (quad_obj_t *o = td->objs; o != NULL; o = o->gone)
     if (!quad_link_is_type(qua_quaject_type(o->q))) {
       obj_destroy_quaject(o);
       o->q = NULL; /* gone; done destroys what is left (links) */
@@ -325,13 +278,13 @@ static void teardown_done(quad_job_t *j) {
   }
   while (td->refs != NULL) {
     quad_ref_t *r = td->refs;
-    td->refs = r->next_in_obj;
+    td->refs = r->gone;
     free(r);
   }
   bool named = false; /* a published quaject went: --state-dir's graph changed */
   while (td->objs != NULL) {
     quad_obj_t *o = td->objs;
-    td->objs = o->next;
+    td->objs = o->gone;
     if (o->q != NULL)
       obj_destroy_quaject(o); /* a link: its sites and bindings went in the work */
     named |= o->name != NULL;
@@ -402,14 +355,13 @@ void quad_conn_release(quad_conn_t *c) {
           break;
         }
   }
-  for (quad_obj_t *o = quad_srv->objs, *next; o != NULL; o = next) {
-    next = o->next;
-    if (o->owner != c)
-      continue;
+  /* Then what it owns: destroyed, or left without an owner if published. */
+  while (!LIST_EMPTY(&c->owns)) {
+    quad_obj_t *o = LIST_FIRST(&c->owns);
     if (o->name == NULL) {
       obj_detach(o, &td);
     } else {
-      o->owner = NULL;
+      quad_reg_set_owner(o, NULL);
       c->owned--;
     }
   }
@@ -418,11 +370,11 @@ void quad_conn_release(quad_conn_t *c) {
 
 void quad_objs_destroy_all(void) {
   teardown_t td = {0};
-  while (quad_srv->objs != NULL)
-    obj_detach(quad_srv->objs, &td);
+  while (!TAILQ_EMPTY(&quad_srv->reg.objs))
+    obj_detach(TAILQ_FIRST(&quad_srv->reg.objs), &td);
   teardown_work(&td.job);
   teardown_done(&td.job);
-  quad_map_fini(&quad_srv->objs_by_id);
+  quad_reg_fini(&quad_srv->reg);
 }
 
 /* --- Control jobs: methods whose libqua part runs on the worker --------------------- */
@@ -508,10 +460,9 @@ static void ctl_done_saved(quad_job_t *j) {
 
 quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t ident,
                            bool active) {
-  quad_obj_t *o = obj_add(q, NULL);
+  quad_obj_t *o = obj_add(q, NULL, name);
   if (o == NULL)
     return NULL;
-  o->name = name;
   o->params = params;
   o->ident = ident;
   o->active = active;
@@ -637,6 +588,129 @@ static void svc_hello(Qua__V1__Qua_Service *svc, const Qua__V1__HelloRequest *in
   closure(&out, call);
 }
 
+/* --- Types: ListTypes from the type table ---------------------------------------------
+ *
+ * A type's lists (params, entries, callouts, callbacks) become TypeInfo's
+ * repeated fields of the same names, one message per element. One table
+ * says, for each list, where qua_type_t keeps it and, for each field of the
+ * reply's element, where its value is in the type table's element; one
+ * loop fills every message through protobuf-c's descriptors, by field
+ * name. So no member is copied by hand, and a field the table names that
+ * the protocol lacks (or types differently) fails ListTypes with its name. */
+
+typedef enum { TV_STR, TV_INT, TV_U64, TV_BOOL, TV_FLAG, TV_BROADCAST } tv_kind_t;
+
+typedef struct tv_field {
+  const char *field; /* in the reply's element message */
+  size_t off;        /* in the type table's element */
+  tv_kind_t kind;
+  unsigned flag;     /* TV_FLAG: which qua_param_flags bit */
+} tv_field_t;
+
+typedef struct tv_list {
+  const char *field;          /* TypeInfo's repeated field */
+  size_t array_off, count_off; /* in qua_type_t */
+  size_t elem_size;
+  tv_field_t f[8];
+} tv_list_t;
+
+#define TV(T, m, kind) {#m, offsetof(T, m), kind, 0}
+#define TV_PARAM_FLAG(name, bit) {name, offsetof(qua_param_def_t, flags), TV_FLAG, bit}
+#define TV_LIST(field, m, n, T) #field, offsetof(qua_type_t, m), offsetof(qua_type_t, n), sizeof(T)
+
+static const tv_list_t type_lists[] = {
+    {TV_LIST(params, params, nparams, qua_param_def_t),
+     {TV(qua_param_def_t, name, TV_STR), TV(qua_param_def_t, def, TV_U64),
+      TV(qua_param_def_t, min, TV_U64), TV(qua_param_def_t, max, TV_U64),
+      TV_PARAM_FLAG("pow2", QUA_PARAM_POW2), TV_PARAM_FLAG("text", QUA_PARAM_STRING),
+      TV_PARAM_FLAG("required", QUA_PARAM_REQUIRED), TV(qua_param_def_t, help, TV_STR)}},
+    {TV_LIST(entries, entries, nentries, qua_entry_def_t),
+     {TV(qua_entry_def_t, name, TV_STR), TV(qua_entry_def_t, arity, TV_INT),
+      TV(qua_entry_def_t, returns, TV_BOOL), TV(qua_entry_def_t, remote, TV_BOOL),
+      TV(qua_entry_def_t, help, TV_STR)}},
+    {TV_LIST(callouts, callouts, ncallouts, qua_callout_def_t),
+     {TV(qua_callout_def_t, name, TV_STR), TV(qua_callout_def_t, arity, TV_INT),
+      TV(qua_callout_def_t, returns, TV_BOOL), TV(qua_callout_def_t, help, TV_STR)}},
+    {TV_LIST(callbacks, callbacks, ncallbacks, qua_callback_def_t),
+     {TV(qua_callback_def_t, name, TV_STR),
+      {"broadcast", offsetof(qua_callback_def_t, kind), TV_BROADCAST, 0},
+      TV(qua_callback_def_t, help, TV_STR)}},
+};
+
+/* The protobuf-c type each kind of value is stored as. */
+static const ProtobufCType tv_pb_type[] = {
+    [TV_STR] = PROTOBUF_C_TYPE_STRING, [TV_INT] = PROTOBUF_C_TYPE_UINT32,
+    [TV_U64] = PROTOBUF_C_TYPE_UINT64, [TV_BOOL] = PROTOBUF_C_TYPE_BOOL,
+    [TV_FLAG] = PROTOBUF_C_TYPE_BOOL,  [TV_BROADCAST] = PROTOBUF_C_TYPE_BOOL,
+};
+
+/* Fills message m from the type table's element e as list l says. 0, or
+ * QUA_EPROTO with msg naming a field the protocol lacks. */
+static int tv_fill(ProtobufCMessage *m, const tv_list_t *l, const char *e, char *msg,
+                   size_t msglen) {
+  for (const tv_field_t *f = l->f; f < l->f + 8 && f->field != NULL; f++) {
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field_by_name(m->descriptor, f->field);
+    if (fd == NULL || fd->label == PROTOBUF_C_LABEL_REPEATED || fd->type != tv_pb_type[f->kind]) {
+      snprintf(msg, msglen, "%s has no field %s of the type table's kind", m->descriptor->name,
+               f->field);
+      return QUA_EPROTO;
+    }
+    char *dst = (char *)m + fd->offset;
+    const char *src = e + f->off;
+    switch (f->kind) {
+    case TV_STR: {
+      const char *str = *(const char *const *)src;
+      *(const char **)dst = str != NULL ? str : "";
+      break;
+    }
+    case TV_INT: *(uint32_t *)dst = (uint32_t)*(const int *)src; break;
+    case TV_U64: *(uint64_t *)dst = *(const uint64_t *)src; break;
+    case TV_BOOL: *(protobuf_c_boolean *)dst = *(const bool *)src; break;
+    case TV_FLAG: *(protobuf_c_boolean *)dst = (*(const unsigned *)src & f->flag) != 0; break;
+    case TV_BROADCAST:
+      *(protobuf_c_boolean *)dst = *(const qua_callback_kind_t *)src == QUA_CB_BROADCAST;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* Fills ti's lists from t. 0, QUA_ENOMEM, or QUA_EPROTO with msg set. */
+static int type_info(arena_t *a, const qua_type_t *t, Qua__V1__TypeInfo *ti, char *msg,
+                     size_t msglen) {
+  qua__v1__type_info__init(ti);
+  ti->name = (char *)t->name;
+  ti->summary = (char *)(t->summary ? t->summary : "");
+  for (size_t i = 0; i < sizeof type_lists / sizeof type_lists[0]; i++) {
+    const tv_list_t *l = &type_lists[i];
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field_by_name(&qua__v1__type_info__descriptor, l->field);
+    if (fd == NULL || fd->label != PROTOBUF_C_LABEL_REPEATED ||
+        fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+      snprintf(msg, msglen, "TypeInfo has no list %s", l->field);
+      return QUA_EPROTO;
+    }
+    const ProtobufCMessageDescriptor *ed = fd->descriptor;
+    size_t n = (size_t) * (const int *)((const char *)t + l->count_off);
+    const char *elems = *(const char *const *)((const char *)t + l->array_off);
+    ProtobufCMessage **ms = arena_alloc(a, n * sizeof *ms);
+    if (ms == NULL)
+      return QUA_ENOMEM;
+    for (size_t k = 0; k < n; k++) {
+      if ((ms[k] = arena_alloc(a, ed->sizeof_message)) == NULL)
+        return QUA_ENOMEM;
+      protobuf_c_message_init(ed, ms[k]);
+      int r = tv_fill(ms[k], l, elems + k * l->elem_size, msg, msglen);
+      if (r < 0)
+        return r;
+    }
+    *(size_t *)((char *)ti + fd->quantifier_offset) = n;
+    *(ProtobufCMessage ***)((char *)ti + fd->offset) = ms;
+  }
+  return 0;
+}
+
 static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRequest *in,
                            Qua__V1__ListTypesReply_Closure closure, void *data) {
   quad_call_t *call = data;
@@ -650,73 +724,20 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
   arena_t a = {0};
   Qua__V1__ListTypesReply out = QUA__V1__LIST_TYPES_REPLY__INIT;
   out.types = arena_alloc(&a, nt * sizeof *out.types);
-  for (size_t i = 0; out.types != NULL && i < nt; i++) {
-    const qua_type_t *t = i < nhost ? types[i] : m68k[i - nhost];
+  int r = out.types != NULL ? 0 : QUA_ENOMEM;
+  char why[160];
+  for (size_t i = 0; r == 0 && i < nt; i++) {
     Qua__V1__TypeInfo *ti = arena_alloc(&a, sizeof *ti);
-    if (ti == NULL)
-      break;
-    qua__v1__type_info__init(ti);
-    ti->name = (char *)t->name;
-    ti->summary = (char *)(t->summary ? t->summary : "");
-    ti->params = arena_alloc(&a, (size_t)t->nparams * sizeof *ti->params);
-    ti->entries = arena_alloc(&a, (size_t)t->nentries * sizeof *ti->entries);
-    ti->callouts = arena_alloc(&a, (size_t)t->ncallouts * sizeof *ti->callouts);
-    ti->callbacks = arena_alloc(&a, (size_t)t->ncallbacks * sizeof *ti->callbacks);
-    if (a.failed)
-      break;
-    for (int k = 0; k < t->nparams; k++) {
-      Qua__V1__ParamInfo *p = arena_alloc(&a, sizeof *p);
-      if (p == NULL)
-        break;
-      qua__v1__param_info__init(p);
-      p->name = (char *)t->params[k].name;
-      p->def = t->params[k].def;
-      p->min = t->params[k].min;
-      p->max = t->params[k].max;
-      p->pow2 = (t->params[k].flags & QUA_PARAM_POW2) != 0;
-      p->text = (t->params[k].flags & QUA_PARAM_STRING) != 0;
-      p->required = (t->params[k].flags & QUA_PARAM_REQUIRED) != 0;
-      p->help = (char *)(t->params[k].help ? t->params[k].help : "");
-      ti->params[ti->n_params++] = p;
-    }
-    for (int k = 0; k < t->nentries; k++) {
-      Qua__V1__EntryInfo *e = arena_alloc(&a, sizeof *e);
-      if (e == NULL)
-        break;
-      qua__v1__entry_info__init(e);
-      e->name = (char *)t->entries[k].name;
-      e->arity = (uint32_t)t->entries[k].arity;
-      e->returns = t->entries[k].returns;
-      e->remote = t->entries[k].remote;
-      e->help = (char *)(t->entries[k].help ? t->entries[k].help : "");
-      ti->entries[ti->n_entries++] = e;
-    }
-    for (int k = 0; k < t->ncallouts; k++) {
-      Qua__V1__CalloutInfo *co = arena_alloc(&a, sizeof *co);
-      if (co == NULL)
-        break;
-      qua__v1__callout_info__init(co);
-      co->name = (char *)t->callouts[k].name;
-      co->arity = (uint32_t)t->callouts[k].arity;
-      co->returns = t->callouts[k].returns;
-      co->help = (char *)(t->callouts[k].help ? t->callouts[k].help : "");
-      ti->callouts[ti->n_callouts++] = co;
-    }
-    for (int k = 0; k < t->ncallbacks; k++) {
-      Qua__V1__CallbackInfo *cb = arena_alloc(&a, sizeof *cb);
-      if (cb == NULL)
-        break;
-      qua__v1__callback_info__init(cb);
-      cb->name = (char *)t->callbacks[k].name;
-      cb->broadcast = t->callbacks[k].kind == QUA_CB_BROADCAST;
-      cb->help = (char *)(t->callbacks[k].help ? t->callbacks[k].help : "");
-      ti->callbacks[ti->n_callbacks++] = cb;
-    }
-    out.types[out.n_types++] = ti;
+    r = ti != NULL ? type_info(&a, i < nhost ? types[i] : m68k[i - nhost], ti, why, sizeof why)
+                   : QUA_ENOMEM;
+    if (r == 0)
+      out.types[out.n_types++] = ti;
   }
-  if (a.failed) {
+  if (r < 0) {
     arena_free(&a);
-    FAIL(QUA_ENOMEM, "out of memory listing types");
+    if (r == QUA_ENOMEM)
+      FAIL(QUA_ENOMEM, "out of memory listing types");
+    FAIL(r, "%s", why);
   }
   closure(&out, call);
   arena_free(&a);
@@ -745,16 +766,16 @@ static void create_done(quad_job_t *j) {
     ctl_err(x, QUA_EEXIST, "the name '%s' is taken", in->name);
     goto drop;
   }
-  if ((o = obj_add(x->q, c)) == NULL)
+  if ((o = obj_add(x->q, c, NULL)) == NULL)
     goto nomem;
   o->active = x->active;
-  if (in->name[0] != '\0' && (o->name = strdup(in->name)) == NULL)
+  if (in->name[0] != '\0' && quad_reg_publish(&quad_srv->reg, o, in->name) < 0)
     goto nomem;
   if (c->state >= QUAD_CLOSING) {
     ctl_err(x, QUA_ESHUTDOWN, "the connection closed"); /* nobody hears it */
     goto drop;
   }
-  if ((ref = ref_add(c, o)) == NULL ||
+  if ((ref = quad_ref_get(c, o)) == NULL ||
       (o->params = quad_state_params(x->params, x->nparams)) == NULL)
     goto nomem;
   if (o->name != NULL)
@@ -871,7 +892,8 @@ static const quad_obj_t *wired_into(const quad_obj_t *o, int *callout) {
     }
   }
   if (n > N) /* more wires in than looked at: the rest are found the long way */
-    for (const quad_obj_t *p = quad_srv->objs; p != NULL; p = p->next) {
+    for (const quad_obj_t *p = TAILQ_FIRST(&quad_srv->reg.objs); p != NULL;
+         p = TAILQ_NEXT(p, link)) {
       const qua_type_t *t = qua_quaject_type(p->q);
       for (int k = 0; k < t->ncallouts; k++)
         if (qua_wired_to(p->q, k, NULL) == o->q) {
@@ -919,7 +941,7 @@ static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest
     FAIL(QUA_EEXIST, "the name '%s' is taken", in->name);
   if (o->name != NULL)
     FAIL(QUA_ESTATE, "already published as '%s'", o->name);
-  if ((o->name = strdup(in->name)) == NULL)
+  if (quad_reg_publish(&quad_srv->reg, o, in->name) < 0)
     FAIL(QUA_ENOMEM, "out of memory");
   quad_state_changed();
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
@@ -933,10 +955,9 @@ static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishReq
   if (o == NULL)
     FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
   DENY_UNLESS_CONTROL(o, "unpublish");
-  free(o->name);
-  o->name = NULL;
+  quad_reg_unpublish(&quad_srv->reg, o);
   if (o->owner == NULL) {
-    o->owner = call->c;
+    quad_reg_set_owner(o, call->c);
     call->c->owned++;
   }
   quad_state_changed();
@@ -950,7 +971,7 @@ static void svc_open(Qua__V1__Qua_Service *svc, const Qua__V1__OpenRequest *in,
   quad_obj_t *o = obj_by_name(in->name);
   if (o == NULL)
     FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->name);
-  quad_ref_t *ref = ref_add(call->c, o);
+  quad_ref_t *ref = quad_ref_get(call->c, o);
   if (ref == NULL)
     FAIL(QUA_ENOMEM, "out of memory");
   Qua__V1__OpenReply out = QUA__V1__OPEN_REPLY__INIT;
@@ -1400,7 +1421,7 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
                         Qua__V1__QuajectInfo *qi) {
   const qua_type_t *t = qua_quaject_type(o->q);
   qua__v1__quaject_info__init(qi);
-  quad_ref_t *ref = ref_of(c, o);
+  quad_ref_t *ref = quad_ref_find(c, o);
   qi->handle = ref != NULL ? ref->handle : 0;
   qi->id = o->id;
   qi->type = (char *)t->name;
@@ -1438,13 +1459,14 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
   }
   /* Who is bound to it: every handle's bindings, in proportion to them. */
   size_t nb = 0;
-  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+  quad_ref_t *r;
+  LIST_FOREACH(r, &o->refs, obj_link)
     for (quad_binding_t *b = r->bindings; b != NULL; b = b->next_in_ref)
       nb++;
   qi->bindings = nb > 0 ? arena_alloc(a, nb * sizeof *qi->bindings) : NULL;
   if (nb > 0 && qi->bindings == NULL)
     return QUA_ENOMEM;
-  for (quad_ref_t *r = o->refs; r != NULL; r = r->next_in_obj)
+  LIST_FOREACH(r, &o->refs, obj_link)
     for (quad_binding_t *b = r->bindings; b != NULL; b = b->next_in_ref) {
       Qua__V1__BindingInfo *bi = arena_alloc(a, sizeof *bi);
       if (bi == NULL)
@@ -1476,15 +1498,12 @@ static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
   Qua__V1__ListReply out = QUA__V1__LIST_REPLY__INIT;
   out.quajects = arena_alloc(&a, quad_srv->nobjs * sizeof *out.quajects);
   Qua__V1__QuajectInfo *qis = arena_alloc(&a, quad_srv->nobjs * sizeof *qis);
-  /* Oldest first. */
-  quad_obj_t *last = quad_srv->objs;
-  while (last != NULL && last->next != NULL)
-    last = last->next;
   /* One page: ids above after_id, at most QUAD_LIST_PAGE of them and what
    * fits in --max-frame; `more` when others follow. */
   size_t bytes = QUAD_FRAME_OVERHEAD;
-  for (quad_obj_t *o = last; !a.failed && o != NULL; o = o->prev) {
-    if (o->id <= in->after_id || (o->name == NULL && ref_of(call->c, o) == NULL))
+  for (quad_obj_t *o = TAILQ_FIRST(&quad_srv->reg.objs); !a.failed && o != NULL;
+       o = TAILQ_NEXT(o, link)) { /* oldest first */
+    if (o->id <= in->after_id || (o->name == NULL && quad_ref_find(call->c, o) == NULL))
       continue; /* before the page, or what this connection can neither open nor reach */
     if (out.n_quajects == QUAD_LIST_PAGE) {
       out.more = true;

@@ -187,10 +187,7 @@ static void binding_link(quad_binding_t *b) {
 
 /* The drain now runs: among the connection's drains. */
 static void drain_link(quad_binding_t *b) {
-  b->next_drain = b->conn->drains;
-  if (b->next_drain != NULL)
-    b->next_drain->prev_drain = b;
-  b->conn->drains = b;
+  LIST_INSERT_HEAD(&b->conn->drains, b, drain_link);
 }
 
 /* Takes b off its handle's list. */
@@ -316,14 +313,8 @@ int quad_bind_finish(quad_binding_t *b, int status) {
 void quad_binding_detach(quad_binding_t *b) {
   quad_conn_t *c = b->conn;
   binding_unlink(b);
-  if (b->kind == QUAD_BIND_DRAIN && !b->pending) {
-    if (b->prev_drain != NULL)
-      b->prev_drain->next_drain = b->next_drain;
-    else
-      c->drains = b->next_drain;
-    if (b->next_drain != NULL)
-      b->next_drain->prev_drain = b->prev_drain;
-  }
+  if (b->kind == QUAD_BIND_DRAIN && !b->pending)
+    LIST_REMOVE(b, drain_link);
   quad_map_del(&c->bindings, b->id);
   b->ref = NULL;
   quad_conn_hold(c); /* its handlers write into c's ring until released */
@@ -450,14 +441,15 @@ void quad_events_pump(quad_conn_t *c, bool all) {
       }
   }
   /* Items still in a queue are not queued events: drains always wait for the socket. */
-  for (quad_binding_t *b = c->drains; b != NULL; b = b->next_drain)
+  quad_binding_t *b;
+  LIST_FOREACH(b, &c->drains, drain_link)
     drain(c, b);
 }
 
 void quad_on_wake(uv_async_t *a) {
   quad_link_on_wake();
-  for (quad_conn_t *c = quad_srv->conns, *next; c != NULL; c = next) {
-    next = c->next; /* a failed write closes c and unlinks it */
+  for (quad_conn_t *c = LIST_FIRST(&quad_srv->conns), *next; c != NULL; c = next) {
+    next = LIST_NEXT(c, link); /* a failed write closes c and unlinks it */
     /* Acquire: a handler's record (put before its release of the flag) is
      * visible below; a record put after this exchange raises the flag and
      * wakes the loop again. */

@@ -123,7 +123,8 @@ static void put_quajects(body_t *b) {
   family(b, "qua_quaject_value", "gauge",
          "the numbers of each quaject's state line (qua show), by key");
   char line[512];
-  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next) {
+  quad_obj_t *o;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) {
     if (qua_quaject_describe(o->q, line, sizeof line) < 0)
       continue;
     const char *type = qua_quaject_type(o->q)->name;

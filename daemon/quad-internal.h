@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <uv.h>
 
 #include "frame.h"
@@ -82,7 +83,7 @@ int quad_map_put(quad_map_t *m, uint64_t key, void *val);
 void *quad_map_del(quad_map_t *m, uint64_t key);
 /* Iteration: for (size_t i = 0; i < m->cap; i++) if (m->keys && m->keys[i]) ... */
 
-/* --- Objects, handles, bindings (dispatch.c, events.c) ----------------- */
+/* --- Objects, handles, bindings (registry.c, dispatch.c, events.c) ------ */
 
 typedef struct quad_conn quad_conn_t;
 typedef struct quad_obj quad_obj_t;
@@ -98,9 +99,19 @@ struct quad_obj {
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
   int64_t ident;       /* the creator's identity (quad_conn.ident) */
   bool active;         /* runs a thread of its own (ops.start): counts in nthreads */
-  quad_ref_t *refs;    /* every connection's handle on it */
-  quad_obj_t *next, *prev;
+  LIST_HEAD(, quad_ref) refs;      /* every connection's handle on it */
+  TAILQ_ENTRY(quad_obj) link;      /* in the registry's objects, oldest first */
+  LIST_ENTRY(quad_obj) owner_link; /* in its owner's `owns` */
+  quad_obj_t *name_next;           /* registry: the next object whose name hashes alike */
+  quad_obj_t *gone;                /* a teardown's chain (dispatch.c) */
 };
+
+/* The objects (registry.h has the contracts). */
+typedef struct quad_reg {
+  TAILQ_HEAD(quad_objs, quad_obj) objs; /* oldest first */
+  quad_map_t by_id;                     /* quaject id -> quad_obj_t */
+  quad_map_t by_name; /* hash of a name -> the first quad_obj_t of that hash (name_next) */
+} quad_reg_t;
 
 /* A connection's handle on an object: a capability. */
 struct quad_ref {
@@ -109,7 +120,8 @@ struct quad_ref {
   quad_obj_t *obj;
   qua_site_t *sites[QUA_MAX_ENTRIES]; /* for Invoke, opened on first use */
   quad_binding_t *bindings;           /* this handle's bindings */
-  quad_ref_t *next_in_obj, *prev_in_obj;
+  LIST_ENTRY(quad_ref) obj_link;      /* in its object's refs */
+  quad_ref_t *gone;                   /* a teardown's chain (dispatch.c) */
 };
 
 enum { QUAD_BIND_CALLBACK, QUAD_BIND_DRAIN };
@@ -136,7 +148,7 @@ struct quad_binding {
   uint64_t seq;             /* events delivered */
   _Atomic uint64_t dropped; /* any thread: events lost to a full ring since the last one */
   quad_binding_t *next_in_ref;
-  quad_binding_t *next_drain, *prev_drain; /* the connection's drains */
+  LIST_ENTRY(quad_binding) drain_link; /* in its connection's drains */
 };
 
 /* The per-connection event ring (any thread puts, the loop takes): a
@@ -193,7 +205,7 @@ struct quad_conn {
   char host[64];               /* TCP: the peer's address, the key of Hello rate limits */
   int64_t ident;               /* who it is: the peer's uid on the unix socket,
                                   QUAD_IDENT_TOKEN on TCP, QUAD_IDENT_NONE unknown */
-  quad_conn_t *next, *prev;
+  LIST_ENTRY(quad_conn) link;  /* in the server's conns */
 
   quap_decoder_t dec;
   uint8_t *rbuf;
@@ -212,8 +224,9 @@ struct quad_conn {
   uint64_t next_handle;
   quad_map_t bindings;         /* binding id -> quad_binding_t */
   uint64_t next_binding;
-  unsigned owned;              /* objects created and owned */
-  quad_binding_t *drains;
+  unsigned owned;              /* objects created and owned, creates in flight included */
+  LIST_HEAD(, quad_obj) owns;  /* the objects it owns */
+  LIST_HEAD(, quad_binding) drains;
 
   quad_ring_t *ring;           /* created by the first Bind */
   _Atomic bool ev_pending;     /* any thread: the ring or a drain has news */
@@ -266,10 +279,9 @@ typedef struct quad_server {
   bool stopping;
   uint64_t start_ms;
   uint64_t next_serial;
-  quad_conn_t *conns;   /* open connections (NEW and READY) */
+  LIST_HEAD(, quad_conn) conns; /* open connections (NEW and READY) */
   unsigned nalive;      /* connections whose socket is not yet closed, closing ones included */
-  quad_obj_t *objs;
-  quad_map_t objs_by_id; /* quaject id -> quad_obj_t */
+  quad_reg_t reg;        /* the objects (registry.h) */
   unsigned nobjs;        /* objects, and creates whose job has not finished */
   unsigned nthreads; /* active objects */
   /* Statistics. */

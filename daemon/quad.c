@@ -26,6 +26,7 @@
 #include "quad-internal.h"
 #include "quad-m68k.h"
 #include "quad-state.h"
+#include "registry.h"
 
 quad_server_t *quad_srv;
 int quad_log_level = QUAD_LOG_INFO;
@@ -826,7 +827,7 @@ static void on_closed_quietly(uv_handle_t *h) {}
 /* When every connection is gone: destroy what is left, close the last handles. */
 static void maybe_finish(void) {
   quad_server_t *srv = quad_srv;
-  if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 ||
+  if (!srv->stopping || !LIST_EMPTY(&srv->conns) || srv->nalive > 0 ||
       uv_is_closing((uv_handle_t *)&srv->wake))
     return;
   quad_state_save_final();
@@ -888,6 +889,7 @@ static void on_signal(uv_signal_t *s, int signum) {
 int main(int argc, char **argv) {
   static quad_server_t srv;
   quad_srv = &srv;
+  quad_reg_init(&srv.reg);
   quad_sd_init();
   int rc = parse_options(argc, argv, &srv.cfg);
   if (rc >= 0)

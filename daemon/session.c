@@ -180,21 +180,12 @@ static quad_conn_t *conn_new(void) {
 }
 
 static void conn_link(quad_conn_t *c) {
-  c->next = quad_srv->conns;
-  if (c->next != NULL)
-    c->next->prev = c;
-  quad_srv->conns = c;
+  LIST_INSERT_HEAD(&quad_srv->conns, c, link);
   quad_srv->nconns++;
 }
 
 static void conn_unlink(quad_conn_t *c) {
-  if (c->prev != NULL)
-    c->prev->next = c->next;
-  else
-    quad_srv->conns = c->next;
-  if (c->next != NULL)
-    c->next->prev = c->prev;
-  c->next = c->prev = NULL;
+  LIST_REMOVE(c, link);
   quad_srv->nconns--;
 }
 
@@ -264,8 +255,8 @@ static void conns_release_held(void) {
       quad_srv->queued > quad_srv->cfg.max_queued - quad_srv->cfg.max_queued / 4)
     return;
   quad_srv->held_by_total = false;
-  for (quad_conn_t *c = quad_srv->conns, *next; c != NULL; c = next) {
-    next = c->next; /* processing may close c and unlink it */
+  for (quad_conn_t *c = LIST_FIRST(&quad_srv->conns), *next; c != NULL; c = next) {
+    next = LIST_NEXT(c, link); /* processing may close c and unlink it */
     conn_resume(c);
   }
 }
@@ -728,8 +719,8 @@ void quad_conns_force_close(void) {
 }
 
 void quad_conns_shutdown(void) {
-  while (quad_srv->conns != NULL) {
-    quad_conn_t *c = quad_srv->conns;
+  while (!LIST_EMPTY(&quad_srv->conns)) {
+    quad_conn_t *c = LIST_FIRST(&quad_srv->conns);
     /* Requests already read are answered before the connection closes, up
      * to --max-inflight: what is past it was not taken and gets no answer. */
     if (c->rbuf_off < c->rbuf_len)

@@ -91,6 +91,7 @@
 #include "quad-internal.h"
 #include "quad-m68k.h"
 #include "quad-state.h"
+#include "registry.h"
 
 #define ST_MAGIC "QUASTATE"
 #define ST_VERSION 1u
@@ -186,10 +187,8 @@ char *quad_state_params(const char *const *params, size_t n) {
 /* --- The graph of the live daemon -------------------------------------------------- */
 
 static const quad_obj_t *obj_named(const qua_quaject_t *q) {
-  for (const quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next)
-    if (o->q == q)
-      return o->name != NULL ? o : NULL;
-  return NULL;
+  const quad_obj_t *o = quad_reg_by_id(&quad_srv->reg, qua_quaject_id(q));
+  return o != NULL && o->q == q && o->name != NULL ? o : NULL;
 }
 
 /* Fills g with the published quajects (oldest first) and the wires between
@@ -197,9 +196,8 @@ static const quad_obj_t *obj_named(const qua_quaject_t *q) {
 static int graph_collect(st_graph_t *g) {
   memset(g, 0, sizeof *g);
   uint32_t n = 0, nw = 0;
-  const quad_obj_t *last = NULL;
-  for (const quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next) {
-    last = o;
+  const quad_obj_t *o;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) {
     if (o->name != NULL) {
       n++;
       nw += (uint32_t)qua_quaject_type(o->q)->ncallouts;
@@ -211,7 +209,7 @@ static int graph_collect(st_graph_t *g) {
     graph_free(g);
     return QUA_ENOMEM;
   }
-  for (const quad_obj_t *o = last; o != NULL; o = o->prev) {
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) { /* oldest first */
     if (o->name == NULL)
       continue;
     const qua_type_t *t = qua_quaject_type(o->q);
@@ -1000,7 +998,8 @@ void quad_state_save_final(void) {
     return;
   }
   /* Nothing moves once the active quajects' callouts are unwired. */
-  for (quad_obj_t *o = quad_srv->objs; o != NULL; o = o->next) {
+  quad_obj_t *o;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) {
     if (!o->active)
       continue;
     const qua_type_t *t = qua_quaject_type(o->q);

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include <urcu/urcu-memb.h>
@@ -93,7 +94,7 @@ typedef struct jit_chunk {
 struct jit_code {
   struct rcu_head rcu;  /* first: call_rcu's handle */
   jit_codemem_t *cm;
-  struct jit_code *prev, *next;  /* cm->codes, under cm->lock */
+  LIST_ENTRY(jit_code) link;     /* in cm->codes, under cm->lock */
   jit_chunk_t *chunk;
   size_t first, ngran;  /* granules */
   size_t size;          /* bytes asked for */
@@ -103,7 +104,7 @@ struct jit_codemem {
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when `retiring` drops to 0 */
   jit_chunk_t *chunks;
-  jit_code_t *codes;    /* every allocation not yet freed */
+  LIST_HEAD(, jit_code) codes; /* every allocation not yet freed */
   size_t chunk_size;
   const struct rcu_flavor_struct *flavors[JIT_CODEMEM_FLAVORS_MAX];
   size_t nflavors;
@@ -430,9 +431,9 @@ void jit_codemem_destroy(jit_codemem_t *cm)
   while (cm->retiring)
     pthread_cond_wait(&cm->idle, &cm->lock);
   pthread_mutex_unlock(&cm->lock);
-  while (cm->codes) {
-    jit_code_t *c = cm->codes;
-    cm->codes = c->next;
+  while (!LIST_EMPTY(&cm->codes)) {
+    jit_code_t *c = LIST_FIRST(&cm->codes);
+    LIST_REMOVE(c, link);
     free(c);
   }
   for (ch = cm->chunks; ch; ch = next) {
@@ -489,10 +490,7 @@ int jit_code_alloc(jit_codemem_t *cm, size_t size, jit_code_t **out)
   c->first = at;
   c->ngran = n;
   c->size = size;
-  c->next = cm->codes;
-  if (cm->codes)
-    cm->codes->prev = c;
-  cm->codes = c;
+  LIST_INSERT_HEAD(&cm->codes, c, link);
   cm->live++;
   cm->live_bytes += n * JIT_CODE_GRANULE;
   pthread_mutex_unlock(&cm->lock);
@@ -528,12 +526,7 @@ static void free_locked(jit_codemem_t *cm, jit_code_t *c)
   jit_chunk_t *ch = c->chunk;
   mark(ch->used, c->first, c->ngran, 0);
   ch->nfree += c->ngran;
-  if (c->prev)
-    c->prev->next = c->next;
-  else
-    cm->codes = c->next;
-  if (c->next)
-    c->next->prev = c->prev;
+  LIST_REMOVE(c, link);
   cm->live--;
   cm->live_bytes -= c->ngran * JIT_CODE_GRANULE;
   cm->freed++;

@@ -165,6 +165,10 @@ static int cmp_events(const void *a, const void *b) {
   return x->op < y->op ? -1 : x->op > y->op;
 }
 
+/* Dancing links (Knuth): lift takes a call and its return out of the
+ * history, and unlift puts them back from the links they kept, in reverse
+ * order of lifting. A list library's remove forgets those links, so the
+ * search keeps its own two pointers here rather than <sys/queue.h>. */
 static void lift(event_t *call) {
   call->prev->next = call->next;
   if (call->next != NULL)

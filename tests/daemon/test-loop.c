@@ -263,6 +263,44 @@ static double victim_round_ms(rawconn_t *c) {
   return (rc_now() - t0) * 1000.0;
 }
 
+/* Makes `others` tees (a multiple of per) on q, per on each connection of
+ * o[]; returns the seconds it took. */
+static double crowd_make(quad_child_t *q, rawconn_t *o, int others, int per) {
+  double t0 = rc_now();
+  int made = 0;
+  for (int i = 0; i < others / per; i++) {
+    CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&o[i], q->sock), 0);
+    Qua__V1__CreateRequest cr;
+    char *params[1];
+    tee_request(&cr, params);
+    batch_t b;
+    batch_init(&b, &o[i], per);
+    for (int k = 0; k < per; k++)
+      batch_add(&b, &o[i], QUAP_CREATE, &cr.base);
+    made += batch_run(&b, &o[i]);
+  }
+  CU_ASSERT_EQUAL_FATAL(made, others);
+  return rc_now() - t0;
+}
+
+/* Past 4 runnable threads a core (other builds and tests), the kernel's
+ * scheduling of the hand-offs, not quad's code, is all that differs
+ * between two daemons (perf: quad's own code under 3%, user space alike in
+ * both): latency is then reported, not judged. */
+static bool machine_overloaded(void) {
+  double load = 0;
+  FILE *la = fopen("/proc/loadavg", "r");
+  if (la == NULL || fscanf(la, "%lf", &load) != 1)
+    load = 0;
+  if (la != NULL)
+    fclose(la);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  bool overloaded = load > 4.0 * (double)(cpus > 0 ? cpus : 1);
+  if (overloaded)
+    fprintf(stderr, "\n  load average %.1f on %ld cores: latency reported, not judged", load, cpus);
+  return overloaded;
+}
+
 /* Before, every wire and destroy walked every quaject of the daemon: 0.3 ms
  * alone, 213 ms beside 200k tees. Now within 2x whether others own none or
  * 100,000 quajects. Two daemons, one empty and one with the others' tees,
@@ -281,21 +319,7 @@ static void victim_control_latency_does_not_grow_with_others_quajects(void) {
     CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&v[k], q[k].sock), 0);
   }
   rawconn_t o[100000 / PER];
-  double t0 = rc_now();
-  int made = 0;
-  for (int i = 0; i < OTHERS / PER; i++) {
-    CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&o[i], q[1].sock), 0);
-    Qua__V1__CreateRequest cr;
-    char *params[1];
-    tee_request(&cr, params);
-    batch_t b;
-    batch_init(&b, &o[i], PER);
-    for (int k = 0; k < PER; k++)
-      batch_add(&b, &o[i], QUAP_CREATE, &cr.base);
-    made += batch_run(&b, &o[i]);
-  }
-  CU_ASSERT_EQUAL_FATAL(made, OTHERS);
-  double built = rc_now() - t0;
+  double built = crowd_make(&q[1], o, OTHERS, PER);
   for (int r = 0; r < WARM; r++) /* code memory, first grace periods, caches */
     for (int k = 0; k < 2; k++)
       victim_round_ms(&v[k]);
@@ -335,26 +359,107 @@ static void victim_control_latency_does_not_grow_with_others_quajects(void) {
     usleep(200 * 1000); /* idle: the scheduler may place the threads anew */
   }
   fprintf(stderr, "\n  (the others' tees made in %.2f s)", built);
-  /* Past 4 runnable threads a core (other builds and tests), the kernel's
-   * scheduling of the hand-offs, not quad's code, is all that differs
-   * between the two daemons (perf: quad's own code under 3%, user space
-   * alike in both): the figures are reported, not judged. */
-  double load = 0;
-  FILE *la = fopen("/proc/loadavg", "r");
-  if (la == NULL || fscanf(la, "%lf", &load) != 1)
-    load = 0;
-  if (la != NULL)
-    fclose(la);
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  bool overloaded = load > 4.0 * (double)(cpus > 0 ? cpus : 1);
-  if (overloaded)
-    fprintf(stderr, "\n  load average %.1f on %ld cores: latency reported, not judged", load, cpus);
-  if (plain_build && !overloaded)
+  if (plain_build && !machine_overloaded())
     CU_ASSERT(best < 2.0);
   for (int i = 0; i < OTHERS / PER; i++)
     rc_close(&o[i]);
   for (int k = 0; k < 2; k++) {
     rc_close(&v[k]);
+    double took;
+    CU_ASSERT_EQUAL(quad_stop(&q[k], SIGTERM, 5000, &took), 0);
+  }
+}
+
+/* --- Finding by name, and what a closing connection owns ------------------------------ */
+
+/* Quajects the daemon runs, asked on w until it runs `want` (5 s at most);
+ * returns the ms from t0 until it did, or -1. */
+static double quajects_reach_ms(rawconn_t *w, long want, double t0) {
+  long n;
+  while ((n = quajects_now(w)) != want && n >= 0 && rc_now() - t0 < 5.0)
+    ;
+  return n == want ? (rc_now() - t0) * 1000.0 : -1;
+}
+
+/* Before, Open walked every object for the name and a closing connection
+ * walked every object for those it owned: both cost in proportion to the
+ * daemon's size. Now a by-name Open, and the close of a client owning 10
+ * quajects (until the daemon counts them gone), take as long beside
+ * 100,000 quajects of others as beside none (medians within 2x, in one of
+ * TRIES tries; two daemons take the rounds in turn, as above). */
+static void open_by_name_and_close_do_not_grow_with_others_quajects(void) {
+  enum { PER = 25000, OWN = 10, WARM = 20, ROUNDS = 200, TRIES = 5 };
+  const int OTHERS = plain_build ? 100000 : 2 * PER;
+  const char *extra[] = {"--log-level", "warn", "--max-quajects", "200000",
+                         "--max-quajects-per-client", "100000", NULL};
+  quad_child_t q[2];
+  rawconn_t w[2];
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT_EQUAL_FATAL(quad_start(&q[k], quad_exe, extra), 0);
+    CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&w[k], q[k].sock), 0);
+    CU_ASSERT_FATAL(create(&w[k], "counter", "target", NULL, NULL) != 0);
+  }
+  rawconn_t o[100000 / PER];
+  double built = crowd_make(&q[1], o, OTHERS, PER);
+  static double topen[2][ROUNDS], tclose[2][ROUNDS];
+  double best_open = 0, best_close = 0;
+  for (int try = 0; try < TRIES && !(best_open > 0 && best_open < 2.0 && best_close < 2.0);
+       try++) {
+    for (int r = -WARM; r < ROUNDS; r++)
+      for (int i = 0; i < 2; i++) {
+        int k = i ^ (r & 1); /* each goes first every other round */
+        long base = quajects_now(&w[k]);
+        rawconn_t c;
+        CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&c, q[k].sock), 0);
+        double t0 = rc_now();
+        CU_ASSERT(open_name(&c, "target", NULL) != 0);
+        double open_ms = (rc_now() - t0) * 1000.0;
+        batch_t b;
+        batch_init(&b, &c, OWN);
+        Qua__V1__CreateRequest cr = QUA__V1__CREATE_REQUEST__INIT;
+        cr.type = (char *)"counter";
+        cr.name = (char *)"";
+        for (int n = 0; n < OWN; n++)
+          batch_add(&b, &c, QUAP_CREATE, &cr.base);
+        CU_ASSERT_EQUAL(batch_run(&b, &c), OWN);
+        t0 = rc_now();
+        rc_close(&c);
+        double close_ms = quajects_reach_ms(&w[k], base, t0);
+        CU_ASSERT(close_ms >= 0);
+        if (r >= 0) {
+          topen[k][r] = open_ms;
+          tclose[k][r] = close_ms;
+        }
+      }
+    double m[2][2];
+    for (int k = 0; k < 2; k++) {
+      qsort(topen[k], ROUNDS, sizeof topen[k][0], cmp_double);
+      qsort(tclose[k], ROUNDS, sizeof tclose[k][0], cmp_double);
+      m[k][0] = quantile(topen[k], ROUNDS, 0.5);
+      m[k][1] = quantile(tclose[k], ROUNDS, 0.5);
+    }
+    double ro = m[1][0] / m[0][0], rcl = m[1][1] / m[0][1];
+    /* The try that did best on both counts is the one judged. */
+    if (best_open == 0 || (ro < 2.0 && rcl < 2.0) || ro + rcl < best_open + best_close) {
+      best_open = ro;
+      best_close = rcl;
+    }
+    fprintf(stderr,
+            "\n  %d rounds, median ms alone / beside %d quajects of others: open by name "
+            "%.3f / %.3f (ratio %.2f), close owning %d until counted gone %.3f / %.3f (ratio "
+            "%.2f)",
+            ROUNDS, OTHERS, m[0][0], m[1][0], ro, OWN, m[0][1], m[1][1], rcl);
+    usleep(200 * 1000);
+  }
+  fprintf(stderr, "\n  (the others' tees made in %.2f s)", built);
+  if (plain_build && !machine_overloaded()) {
+    CU_ASSERT(best_open < 2.0);
+    CU_ASSERT(best_close < 2.0);
+  }
+  for (int i = 0; i < OTHERS / PER; i++)
+    rc_close(&o[i]);
+  for (int k = 0; k < 2; k++) {
+    rc_close(&w[k]);
     double took;
     CU_ASSERT_EQUAL(quad_stop(&q[k], SIGTERM, 5000, &took), 0);
   }
@@ -373,6 +478,8 @@ int main(int argc, char **argv) {
        storm_of_disconnects_leaves_pings_under_10_ms},
       {"victim_control_latency_does_not_grow_with_others_quajects",
        victim_control_latency_does_not_grow_with_others_quajects},
+      {"open_by_name_and_close_do_not_grow_with_others_quajects",
+       open_by_name_and_close_do_not_grow_with_others_quajects},
       {NULL, NULL},
   };
   return qtest_run("loop", cases);

@@ -26,6 +26,7 @@
 #include "fuzz.h"
 #include "quad-internal.h"
 #include "quad-m68k.h"
+#include "registry.h"
 
 /* quad answers an input within this, or the harness reports a hang. */
 #define ANSWER_MS 10000
@@ -41,6 +42,7 @@ static void cleanup(void) {
 
 static void setup(void) {
   quad_srv = &srv;
+  quad_reg_init(&srv.reg);
   verbose = getenv("FUZZ_QUAD_LOG") != NULL;
   quad_log_level = verbose ? QUAD_LOG_DEBUG : QUAD_LOG_ERROR;
   quad_config_defaults(&srv.cfg);
@@ -188,6 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   quad_objs_destroy_all();
   quad_link_shutdown();
   uv_run(srv.loop, UV_RUN_NOWAIT);
-  CHECK(srv.conns == NULL && srv.nobjs == 0 && srv.nthreads == 0);
+  CHECK(LIST_EMPTY(&srv.conns) && srv.nobjs == 0 && srv.nthreads == 0);
   return 0;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -31,23 +32,14 @@
 /* --- What stencilgen allocates, tracked so that it can be freed after a run ---------- */
 
 typedef struct fz_block {
-  _Alignas(max_align_t) struct fz_block *next;
-  struct fz_block *prev;
+  _Alignas(max_align_t) LIST_ENTRY(fz_block) link; /* in fz_live */
 } fz_block_t;
 
-static fz_block_t fz_live = {&fz_live, &fz_live};
+static LIST_HEAD(, fz_block) fz_live = LIST_HEAD_INITIALIZER(fz_live);
 
-static void fz_link(fz_block_t *b) {
-  b->next = fz_live.next;
-  b->prev = &fz_live;
-  fz_live.next->prev = b;
-  fz_live.next = b;
-}
+static void fz_link(fz_block_t *b) { LIST_INSERT_HEAD(&fz_live, b, link); }
 
-static void fz_unlink(fz_block_t *b) {
-  b->prev->next = b->next;
-  b->next->prev = b->prev;
-}
+static void fz_unlink(fz_block_t *b) { LIST_REMOVE(b, link); }
 
 static void *fz_malloc(size_t n) {
   if (n > SIZE_MAX - sizeof(fz_block_t))
@@ -185,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&cur_obj, 0, sizeof cur_obj);
   memset(&gen, 0, sizeof gen);
   g_obj = "";
-  while (fz_live.next != &fz_live)
-    fz_free(fz_live.next + 1);
+  while (!LIST_EMPTY(&fz_live))
+    fz_free(LIST_FIRST(&fz_live) + 1);
   return 0;
 }
