@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qua-code.h"
 #include "quaclient.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NOCONN = 3, EXIT_GONE = 4 };
@@ -604,7 +605,7 @@ static const char *name_in(const quac_quaject_list_t *l, uint64_t id, char *buf,
 }
 
 static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_info_t *t,
-                               const quac_quaject_list_t *all) {
+                               const quac_quaject_list_t *all, bool code) {
   char b1[32], b2[32];
   printf("{\"name\":");
   json_str(stdout, q->name);
@@ -666,7 +667,12 @@ static void print_quaject_json(const quac_quaject_info_t *q, const quac_type_inf
       json_str(stdout, q->impls[i].entry);
       printf(":{\"code\":");
       json_str(stdout, q->impls[i].impl);
-      printf(",\"synth_ns\":%" PRIu64 "}", q->impls[i].synth_ns);
+      printf(",\"synth_ns\":%" PRIu64, q->impls[i].synth_ns);
+      if (code) { /* show --code */
+        printf(",\"machine_code\":");
+        quac__code_json(stdout, &q->impls[i], json_str);
+      }
+      printf("}");
     }
     printf("}");
   }
@@ -715,7 +721,7 @@ static int verb_ls(ctx_t *x) {
   for (size_t i = 0; i < l->nquajects; i++) {
     const quac_quaject_info_t *q = &l->quajects[i];
     if (x->o->json) {
-      print_quaject_json(q, types != NULL ? quac_type_find(types, q->type) : NULL, NULL);
+      print_quaject_json(q, types != NULL ? quac_type_find(types, q->type) : NULL, NULL, false);
     } else {
       char wires[1024];
       wires_text(wires, sizeof wires, q);
@@ -743,7 +749,7 @@ static int verb_show(ctx_t *x) {
   if (rc != EXIT_OK)
     goto out;
   if (x->o->json) {
-    print_quaject_json(q, t, all);
+    print_quaject_json(q, t, all, x->code);
     goto out;
   }
   printf("name:    %s\nid:      %" PRIu64 "\ntype:    %s\nstate:   %s\n", q->name, q->id, q->type,
@@ -779,8 +785,10 @@ static int verb_show(ctx_t *x) {
              q->impls[i].impl, q->impls[i].synth_ns);
     else
       printf("impl:    %s: %s\n", q->impls[i].entry, q->impls[i].impl);
-    if (x->code && q->impls[i].code[0] != '\0')
-      printf("%s", q->impls[i].code);
+    if (x->code && quac__code_text(stdout, &q->impls[i]) < 0) {
+      rc = fail(x->c, x->argv[0], QUA_ENOMEM);
+      goto out;
+    }
   }
 out:
   quac_free(all);
@@ -1649,7 +1657,23 @@ static const verb_t verbs[] = {
      "  m68k stencil put_sp_t at 0x00100a40, 60 bytes, 23 insns/call, ~70 cycles/call\n"
      "                          the template, where the code is, and the mean\n"
      "                          instructions and estimated MC68030 cycles per call\n"
-     "--code prints that code under each entry, disassembled.\n"},
+     "--code prints that code under each entry, disassembled (x86-64 with\n"
+     "capstone, m68k with the project's own disassembler): a label where each\n"
+     "template of a chain starts (\"<q.put spsc>:\"), one instruction a line,\n"
+     "and on each instruction that holds a patched hole the hole's name and\n"
+     "value, and for a call or jump into another template of the same code\n"
+     "that template's callentry:\n"
+     "  $ qua show --code t\n"
+     "  impl:    put: chain stencil tee+spsc | spsc (synthesised in 13030 ns)\n"
+     "           x86-64 code at 0x55bf95843100, 313 bytes, 3 parts, 20 holes patched\n"
+     "    <t.put tee>:\n"
+     "      55bf95843117  call 0x55bf958431d0    ; hole call0=0x55bf958431d0 -> qa.put\n"
+     "    <qb.put spsc>:\n"
+     "      55bf9584317b  cmp r8, 0x20           ; hole cap=32\n"
+     "      55bf95843195  and eax, 0x1f          ; hole mask=31\n"
+     "Values below 65536 are decimal, others hex. Generic code says so instead.\n"
+     "With --json, each impl gets \"machine_code\": null for generic code, else\n"
+     "the machine, address, bytes' size, parts, holes and the listing.\n"},
     {"stats", 0, 0, "", verb_stats, "stats", "print the daemon's counters",
      "Connections, quajects, requests served, events sent and dropped, bytes in\n"
      "and out, and uptime, one \"name value\" line each.\n"},

@@ -430,4 +430,13 @@ void quad_link_on_wake(void);
 /* Exit: forgets every peer-side link state. */
 void quad_link_shutdown(void);
 
+/* --- Code (code.c) ------------------------------------------------------------ */
+
+/* Synthesised code (qua_quaject_entry_code, quad_m68k_entry_info) as an
+ * EntryCode message, its parts named "NAME.ENTRY" (or "#ID.ENTRY"), built
+ * in one block of quad_code_message_size(c) bytes (max_align_t aligned)
+ * that the message points into. Loop thread (it reads the names). */
+size_t quad_code_message_size(const qua_code_t *c);
+Qua__V1__EntryCode *quad_code_message(void *block, const qua_code_t *c);
+
 #endif /* QUAD_INTERNAL_H */

@@ -322,6 +322,45 @@ QUA_API int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf,
                                    uint64_t *synth_ns);
 QUA_API qua_synth_mode_t qua_quaject_synth(const qua_quaject_t *q);
 
+/* The machine code a callentry runs, for disassemblers (`qua show --code`).
+ * Synthesised code is one or more parts (a site's own template, the
+ * callentries chained behind it or called from it), each part a template
+ * whose holes were patched with values. */
+typedef struct qua_code_part {
+  uint64_t quaject;     /* the quaject whose callentry the part is */
+  int entry;            /* that callentry's index, or QUA_ENTRY_BODY */
+  const char *variant;  /* its template variant ("spsc") */
+  uint32_t offset;      /* its entry, from the start of the code */
+} qua_code_part_t;
+
+typedef struct qua_code_hole {
+  const char *name;     /* the template's hole, without the set's prefix ("mask"); "(text)"
+                           or "(data)" for a reference to the code's own parts */
+  uint32_t offset;      /* of the patched field, from the start of the code */
+  uint8_t bytes;        /* the field's width */
+  bool pcrel;           /* patched PC-relative (a call, a jump, a RIP-relative operand) */
+  int16_t part;         /* the part (index into parts) whose entry the value is, or -1 */
+  uint64_t value;       /* the hole's value (an address for calls and jumps) */
+} qua_code_hole_t;
+
+typedef struct qua_code {
+  uint16_t machine;             /* ELF e_machine: 62 x86-64, 4 m68k */
+  uint64_t addr;                /* run address of bytes[0] */
+  uint32_t size;                /* bytes of code, text parts then data parts */
+  uint32_t entry;               /* where the callentry starts in bytes */
+  uint32_t text_end;            /* where the text parts end (instructions before it) */
+  const uint8_t *bytes;
+  size_t nparts, nholes;
+  const qua_code_part_t *parts; /* parts[0] is the callentry's own */
+  const qua_code_hole_t *holes; /* in the order of the parts, then of their fields */
+} qua_code_t;
+
+/* A copy of the code the callentry's first open site runs (the one
+ * qua_quaject_entry_info speaks of), in one block for free(). *out is NULL
+ * when that site runs generic code, or no site is open. QUA_ENOENTRY for a
+ * bad entry, QUA_ENOMEM. From any thread; takes the control lock. */
+QUA_API int qua_quaject_entry_code(const qua_quaject_t *q, int entry, qua_code_t **out);
+
 /* The synthesis mode of quajects created from now on: QUA_SYNTH_STENCIL by
  * default, or as the environment variable QUA_SYNTH says ("off",
  * "stencil"); a create parameter synth=off|stencil overrides it for one
@@ -358,6 +397,7 @@ struct qua_site {
   const char *impl;                /* "generic spsc", "stencil spsc", "chain stencil spsc+..." */
   char impl_buf[128];
   uint64_t synth_ns;               /* how long its last synthesis took */
+  struct qua__code_map *code_map;  /* with code: its parts and patched holes (control lock) */
 };
 
 /* Opens a site on q's callentry `entry` for a caller with the given
