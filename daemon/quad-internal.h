@@ -17,8 +17,8 @@
 #include <uv.h>
 
 #include "frame.h"
-#include "lfq.h"
-#include "qua.h"
+#include "qua-lfq.h"
+#include "qua-impl.h"
 
 #ifndef QUAD_VERSION
 #define QUAD_VERSION "0.0.0"
@@ -149,8 +149,8 @@ typedef struct quad_evrec {
 } quad_evrec_t;
 
 typedef struct quad_ring {
-  qua__lfq_t free;  /* get_mc by handlers, put_sp by the loop */
-  qua__lfq_t ready; /* put_mp by handlers, get_sc by the loop */
+  qua_lfq_t free;  /* get_mc by handlers, put_sp by the loop */
+  qua_lfq_t ready; /* put_mp by handlers, get_sc by the loop */
   quad_evrec_t *rec;
   uint32_t n;
 } quad_ring_t;

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "qua.h"
+#include "qua-impl.h"
 
 /* The m68k type of that name, or NULL. Its quajects report their type as
  * "m68k-queue", "m68k-stack", "m68k-counter"; `name` may be that, or the

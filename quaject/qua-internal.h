@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "qua.h"
+#include "qua-impl.h"
 
 #define QUA__LIKELY(x) __builtin_expect(!!(x), 1)
 #define QUA__UNLIKELY(x) __builtin_expect(!!(x), 0)
