@@ -31,7 +31,7 @@ PREFIX     ?= /usr/local
 # Debian 12 packages: the build, then what tests and benchmarks use.
 BUILD_PKGS = meson ninja-build pkg-config gcc libc6-dev \
              libuv1-dev libprotobuf-c-dev protobuf-c-compiler \
-             libcunit1-dev liburcu-dev libelf-dev zlib1g-dev libsystemd-dev
+             libcunit1-dev liburcu-dev libelf-dev zlib1g-dev libsystemd-dev libcapstone-dev
 TEST_PKGS  = libck-dev libboost-dev libdpdk-dev g++ libtcc-dev tcc libgccjit-12-dev \
              redis-server redis-tools gcc-m68k-linux-gnu libc6-dev-m68k-cross qemu-user systemd groff-base \
              python3-protobuf protobuf-compiler python3-pytest iproute2 \

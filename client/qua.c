@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qua-code.h"
 #include "quaclient.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NOCONN = 3, EXIT_GONE = 4 };
@@ -767,6 +768,23 @@ static int list_all(ctx_t *x, const char *what, quac_quaject_list_t **l) {
   return r < 0 ? fail(x->c, what, r) : EXIT_OK;
 }
 
+/* show --code: what qua-code.c prints for im's code, as text (without its
+ * last newline) or as JSON, kept in pl. */
+static const char *code_str(pool_t *pl, const quac_impl_info_t *im, bool json) {
+  char *s = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&s, &n);
+  int r = f == NULL ? -1 : json ? quac__code_json(f, im, json_str) : quac__code_text(f, im);
+  if ((f != NULL && fclose(f) != 0) || r < 0) {
+    free(s);
+    s = NULL; /* pool_keep reports it and exits */
+  }
+  pool_keep(pl, s);
+  if (!json && n > 0 && s[n - 1] == '\n')
+    s[n - 1] = '\0';
+  return s;
+}
+
 /* A wire as a record: the same fields for wires out and in; tmpl its line in show. */
 static void wire_rec(pool_t *pl, rec_t *r, const char *src, uint64_t src_id, const char *callout,
                      const char *dst, uint64_t dst_id, const char *entry, const char *tmpl) {
@@ -860,11 +878,9 @@ static void quaject_rec(pool_t *pl, rec_t *r, const quac_quaject_info_t *q,
       rec_text(&is[i], "synth",
                im->synth_ns != 0 ? pool_fmt(pl, " (synthesised in %" PRIu64 " ns)", im->synth_ns)
                                  : "");
-      size_t n = strlen(im->code);
-      rec_text(&is[i], "listing",
-               code && n > 0 ? pool_fmt(pl, "\n%.*s", (int)(n - (im->code[n - 1] == '\n')),
-                                        im->code)
-                             : "");
+      rec_text(&is[i], "listing", code ? pool_fmt(pl, "\n%s", code_str(pl, im, false)) : "");
+      if (code)
+        rec_raw(&is[i], "machine_code", code_str(pl, im, true));
       is[i].tmpl = "impl:    {entry}: {code}{synth}{listing}";
     }
     rec_map(r, "impls", is, q->nimpls);
@@ -1772,7 +1788,23 @@ static const verb_t verbs[] = {
      "  m68k stencil put_sp_t at 0x00100a40, 60 bytes, 23 insns/call, ~70 cycles/call\n"
      "                          the template, where the code is, and the mean\n"
      "                          instructions and estimated MC68030 cycles per call\n"
-     "--code prints that code under each entry, disassembled.\n"},
+     "--code prints that code under each entry, disassembled (x86-64 with\n"
+     "capstone, m68k with the project's own disassembler): a label where each\n"
+     "template of a chain starts (\"<q.put spsc>:\"), one instruction a line,\n"
+     "and on each instruction that holds a patched hole the hole's name and\n"
+     "value, and for a call or jump into another template of the same code\n"
+     "that template's callentry:\n"
+     "  $ qua show --code t\n"
+     "  impl:    put: chain stencil tee+spsc | spsc (synthesised in 13030 ns)\n"
+     "           x86-64 code at 0x55bf95843100, 313 bytes, 3 parts, 20 holes patched\n"
+     "    <t.put tee>:\n"
+     "      55bf95843117  call 0x55bf958431d0    ; hole call0=0x55bf958431d0 -> qa.put\n"
+     "    <qb.put spsc>:\n"
+     "      55bf9584317b  cmp r8, 0x20           ; hole cap=32\n"
+     "      55bf95843195  and eax, 0x1f          ; hole mask=31\n"
+     "Values below 65536 are decimal, others hex. Generic code says so instead.\n"
+     "With --json, each impl gets \"machine_code\": null for generic code, else\n"
+     "the machine, address, bytes' size, parts, holes and the listing.\n"},
     {"stats", 0, 0, "", verb_stats, "stats", "print the daemon's counters",
      "Connections, quajects, requests served, events sent and dropped, bytes in\n"
      "and out, and uptime, one \"name value\" line each.\n"},

@@ -1022,8 +1022,32 @@ int quac_credit(quac_conn_t *c, uint64_t binding, uint64_t credits) {
 
 /* Bytes of the arrays one QuajectInfo needs beside its quac_quaject_info_t. */
 static size_t quaject_extra(const Qua__V1__QuajectInfo *qi) {
-  return qi->n_wires * sizeof(quac_wire_info_t) + qi->n_impls * sizeof(quac_impl_info_t) +
-         qi->n_params * sizeof(uint64_t) + qi->n_bindings * sizeof(quac_binding_info_t);
+  size_t n = qi->n_wires * sizeof(quac_wire_info_t) + qi->n_impls * sizeof(quac_impl_info_t) +
+             qi->n_params * sizeof(uint64_t) + qi->n_bindings * sizeof(quac_binding_info_t);
+  for (size_t i = 0; i < qi->n_impls; i++) {
+    const Qua__V1__EntryCode *mc = qi->impls[i]->machine_code;
+    if (mc != NULL)
+      n += sizeof(quac_code_t) + mc->n_parts * sizeof(quac_code_part_t) +
+           mc->n_holes * sizeof(quac_code_hole_t);
+  }
+  return n;
+}
+
+/* Fills a quac_code_t from mc, carving it from *space; returns it. */
+static const quac_code_t *fill_code(const Qua__V1__EntryCode *mc, uint8_t **space) {
+  quac_code_t *c = (quac_code_t *)(void *)*space;
+  quac_code_part_t *p = (quac_code_part_t *)(void *)(c + 1);
+  quac_code_hole_t *h = (quac_code_hole_t *)(void *)(p + mc->n_parts);
+  for (size_t i = 0; i < mc->n_parts; i++)
+    p[i] = (quac_code_part_t){mc->parts[i]->entry, mc->parts[i]->variant, mc->parts[i]->offset};
+  for (size_t i = 0; i < mc->n_holes; i++) {
+    const Qua__V1__CodeHole *x = mc->holes[i];
+    h[i] = (quac_code_hole_t){x->name, x->offset, x->size, x->value, x->pcrel, x->target};
+  }
+  *c = (quac_code_t){mc->machine, mc->addr, mc->bytes.data, mc->bytes.len, mc->entry,
+                     mc->text_end, mc->n_parts, mc->n_holes, p, h};
+  *space = (uint8_t *)(h + mc->n_holes);
+  return c;
 }
 
 /* Fills q from qi, carving its arrays from *space. */
@@ -1046,6 +1070,7 @@ static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi,
     im[i].impl = qi->impls[i]->impl;
     im[i].synth_ns = qi->impls[i]->synth_ns;
     im[i].code = qi->impls[i]->code;
+    im[i].machine_code = NULL;
   }
   quac_binding_info_t *b = (quac_binding_info_t *)(void *)(im + qi->n_impls);
   for (size_t i = 0; i < qi->n_bindings; i++) {
@@ -1066,6 +1091,9 @@ static void fill_quaject(quac_quaject_info_t *q, const Qua__V1__QuajectInfo *qi,
   q->nbindings = qi->n_bindings;
   q->bindings = b;
   *space = (uint8_t *)(p + qi->n_params);
+  for (size_t i = 0; i < qi->n_impls; i++)
+    if (qi->impls[i]->machine_code != NULL)
+      im[i].machine_code = fill_code(qi->impls[i]->machine_code, space);
 }
 
 /* Asks for the pages after the first (ListRequest.after_id) while quad

@@ -309,12 +309,44 @@ typedef struct quac_wire_info {
   const char *entry;
 } quac_wire_info_t;
 
+/* Synthesised machine code (quac_describe): the bytes a callentry runs, the
+ * templates they were copied from, and every hole patched in them. */
+typedef struct quac_code_part {
+  const char *entry;     /* "q.put": the quaject's published name (or "#ID") and callentry */
+  const char *variant;   /* the template variant ("spsc") */
+  uint32_t offset;       /* of its first instruction in bytes */
+} quac_code_part_t;
+
+typedef struct quac_code_hole {
+  const char *name;      /* "mask"; "(text)" or "(data)" for the code's own parts */
+  uint32_t offset;       /* of the patched field in bytes */
+  uint32_t size;         /* the field's width in bytes */
+  uint64_t value;        /* the hole's value: a word, or an address called or read */
+  bool pcrel;            /* patched PC-relative */
+  const char *target;    /* a call or jump into another part: its entry ("q.put"); "" else */
+} quac_code_hole_t;
+
+typedef struct quac_code {
+  uint32_t machine;      /* ELF e_machine: 62 x86-64 (EM_X86_64), 4 m68k (EM_68K) */
+  uint64_t addr;         /* run address of bytes[0] */
+  const uint8_t *bytes;
+  size_t size;
+  uint32_t entry;        /* the callentry's first instruction, offset into bytes */
+  uint32_t text_end;     /* instructions before it, constant data after */
+  size_t nparts, nholes;
+  const quac_code_part_t *parts;  /* the callentry's own first */
+  const quac_code_hole_t *holes;
+} quac_code_t;
+
 typedef struct quac_impl_info {
   const char *entry;     /* a callentry, or "(step)" for a pump's step */
   const char *impl;      /* "generic spsc", "stencil spsc", "chain stencil tee+pass 1w+spsc" */
   uint64_t synth_ns;     /* how long its latest synthesis took; 0 for generic code */
   const char *code;      /* target=m68k, quac_describe: the 68k code disassembled, one
-                            "ADDRESS  INSTRUCTION" a line; "" otherwise */
+                            "ADDRESS  INSTRUCTION" a line (an instruction holding a hole
+                            annotated "  ; hole NAME=VALUE"); "" otherwise */
+  const quac_code_t *machine_code; /* quac_describe: the code, when synthesised (host
+                            stencil or m68k); NULL for generic code and in quac_list */
 } quac_impl_info_t;
 
 /* A connection's binding on a quaject: a callback bound, or a callout drained. */

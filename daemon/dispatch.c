@@ -1391,8 +1391,8 @@ static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *
 
 /* --- Listings ---------------------------------------------------------------------- */
 
-/* Appends which code q's entry (or body) runs, and its synthesis time;
- * for a target=m68k entry, its code disassembled too. */
+/* Appends which code q's entry (or body) runs, its synthesis time and,
+ * when synthesised, the code (for a target=m68k entry, disassembled too). */
 static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int entry,
                     const char *name) {
   Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
@@ -1402,14 +1402,25 @@ static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int 
   im->entry = (char *)name;
   char impl[sizeof((qua_site_t *)0)->impl_buf + 64];
   char *code = NULL;
+  qua_code_t *mc = NULL;
   if (entry >= 0 && quad_m68k_is(q)) {
-    if (quad_m68k_entry_info(q, entry, impl, sizeof impl, &code) < 0)
+    if (quad_m68k_entry_info(q, entry, impl, sizeof impl, &code, &mc) < 0)
       return QUA_ENOMEM;
     if (code != NULL)
       im->code = arena_strdup(a, code);
     free(code);
   } else {
     qua_quaject_entry_info(q, entry, impl, sizeof impl, &im->synth_ns);
+    if (qua_quaject_entry_code(q, entry, &mc) < 0)
+      return QUA_ENOMEM;
+  }
+  if (mc != NULL) {
+    void *block = arena_alloc(a, quad_code_message_size(mc));
+    if (block != NULL)
+      im->machine_code = quad_code_message(block, mc);
+    free(mc);
+    if (block == NULL)
+      return QUA_ENOMEM;
   }
   im->impl = arena_strdup(a, impl);
   qi->impls[qi->n_impls++] = im;

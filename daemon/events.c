@@ -92,16 +92,16 @@ static quad_ring_t *ring_new(uint32_t n) {
   r->rec = calloc(n, sizeof *r->rec);
   if (r->rec == NULL)
     goto fail_rec;
-  if (qua__lfq_init(&r->free, cap) < 0)
+  if (qua_lfq_init(&r->free, cap) < 0)
     goto fail_free;
-  if (qua__lfq_init(&r->ready, cap) < 0)
+  if (qua_lfq_init(&r->ready, cap) < 0)
     goto fail_ready;
   for (uint32_t i = 0; i < n; i++)
-    qua__lfq_put_sp(&r->free, i);
+    qua_lfq_put_sp(&r->free, i);
   return r;
 
 fail_ready:
-  qua__lfq_fini(&r->free);
+  qua_lfq_fini(&r->free);
 fail_free:
   free(r->rec);
 fail_rec:
@@ -112,8 +112,8 @@ fail_rec:
 void quad_ring_free(quad_ring_t *r) {
   if (r == NULL)
     return;
-  qua__lfq_fini(&r->ready);
-  qua__lfq_fini(&r->free);
+  qua_lfq_fini(&r->ready);
+  qua_lfq_fini(&r->free);
   free(r->rec);
   free(r);
 }
@@ -128,14 +128,14 @@ static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   quad_binding_t *b = ctx;
   quad_ring_t *r = b->conn->ring;
   uint64_t idx;
-  if (qua__lfq_get_mc(&r->free, &idx) > QUA__LFQ_EDGE) {
+  if (qua_lfq_get_mc(&r->free, &idx) > QUA_LFQ_EDGE) {
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&quad_srv->events_dropped, 1, memory_order_relaxed);
     atomic_store_explicit(&b->conn->ev_dropped, true, memory_order_release);
   } else {
     r->rec[idx].binding = b->id;
     r->rec[idx].arg = arg;
-    qua__lfq_put_mp(&r->ready, idx);
+    qua_lfq_put_mp(&r->ready, idx);
   }
   raise_pending(b->conn);
 }
@@ -421,9 +421,9 @@ void quad_events_pump(quad_conn_t *c, bool all) {
   quad_ring_t *r = c->ring;
   if (r != NULL) {
     uint64_t idx;
-    while ((all || quad_conn_writable(c)) && qua__lfq_get_sc(&r->ready, &idx) <= QUA__LFQ_EDGE) {
+    while ((all || quad_conn_writable(c)) && qua_lfq_get_sc(&r->ready, &idx) <= QUA_LFQ_EDGE) {
       quad_evrec_t rec = r->rec[idx];
-      qua__lfq_put_sp(&r->free, idx);
+      qua_lfq_put_sp(&r->free, idx);
       quad_binding_t *b = quad_map_get(&c->bindings, rec.binding);
       if (b == NULL)
         continue; /* unbound meanwhile */
@@ -431,7 +431,7 @@ void quad_events_pump(quad_conn_t *c, bool all) {
       send_event(c, b, b->name, rec.arg, dropped);
     }
     /* Note 2: counts no event carried, once the ring is empty. */
-    if (qua__lfq_count(&r->ready) == 0 && (all || quad_conn_writable(c)) &&
+    if (qua_lfq_count(&r->ready) == 0 && (all || quad_conn_writable(c)) &&
         atomic_exchange_explicit(&c->ev_dropped, false, memory_order_acquire))
       for (size_t i = 0; i < c->bindings.cap; i++) {
         quad_binding_t *b = c->bindings.keys[i] != 0 ? c->bindings.vals[i] : NULL;

@@ -145,7 +145,7 @@ typedef struct link_q {
   quad_link_t *l;
   uint64_t window;
   uv_async_t *wake;
-  qua__lfq_t outq;
+  qua_lfq_t outq;
   alignas(64) _Atomic uint64_t inflight; /* items put and not yet acknowledged */
   alignas(64) _Atomic int full;          /* a put found the window exhausted (note 3) */
   _Atomic int remote_full;               /* the target refused an item (note 5) */
@@ -256,7 +256,7 @@ static int link_put(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
       break;
   }
   /* Room is certain: outq holds at most inflight <= window <= capacity items. */
-  qua__lfq_put_mp(&k->outq, x);
+  qua_lfq_put_mp(&k->outq, x);
   uv_async_send(k->wake);
   return QUA_OK;
 }
@@ -383,7 +383,7 @@ static void link_kick(quad_link_t *l) {
     return;
   uint64_t v[256];
   size_t got;
-  while (qua__lfq_get_n_sc(&k->outq, v, sizeof v / sizeof v[0], &got) <= QUA__LFQ_EDGE && got > 0)
+  while (qua_lfq_get_n_sc(&k->outq, v, sizeof v / sizeof v[0], &got) <= QUA_LFQ_EDGE && got > 0)
     for (size_t i = 0; i < got; i++)
       l->ring[l->next++ & l->mask] = v[i];
   if (l->state != LINK_UP || l->remote_full || l->sent == l->next)
@@ -807,7 +807,7 @@ static int link_init(qua_quaject_t *q, const uint64_t *params) {
     r = QUA_ENOMEM;
     goto fail;
   }
-  if (qua__lfq_init(&k->outq, (uint32_t)l->window) < 0) {
+  if (qua_lfq_init(&k->outq, (uint32_t)l->window) < 0) {
     r = QUA_ENOMEM;
     goto fail_ring;
   }
@@ -851,7 +851,7 @@ static void link_fini(qua_quaject_t *q) {
   uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->timer, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->watchdog, on_link_handle_closed);
-  qua__lfq_fini(&k->outq);
+  qua_lfq_fini(&k->outq);
   quad_srv->links--;
 }
 

@@ -52,17 +52,19 @@ bool quad_m68k_is(const qua_quaject_t *q) {
   return false;
 }
 int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
-                         char **code) {
+                         char **code, qua_code_t **mcode) {
   (void)q;
   (void)entry;
   (void)impl;
   (void)impllen;
   (void)code;
+  (void)mcode;
   return QUA_ENOENTRY;
 }
 void quad_m68k_shutdown(void) {}
 #else
 
+#include <elf.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -365,18 +367,79 @@ bool quad_m68k_is(const qua_quaject_t *q) {
 
 /* ---- What `show` says (note 4) ------------------------------------------------------ */
 
+/* Holes one entry's code may have (its template's relocations). */
+#define M68K_CODE_HOLES 64
+
+/* The code of `len` bytes at addr with its holes, in one block (lock held). */
+static qua_code_t *code_block(uint32_t addr, uint32_t len, const m68k_qj_hole_t *holes, int nholes) {
+  size_t hb = (size_t)nholes * sizeof(qua_code_hole_t);
+  qua_code_t *c = malloc(sizeof *c + hb + len);
+  if (c == NULL)
+    return NULL;
+  qua_code_hole_t *ch = (qua_code_hole_t *)(c + 1);
+  uint8_t *bytes = (uint8_t *)ch + hb;
+  memcpy(bytes, m68k_machine_ram(machine, addr, len), len);
+  for (int k = 0; k < nholes; k++)
+    ch[k] = (qua_code_hole_t){holes[k].name, holes[k].addr - addr, holes[k].bytes, holes[k].pcrel,
+                              -1, holes[k].value};
+  *c = (qua_code_t){EM_68K, addr, len, 0, len, bytes, 0, (size_t)nholes, NULL, ch};
+  return c;
+}
+
+/* The code from addr to end disassembled by the project's disassembler,
+ * one instruction a line, each instruction whose bytes hold a patched
+ * hole annotated with the hole's name and value (lock held); NULL when out
+ * of memory. */
+static char *disassemble(uint32_t addr, uint32_t end, const m68k_qj_hole_t *holes, int nholes) {
+  size_t cap = 64 + (size_t)(end - addr) * 24 + (size_t)nholes * 48, used = 0;
+  char *text = malloc(cap);
+  if (text == NULL)
+    return NULL;
+  text[0] = '\0';
+  m68k_cpu_t *cpu = m68k_machine_cpu(machine, M68K_CALLER_CPU);
+  for (uint32_t pc = addr; pc < end && used + 128 < cap;) {
+    char line[96];
+    int n = m68k_disassemble(cpu, pc, line, sizeof line);
+    uint32_t next = pc + (n > 0 ? (uint32_t)n : 2);
+    used += (size_t)snprintf(text + used, cap - used, "%08" PRIx32 "  %s", pc, line);
+    for (int k = 0; k < nholes && used + 64 < cap; k++)
+      if (holes[k].addr < next && holes[k].addr + holes[k].bytes > pc)
+        used += (size_t)snprintf(text + used, cap - used,
+                                 holes[k].value < 0x10000 ? "  ; hole %s=%" PRIu32
+                                                       : "  ; hole %s=0x%08" PRIx32,
+                                 holes[k].name, holes[k].value);
+    used += (size_t)snprintf(text + used, cap - used, "\n");
+    pc = next;
+  }
+  return text;
+}
+
 int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
-                         char **code) {
+                         char **code, qua_code_t **mcode) {
   m68k_state_t *st = qua_quaject_state((qua_quaject_t *)q);
   const char *name = qua_quaject_type(q)->entries[entry].name;
   uint32_t addr = 0, len = 0;
   const char *variant = NULL;
+  m68k_qj_hole_t holes[M68K_CODE_HOLES];
+  int nholes = 0;
   int rc = QUA_OK;
+  if (code != NULL)
+    *code = NULL;
+  if (mcode != NULL)
+    *mcode = NULL;
   pthread_mutex_lock(&lock);
-  if (m68k_qj_entry_code(st->qj, name, &addr, &len, &variant) != M68K_OK) {
+  if (m68k_qj_entry_code(st->qj, name, &addr, &len, &variant) != M68K_OK ||
+      (nholes = m68k_qj_entry_holes(st->qj, name, holes, M68K_CODE_HOLES)) < 0) {
     rc = QUA_ENOENTRY;
     goto out;
   }
+  nholes = nholes < M68K_CODE_HOLES ? nholes : M68K_CODE_HOLES;
+  /* Only the holes in the code shown: the template's text from its entry. */
+  int kept = 0;
+  for (int k = 0; k < nholes; k++)
+    if (holes[k].addr >= addr && holes[k].addr + holes[k].bytes <= addr + len)
+      holes[kept++] = holes[k];
+  nholes = kept;
   const entry_stats_t *es = &st->stats[entry];
   if (es->calls != 0 && es->addr == addr && es->variant == variant)
     snprintf(impl, impllen,
@@ -387,23 +450,13 @@ int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t i
   else
     snprintf(impl, impllen, "m68k stencil %s at 0x%08" PRIx32 ", %" PRIu32 " bytes, not called yet",
              variant, addr, len);
-  if (code != NULL) {
-    /* The project's disassembler, one instruction a line. */
-    size_t cap = 64 + (size_t)len * 24, used = 0;
-    char *text = malloc(cap);
-    if (text == NULL) {
-      rc = QUA_ENOMEM;
-      goto out;
-    }
-    text[0] = '\0';
-    m68k_cpu_t *cpu = m68k_machine_cpu(machine, M68K_CALLER_CPU);
-    for (uint32_t pc = addr; pc < addr + len && used + 128 < cap;) {
-      char line[96];
-      int n = m68k_disassemble(cpu, pc, line, sizeof line);
-      used += (size_t)snprintf(text + used, cap - used, "%08" PRIx32 "  %s\n", pc, line);
-      pc += n > 0 ? (uint32_t)n : 2;
-    }
-    *code = text;
+  if (code != NULL && (*code = disassemble(addr, addr + len, holes, nholes)) == NULL)
+    rc = QUA_ENOMEM;
+  if (rc == QUA_OK && mcode != NULL && (*mcode = code_block(addr, len, holes, nholes)) == NULL)
+    rc = QUA_ENOMEM;
+  if (rc < 0 && code != NULL) {
+    free(*code);
+    *code = NULL;
   }
 out:
   pthread_mutex_unlock(&lock);

@@ -18,8 +18,8 @@
 #include <uv.h>
 
 #include "frame.h"
-#include "lfq.h"
-#include "qua.h"
+#include "qua-lfq.h"
+#include "qua-impl.h"
 
 #ifndef QUAD_VERSION
 #define QUAD_VERSION "0.0.0"
@@ -161,8 +161,8 @@ typedef struct quad_evrec {
 } quad_evrec_t;
 
 typedef struct quad_ring {
-  qua__lfq_t free;  /* get_mc by handlers, put_sp by the loop */
-  qua__lfq_t ready; /* put_mp by handlers, get_sc by the loop */
+  qua_lfq_t free;  /* get_mc by handlers, put_sp by the loop */
+  qua_lfq_t ready; /* put_mp by handlers, get_sc by the loop */
   quad_evrec_t *rec;
   uint32_t n;
 } quad_ring_t;
@@ -441,5 +441,14 @@ void quad_link_conn_closed(quad_conn_t *c);
 void quad_link_on_wake(void);
 /* Exit: forgets every peer-side link state. */
 void quad_link_shutdown(void);
+
+/* --- Code (code.c) ------------------------------------------------------------ */
+
+/* Synthesised code (qua_quaject_entry_code, quad_m68k_entry_info) as an
+ * EntryCode message, its parts named "NAME.ENTRY" (or "#ID.ENTRY"), built
+ * in one block of quad_code_message_size(c) bytes (max_align_t aligned)
+ * that the message points into. Loop thread (it reads the names). */
+size_t quad_code_message_size(const qua_code_t *c);
+Qua__V1__EntryCode *quad_code_message(void *block, const qua_code_t *c);
 
 #endif /* QUAD_INTERNAL_H */

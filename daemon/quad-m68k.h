@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "qua.h"
+#include "qua-impl.h"
 
 /* The m68k type of that name, or NULL. Its quajects report their type as
  * "m68k-queue", "m68k-stack", "m68k-counter"; `name` may be that, or the
@@ -22,10 +22,13 @@ bool quad_m68k_is(const qua_quaject_t *q);
 
 /* What entry `entry` of m68k quaject q runs ("m68k stencil put_sp_t at
  * 0x..., 60 bytes, 23 insns/call, ~70 cycles/call (mean of 9 calls)") into
- * impl, and when code is not NULL its code disassembled (malloc'ed, one
- * "ADDRESS  INSTRUCTION" a line). 0, QUA_ENOENTRY or QUA_ENOMEM. */
+ * impl; when code is not NULL, its code disassembled (malloc'ed, one
+ * "ADDRESS  INSTRUCTION" a line, an instruction holding a patched hole
+ * annotated "  ; hole NAME=VALUE"); when mcode is not NULL, the code itself
+ * with its holes, as qua_quaject_entry_code gives host code (one block for
+ * free()). 0, QUA_ENOENTRY or QUA_ENOMEM. */
 int quad_m68k_entry_info(const qua_quaject_t *q, int entry, char *impl, size_t impllen,
-                         char **code);
+                         char **code, qua_code_t **mcode);
 
 /* Destroys the daemon's quamachine and the quajects' code and state in it
  * (at exit, after every quaject was destroyed). */

@@ -92,24 +92,39 @@ static void store(uint8_t *p, uint64_t v, unsigned bytes, int big_endian)
 
 /* Where the parts of one copied stencil are, written and run. */
 typedef struct place {
-  uint8_t *dtext, *ddata;
+  uint8_t *dtext, *ddata;   /* NULL when only mapping (jit_chain_map) */
   uint64_t atext, adata;
   uint32_t text_len;  /* text bytes copied (the tail jump dropped when falling through) */
   int next_hole;      /* overridden hole id, or -1 */
   uint64_t next_addr;
   const jit_link_t *link;   /* its calls[] (NULL: none) */
   const uint64_t *entries;  /* the run address of every link's entry */
+  uint16_t index;           /* of the link in its chain */
+  uint64_t base;            /* run address of the whole code */
+  jit_chain_map_t *map;     /* records each patched field, or NULL */
 } place_t;
 
-/* The value of hole `hole` when the link calls another link through it. */
-static int call_value(const place_t *pl, uint32_t hole, uint64_t *v)
+/* The value of hole `hole` when the link calls another link through it;
+ * *to gets that link. */
+static int call_value(const place_t *pl, uint32_t hole, uint64_t *v, int *to)
 {
   for (unsigned k = 0; pl->link && k < pl->link->ncalls; k++)
     if (pl->link->calls[k].hole == hole) {
       *v = pl->entries[pl->link->calls[k].link];
+      *to = pl->link->calls[k].link;
       return 1;
     }
   return 0;
+}
+
+/* Appends one patched field to the map (counted even when no room). */
+static void map_patch(const place_t *pl, const jit_hole_t *h, uint64_t at, uint64_t v, int to)
+{
+  jit_chain_map_t *m = pl->map;
+  if (m->patches && m->n < m->cap)
+    m->patches[m->n] = (jit_patch_t){(uint32_t)(at - pl->base), pl->index, h->hole, h->kind,
+                                     (int16_t)to, v};
+  m->n++;
 }
 
 static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64_t *values,
@@ -120,6 +135,7 @@ static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64
     const jit_hole_kind_info_t *k;
     uint8_t *field;
     uint64_t at, v;
+    int to = -1;
 
     if (h->kind >= JIT_HOLE_KIND_COUNT)
       return JIT_EINVAL;
@@ -127,20 +143,23 @@ static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64
     if (h->offset < s->data_off) {
       if (h->offset >= pl->text_len)
         continue; /* inside the dropped tail jump */
-      field = pl->dtext + h->offset;
+      field = pl->dtext ? pl->dtext + h->offset : NULL;
       at = pl->atext + h->offset;
     } else {
-      field = pl->ddata + (h->offset - s->data_off);
+      field = pl->ddata ? pl->ddata + (h->offset - s->data_off) : NULL;
       at = pl->adata + (h->offset - s->data_off);
     }
     if (h->hole == JIT_HOLE_TEXT)
       v = pl->atext;
     else if (h->hole == JIT_HOLE_DATA)
       v = pl->adata;
-    else if ((int)h->hole == pl->next_hole)
+    else if ((int)h->hole == pl->next_hole) {
       v = pl->next_addr;
-    else if (!call_value(pl, h->hole, &v))
+      to = pl->index + 1;
+    } else if (!call_value(pl, h->hole, &v, &to))
       v = values[h->hole];
+    if (pl->map)
+      map_patch(pl, h, at, v, to);
     v += (uint64_t)h->addend;
     if (k->pcrel)
       v -= at;
@@ -153,7 +172,8 @@ static int patch_stencil(const jit_stencil_t *s, const place_t *pl, const uint64
       }
       return k->pcrel ? JIT_EREACH : JIT_ERANGE;
     }
-    store(field, v, k->bytes, k->big_endian);
+    if (field)
+      store(field, v, k->bytes, k->big_endian);
   }
   return JIT_OK;
 }
@@ -179,6 +199,9 @@ int jit_emit(void *dst, uint64_t addr, const jit_stencil_t *s, const uint64_t *v
   pl.next_addr = 0;
   pl.link = NULL;
   pl.entries = NULL;
+  pl.index = 0;
+  pl.base = addr;
+  pl.map = NULL;
   return patch_stencil(s, &pl, values, err);
 }
 
@@ -248,17 +271,18 @@ static void fill_trap(uint8_t *p, size_t len, uint16_t machine)
   }
 }
 
-int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links, size_t n,
-                   size_t *entry, size_t *used, jit_emit_error_t *err)
+/* Lays out and patches a chain: written at d, or, when d is NULL, only
+ * recorded in map (which may also be given while writing). */
+static int chain(uint8_t *d, uint64_t addr, size_t cap, const jit_link_t *links, size_t n,
+                 size_t *entry, size_t *used, jit_emit_error_t *err, jit_chain_map_t *map)
 {
-  uint8_t *d = dst;
   size_t text_end, total, toff = 0, doff, next_toff;
   uint64_t entries[JIT_CHAIN_MAX];
   int rc;
 
   if (err)
     memset(err, 0, sizeof *err);
-  if (!dst || !links || n == 0 || n > JIT_CHAIN_MAX)
+  if (!links || n == 0 || n > JIT_CHAIN_MAX)
     return JIT_EINVAL;
   for (size_t i = 0; i < n; i++) {
     if (!links[i].stencil || links[i].ncalls > JIT_LINK_CALLS)
@@ -274,6 +298,13 @@ int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links
     return JIT_ENOSPC;
   for (size_t i = 0, off = 0; i < n; off = next_text(links, n, i, off), i++)
     entries[i] = addr + off + links[i].stencil->entry;
+  if (map) {
+    map->n = 0;
+    for (size_t i = 0; i < n; i++)
+      map->entry[i] = (uint32_t)(entries[i] - addr);
+    map->text_end = text_end;
+    map->size = total;
+  }
 
   doff = text_end;
   for (size_t i = 0; i < n; i++) {
@@ -283,23 +314,30 @@ int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links
 
     pl.text_len = through ? s->tail : s->code_size;
     next_toff = next_text(links, n, i, toff);
-    pl.dtext = d + toff;
+    pl.dtext = d ? d + toff : NULL;
     pl.atext = addr + toff;
-    memcpy(pl.dtext, s->bytes, pl.text_len);
-    if (next_toff > toff + pl.text_len)
-      fill_trap(d + toff + pl.text_len, next_toff - toff - pl.text_len, s->machine);
+    if (d) {
+      memcpy(pl.dtext, s->bytes, pl.text_len);
+      if (next_toff > toff + pl.text_len)
+        fill_trap(d + toff + pl.text_len, next_toff - toff - pl.text_len, s->machine);
+    }
     if (s->size > s->data_off) {
       size_t a = align_up(doff, s->align);
-      fill_trap(d + doff, a - doff, s->machine);
+      if (d) {
+        fill_trap(d + doff, a - doff, s->machine);
+        memcpy(d + a, s->bytes + s->data_off, s->size - s->data_off);
+      }
       doff = a;
-      memcpy(d + doff, s->bytes + s->data_off, s->size - s->data_off);
     }
-    pl.ddata = d + doff;
+    pl.ddata = d ? d + doff : NULL;
     pl.adata = addr + doff;
     pl.next_hole = i + 1 < n ? links[i].next_hole : -1;
     pl.next_addr = addr + next_toff + (i + 1 < n ? links[i + 1].stencil->entry : 0);
     pl.link = &links[i];
     pl.entries = entries;
+    pl.index = (uint16_t)i;
+    pl.base = addr;
+    pl.map = map;
     rc = patch_stencil(s, &pl, links[i].values, err);
     if (rc < 0) {
       if (err)
@@ -315,6 +353,21 @@ int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links
   if (used)
     *used = total;
   return JIT_OK;
+}
+
+int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links, size_t n,
+                   size_t *entry, size_t *used, jit_emit_error_t *err)
+{
+  if (!dst)
+    return JIT_EINVAL;
+  return chain(dst, addr, cap, links, n, entry, used, err, NULL);
+}
+
+int jit_chain_map(const jit_link_t *links, size_t n, uint64_t addr, jit_chain_map_t *map)
+{
+  if (!map)
+    return JIT_EINVAL;
+  return chain(NULL, addr, SIZE_MAX, links, n, NULL, NULL, NULL, map);
 }
 
 char *jit_emit_error_format(char *buf, size_t size, int rc, const jit_emit_error_t *err)

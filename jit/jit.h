@@ -252,6 +252,32 @@ JIT_API size_t jit_chain_size(const jit_link_t *links, size_t n);
 JIT_API int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links,
                            size_t n, size_t *entry, size_t *used, jit_emit_error_t *err);
 
+/* Where a chain's holes were patched, for disassemblers (`qua show --code`):
+ * one row per patched field, in link order. */
+typedef struct jit_patch {
+  uint32_t offset;  /* of the field, from the start of the code */
+  uint16_t link;    /* the link whose hole it is */
+  uint16_t hole;    /* hole id in that link's stencil set, JIT_HOLE_TEXT or JIT_HOLE_DATA */
+  uint16_t kind;    /* jit_hole_kind_t: the field's width and form */
+  int16_t to_link;  /* the link whose entry the value is (a chained next, a call), or -1 */
+  uint64_t value;   /* the hole's value S, before the addend (and, PC-relative, - P) */
+} jit_patch_t;
+
+typedef struct jit_chain_map {
+  jit_patch_t *patches;            /* the caller's array of cap rows (may be NULL) */
+  size_t cap;
+  size_t n;                        /* fields patched; rows past cap are counted, not stored */
+  uint32_t entry[JIT_CHAIN_MAX];   /* each link's entry, from the start of the code */
+  size_t text_end;                 /* where the texts end and the data parts begin */
+  size_t size;                     /* bytes the code spans */
+} jit_chain_map_t;
+
+/* Fills *map for the code jit_emit_chain writes from `links` to run at
+ * addr, without writing anything: the same layout and the same values,
+ * so a map made after emitting describes the code exactly. Returns JIT_OK,
+ * or the error jit_emit_chain would return. Thread-safe. */
+JIT_API int jit_chain_map(const jit_link_t *links, size_t n, uint64_t addr, jit_chain_map_t *map);
+
 /* Writes a one-line message for the error `rc` of jit_emit* (naming the
  * stencil, the hole, its kind and the value) into buf; returns buf. */
 JIT_API char *jit_emit_error_format(char *buf, size_t size, int rc, const jit_emit_error_t *err);
@@ -392,6 +418,11 @@ JIT_API extern const jit_tier_t jit_tier_stencil;
 JIT_API int jit_compile(const jit_tier_t *tier, jit_codemem_t *cm, const jit_part_t *parts,
                         size_t n, jit_code_t **out, size_t *entry, uint64_t *ns,
                         jit_emit_error_t *err);
+
+/* The map (jit_chain_map) of the code the stencil tier compiled from
+ * `parts` at addr (jit_code_rx of its code). JIT_ENOTIER when a part has
+ * no stencil. */
+JIT_API int jit_parts_map(const jit_part_t *parts, size_t n, uint64_t addr, jit_chain_map_t *map);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,25 @@ uint64_t jit__now_ns(void)
 /* Links for up to this many parts live on the stack. */
 #define STENCIL_STACK_LINKS 16
 
+/* The links of the parts' stencils (links has room for n); JIT_ENOTIER
+ * when a part has none. */
+static int parts_links(const jit_part_t *parts, size_t n, jit_link_t *links)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (!parts[i].tmpl || !parts[i].tmpl->stencil)
+      return JIT_ENOTIER;
+    links[i].stencil = parts[i].tmpl->stencil;
+    links[i].values = parts[i].values;
+    links[i].next_hole = parts[i].next_hole;
+    links[i].ncalls = parts[i].ncalls;
+    for (unsigned k = 0; k < parts[i].ncalls && k < JIT_LINK_CALLS; k++) {
+      links[i].calls[k].hole = parts[i].calls[k].hole;
+      links[i].calls[k].link = parts[i].calls[k].part;
+    }
+  }
+  return JIT_OK;
+}
+
 static int stencil_compile(const jit_tier_t *tier, jit_codemem_t *cm, const jit_part_t *parts,
                            size_t n, jit_code_t **out, size_t *entry, jit_emit_error_t *err)
 {
@@ -61,19 +80,9 @@ static int stencil_compile(const jit_tier_t *tier, jit_codemem_t *cm, const jit_
     if (!links)
       return JIT_ENOMEM;
   }
-  rc = JIT_ENOTIER;
-  for (size_t i = 0; i < n; i++) {
-    if (!parts[i].tmpl || !parts[i].tmpl->stencil)
-      goto out;
-    links[i].stencil = parts[i].tmpl->stencil;
-    links[i].values = parts[i].values;
-    links[i].next_hole = parts[i].next_hole;
-    links[i].ncalls = parts[i].ncalls;
-    for (unsigned k = 0; k < parts[i].ncalls && k < JIT_LINK_CALLS; k++) {
-      links[i].calls[k].hole = parts[i].calls[k].hole;
-      links[i].calls[k].link = parts[i].calls[k].part;
-    }
-  }
+  rc = parts_links(parts, n, links);
+  if (rc < 0)
+    goto out;
   rc = JIT_EINVAL;
   size = jit_chain_size(links, n);
   if (!size)
@@ -93,6 +102,17 @@ out:
   if (links != stack)
     free(links);
   return rc;
+}
+
+int jit_parts_map(const jit_part_t *parts, size_t n, uint64_t addr, jit_chain_map_t *map)
+{
+  jit_link_t links[JIT_CHAIN_MAX];
+  int rc;
+
+  if (!parts || !n || n > JIT_CHAIN_MAX)
+    return JIT_EINVAL;
+  rc = parts_links(parts, n, links);
+  return rc < 0 ? rc : jit_chain_map(links, n, addr, map);
 }
 
 static void stencil_release(const jit_tier_t *tier, jit_code_t *code, int now)

@@ -239,12 +239,10 @@ static uint32_t cb_target(const m68k_qj_t *q, int cb) {
   return q->a->base + ARENA_STUBS + 8u * (uint32_t)cb_status[cb];
 }
 
-/* Copies and patches entry i's template into its code area. */
-static int synth(m68k_qj_t *q, unsigned i) {
-  const jit_stencil_t *s = pick(q, i);
-  if (s == NULL || s->size > q->e[i].room)
-    return M68K_ENOTYPE; /* a template missing from the build: cannot happen */
-  uint64_t v[QK_HOLE__COUNT] = {0};
+/* The values of every hole of the instance's templates, as the instance
+ * now is (synth patches them; m68k_qj_entry_holes reports them). */
+static void hole_values(const m68k_qj_t *q, uint64_t v[QK_HOLE__COUNT]) {
+  memset(v, 0, QK_HOLE__COUNT * sizeof v[0]);
   v[QK_HOLE_qk_state] = q->state;
   switch (q->type->kind) {
   case K_STACK:
@@ -259,6 +257,15 @@ static int synth(m68k_qj_t *q, unsigned i) {
   }
   for (int cb = 0; cb < NCALLBACKS; cb++)
     v[cb_hole[cb]] = cb_target(q, cb);
+}
+
+/* Copies and patches entry i's template into its code area. */
+static int synth(m68k_qj_t *q, unsigned i) {
+  const jit_stencil_t *s = pick(q, i);
+  if (s == NULL || s->size > q->e[i].room)
+    return M68K_ENOTYPE; /* a template missing from the build: cannot happen */
+  uint64_t v[QK_HOLE__COUNT];
+  hole_values(q, v);
   m68k_machine_t *m = q->a->m;
   uint8_t *dst = m68k_machine_ram(m, q->e[i].area, q->e[i].room);
   for (uint32_t k = 0; k < q->e[i].room; k += 2)
@@ -460,6 +467,31 @@ M68K_API int m68k_qj_entry_code(const m68k_qj_t *q, const char *entry, uint32_t 
   if (variant_name != NULL)
     *variant_name = q->e[i].tmpl + 3; /* without "qk_" */
   return M68K_OK;
+}
+
+M68K_API int m68k_qj_entry_holes(const m68k_qj_t *q, const char *entry, m68k_qj_hole_t *out,
+                                 int max) {
+  int i = entry_index(q, entry);
+  if (i < 0)
+    return M68K_ENOTYPE;
+  const jit_stencil_t *s = jit_stencil_find(&qk_set, q->e[i].tmpl);
+  if (s == NULL)
+    return M68K_ENOTYPE; /* a template missing from the build: cannot happen */
+  uint64_t v[QK_HOLE__COUNT];
+  hole_values(q, v); /* every change of them resynthesises: these are the code's */
+  for (uint32_t k = 0; k < s->nholes && (int)k < max; k++) {
+    const jit_hole_t *h = &s->holes[k];
+    const jit_hole_kind_info_t *kind = jit_hole_kind_info(h->kind);
+    const char *name = h->hole == JIT_HOLE_TEXT ? "(text)"
+                       : h->hole < QK_HOLE__COUNT ? qk_set.hole_names[h->hole] + 3 /* "qk_" */
+                                                  : "(data)";
+    uint64_t value = h->hole == JIT_HOLE_TEXT   ? q->e[i].area
+                     : h->hole < QK_HOLE__COUNT ? v[h->hole]
+                                                : q->e[i].area + s->data_off;
+    out[k] = (m68k_qj_hole_t){name, q->e[i].area + h->offset, kind != NULL ? kind->bytes : 0,
+                              kind != NULL && kind->pcrel, (uint32_t)value};
+  }
+  return (int)s->nholes;
 }
 
 M68K_API uint32_t m68k_qj_node(const m68k_qj_t *q, uint32_t i) {

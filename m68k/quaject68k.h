@@ -120,6 +120,7 @@
 #ifndef QUA_M68K_QUAJECT68K_H
 #define QUA_M68K_QUAJECT68K_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -185,6 +186,21 @@ M68K_API uint32_t m68k_qj_entry(const m68k_qj_t *q, const char *entry);
  * Any pointer may be NULL. 0, or M68K_ENOTYPE for an unknown entry. */
 M68K_API int m68k_qj_entry_code(const m68k_qj_t *q, const char *entry, uint32_t *addr,
                                 uint32_t *len, const char **variant_name);
+
+/* A hole patched in an entry's code (m68k_qj_entry_holes). */
+typedef struct m68k_qj_hole {
+  const char *name;  /* the template's hole without "qk_" ("last", "full") */
+  uint32_t addr;     /* of the patched field in RAM */
+  uint8_t bytes;     /* the field's width */
+  bool pcrel;        /* patched PC-relative */
+  uint32_t value;    /* the hole's value */
+} m68k_qj_hole_t;
+
+/* The holes patched in `entry`'s code, as it now is: up to max rows into
+ * out. Returns how many there are (more than max when out was short), or
+ * M68K_ENOTYPE for an unknown entry. */
+M68K_API int m68k_qj_entry_holes(const m68k_qj_t *q, const char *entry, m68k_qj_hole_t *out,
+                                 int max);
 
 /* RAM address of the quaject's state (layout in quaject68k-templates.c). */
 M68K_API uint32_t m68k_qj_data(const m68k_qj_t *q);

@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "qua.h"
+#include "qua-impl.h"
 
 #define QUA__LIKELY(x) __builtin_expect(!!(x), 1)
 #define QUA__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -174,6 +174,21 @@ void qua__resynth(qua_quaject_t *q, bool wait);
 /* Frees a site's synthesised code: the site is unreachable and a grace
  * period has passed. */
 void qua__site_free_code(qua_site_t *s);
+/* Parts one site's synthesised code may have (its chain and the chains it
+ * calls). */
+#define QUA__CODE_PARTS 16
+
+/* What a site's synthesised code is made of (qua_quaject_entry_code): its
+ * parts and every field patched in it, kept with the code, replaced and
+ * freed with it under the control lock. One block. */
+typedef struct qua__code_map {
+  uint16_t machine;
+  uint32_t entry, text_end, size;
+  size_t nparts, nholes;
+  qua_code_part_t parts[QUA__CODE_PARTS];
+  qua_code_hole_t holes[];
+} qua__code_map_t;
+
 /* Parses the synth=off|stencil creation parameter. */
 int qua__synth_param(const char *value, qua_synth_mode_t *mode);
 

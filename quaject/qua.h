@@ -1,6 +1,9 @@
 /* qua.h -- the quaject model: types, instances, wires, sites and callbacks.
  *
- * This is the public header of libqua and reads as its manual.
+ * This is the public header of libqua and reads as its manual: the API of
+ * programs that use quajects. Its handles (quajects, sites, types,
+ * watchers) are opaque. Defining types of one's own (the tables, their
+ * hooks, synthesis) is the type implementer's interface, qua-impl.h.
  *
  * A quaject is one block of state plus its callentries (methods), its
  * callouts (places where it calls other quajects' callentries) and its
@@ -45,7 +48,7 @@
 QUA_API const char *qua_strerror(int err);
 QUA_API const char *qua_err_name(int err);
 
-/* --- Type tables --------------------------------------------------------- */
+/* --- Types ----------------------------------------------------------------- */
 
 typedef struct qua_quaject qua_quaject_t;
 typedef struct qua_site qua_site_t;
@@ -79,88 +82,9 @@ typedef struct qua_bind {
   void *ctx; /* for callout handlers in a type table: ignored (the quaject's state is passed) */
 } qua_bind_t;
 
-typedef enum qua_param_flags {
-  QUA_PARAM_POW2 = 1 << 0, /* the value must be a power of two */
-  /* The value is text, min..max characters long: init receives it as a
-   * `const char *` in the word (NULL when not given), valid only during
-   * init; the type copies what it keeps. The quaject's stored value of the
-   * parameter (qua_quaject_param) is 0. */
-  QUA_PARAM_STRING = 1 << 1,
-  QUA_PARAM_REQUIRED = 1 << 2, /* create refuses to go without it */
-} qua_param_flags_t;
-
-typedef struct qua_param_def {
-  const char *name;
-  uint64_t def, min, max;
-  unsigned flags;
-  const char *help;
-} qua_param_def_t;
-
-typedef struct qua_entry_def {
-  const char *name;
-  int arity;        /* word arguments taken: 0..QUA_MAX_ARITY */
-  bool returns;     /* stores a result word in *ret */
-  bool remote;      /* callable with plain words (not pointer arguments) */
-  qua_entry_fn generic; /* the reference implementation */
-  const char *help;
-} qua_entry_def_t;
-
-typedef struct qua_callout_def {
-  const char *name;
-  int arity;
-  bool returns;
-  const qua_bind_t *handlers; /* what this quaject supplies for its target's callbacks */
-  const char *help;
-} qua_callout_def_t;
-
-typedef enum qua_callback_kind {
-  /* Called on the handler of the site whose call caused it (full, empty),
-   * and on every watcher. */
-  QUA_CB_INVOKER = 0,
-  /* Called on the handlers of every site that supplied one (the wired
-   * producers for notfull), and on every watcher. */
-  QUA_CB_BROADCAST = 1,
-} qua_callback_kind_t;
-
-typedef struct qua_callback_def {
-  const char *name;
-  qua_callback_kind_t kind;
-  const char *help;
-} qua_callback_def_t;
-
-/* Stencil synthesis of one site (code synthesis, jit/): the template a
- * type chooses for the site's callentry in its current state, with the
- * values of its holes by name. A part whose code ends by tail-calling the
- * callentry of one of the quaject's callouts names that hole (next_hole)
- * and the site it calls (next_site): the synthesiser then either chains the
- * next site's own code behind it (collapsing layers) or points the hole at
- * a trampoline that calls through the site. */
-/* Holes a part may name: at least the most holes of any built-in type's
- * template set (the queue's has 15; tests/test-synth-holes.c checks). */
-#define QUA_SYNTH_HOLES 24
-#define QUA_SYNTH_CALLS 3
-struct jit_template;
-typedef struct qua_synth_part {
-  const struct jit_template *tmpl;
-  const char *variant; /* what `show` prints after "stencil" ("spsc") */
-  struct {
-    const char *name;
-    uint64_t value;
-  } holes[QUA_SYNTH_HOLES];
-  int nholes;
-  const char *next_hole;
-  qua_site_t *next_site;
-  /* Callouts the code calls, rather than ends in, through a hole of its
-   * own (a tee's outputs before its last): each site's code is laid out
-   * with this code and called directly; when the site has none to offer,
-   * the hole calls through the site. */
-  int ncalls;
-  struct {
-    const char *hole;
-    qua_site_t *site;
-  } calls[QUA_SYNTH_CALLS];
-  const char *why; /* when the type declines to synthesise: why ("closed") */
-} qua_synth_part_t;
+/* The entry index of a quaject's body (an active quaject's own loop, a
+ * pump's step), for qua_quaject_entry_info and qua_quaject_entry_code. */
+#define QUA_ENTRY_BODY (-1)
 
 /* Which code quajects run: the generic C callentries, or code synthesised
  * from stencils per site. */
@@ -169,103 +93,18 @@ typedef enum qua_synth_mode {
   QUA_SYNTH_STENCIL = 1,
 } qua_synth_mode_t;
 
-/* Hooks a type implements; all but init are optional. */
-typedef struct qua_type_ops {
-  /* Initialises the state block from the validated parameters (indexed as
-   * the type's params). Returns 0 or a negative error; on error the
-   * quaject is not created. */
-  int (*init)(qua_quaject_t *q, const uint64_t *params);
-  /* Releases what init acquired. Called after a grace period, when no
-   * call can still reach the quaject. */
-  void (*fini)(qua_quaject_t *q);
-  /* Active quajects: start and stop their threads. start is called once
-   * the quaject is created; stop before destroy unwires it. */
-  int (*start)(qua_quaject_t *q);
-  void (*stop)(qua_quaject_t *q);
-  /* The set of sites on a callentry changed (one opened or closed; entry
-   * -1 for watchers). Runs under the control lock; may re-point sites
-   * (qua__site_set_fn) and wait for grace periods. `phase` is
-   * QUA_SITES_BEFORE_OPEN for a site not yet usable (a negative return
-   * refuses it, and nothing changes), or QUA_SITES_AFTER_CLOSE for a site
-   * no longer in use. Afterwards the sites are re-pointed at the code the
-   * new state calls for; returning QUA_SITES_WAIT asks for a grace period
-   * after that and before the new site is usable (a variant switch). */
-  int (*sites_changed)(qua_quaject_t *q, int entry, int phase);
-  /* The quaject's own callouts were wired or unwired (active quajects
-   * wake up to use them). */
-  void (*callouts_changed)(qua_quaject_t *q);
-  /* How many of the type's callouts this instance has (default: all). */
-  int (*callouts_in_use)(const qua_quaject_t *q);
-  /* Which code a callentry runs for a site ("generic", "spsc", ...). */
-  const char *(*entry_impl)(const qua_quaject_t *q, const qua_site_t *s);
-  /* The generic callentry a site runs in the type's current state (its
-   * variant); NULL: the table's generic. */
-  qua_entry_fn (*site_generic)(const qua_quaject_t *q, const qua_site_t *s);
-  /* Fills the stencil part of a site's specialised code; a negative return
-   * means there is no template for it (the site runs generic code). */
-  int (*site_synth)(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part);
-  /* One line describing the live state (counts, variant), for listings. */
-  int (*describe)(const qua_quaject_t *q, char *buf, size_t len);
-  /* Active quajects: the generic code of the quaject's own body (a pump's
-   * step), which its thread calls through qua_quaject_body(). The core
-   * keeps the body in a site of its own, entry QUA_ENTRY_BODY, and
-   * resynthesises it like a site, from site_generic and site_synth, after
-   * the sites it calls were rebuilt. */
-  int (*body)(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
-} qua_type_ops_t;
-
-/* The entry index of a quaject's body site (ops.body). */
-#define QUA_ENTRY_BODY (-1)
-
-enum { QUA_SITES_BEFORE_OPEN = 0, QUA_SITES_AFTER_CLOSE = 1 };
-#define QUA_SITES_WAIT 1
-
-struct qua_type {
-  const char *name;
-  const char *summary;
-  size_t state_size;
-  const qua_param_def_t *params;
-  int nparams;
-  const qua_entry_def_t *entries;
-  int nentries;
-  const qua_callout_def_t *callouts;
-  int ncallouts;
-  const qua_callback_def_t *callbacks;
-  int ncallbacks;
-  qua_type_ops_t ops;
-};
-
-/* How many types programs may add to the built-in ones. */
-#define QUA_MAX_EXTRA_TYPES 8
-
-/* The built-in types and the registered ones, and lookup by name.
- * qua_types() returns a NULL-terminated array. */
+/* The built-in types and the registered ones (qua-impl.h), and lookup by
+ * name. qua_types() returns a NULL-terminated array. */
 QUA_API const qua_type_t *const *qua_types(void);
 QUA_API const qua_type_t *qua_type_find(const char *name);
 QUA_API int qua_type_entry(const qua_type_t *t, const char *name);    /* index or QUA_ENOENTRY */
 QUA_API int qua_type_callout(const qua_type_t *t, const char *name);  /* index or QUA_ENOCALLOUT */
 QUA_API int qua_type_callback(const qua_type_t *t, const char *name); /* index or QUA_ENOCALLBACK */
 QUA_API int qua_type_param(const qua_type_t *t, const char *name);    /* index or QUA_ENOPARAM */
-
-/* --- Types defined outside libqua ------------------------------------------ */
-
-/* Adds a type (a program's own, such as quad's link) to the registry. The
- * table must outlive the program. Refused with QUA_EINVAL for a malformed
- * table (no name or init hook, a name past QUA_NAME_MAX, an entry with an
- * arity out of range or no generic code), QUA_ELIMIT for more members than
- * the model allows or past QUA_MAX_EXTRA_TYPES types, QUA_EEXIST when a
- * type of that name exists. */
-QUA_API int qua_type_register(const qua_type_t *t, struct qua_error *err);
-
-/* qua_fire(), for a type's callentries, is declared with qua_create_with()'s
- * helpers below. */
-/* From any thread, inside a read-side section or not: calls back the
- * broadcast-kind callback cb on every site that supplied a handler, then
- * the watchers. */
-QUA_API void qua_broadcast(qua_quaject_t *q, int cb, uint64_t arg);
-/* For a type's init or sites_changed hook: returns code, and the failed
- * control operation's message says why (printf-style, kept per thread). */
-QUA_API int qua_refuse(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A type's name ("queue"); the name of its callback cb (what a handler's
+ * `cb` stands for), or NULL for an index out of range. */
+QUA_API const char *qua_type_name(const qua_type_t *t);
+QUA_API const char *qua_type_callback_name(const qua_type_t *t, int cb);
 
 /* --- Quajects ----------------------------------------------------------- */
 
@@ -283,14 +122,6 @@ typedef struct qua_error {
 QUA_API int qua_create(const char *type, const char *const *params, int nparams,
                        qua_quaject_t **out, qua_error_t *err);
 
-/* The same for a type whose table lives outside libqua: an embedder's
- * quajects whose callentries run elsewhere (quad's target=m68k ones run as
- * 68k code on its quamachine). The table is checked as qua_type_register()
- * checks it (QUA_EINVAL or QUA_ELIMIT, naming the problem), must outlive
- * its quajects, and is not added to qua_types(). */
-QUA_API int qua_create_with(const qua_type_t *t, const char *const *params, int nparams,
-                            qua_quaject_t **out, qua_error_t *err);
-
 /* Destroys a quaject. Refused with QUA_EBUSY while other quajects' callouts
  * are wired to it or sites are open on it, unless `force`: then every
  * callout wired to it is unwired first and open sites are left pointing at
@@ -301,7 +132,6 @@ QUA_API int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err);
 
 QUA_API const qua_type_t *qua_quaject_type(const qua_quaject_t *q);
 QUA_API uint64_t qua_quaject_id(const qua_quaject_t *q);
-QUA_API void *qua_quaject_state(qua_quaject_t *q);
 QUA_API uint64_t qua_quaject_param(const qua_quaject_t *q, int index);
 /* Describes the live state in one line ("count=3 capacity=1024 variant=spsc").
  * From any thread; it takes the control lock, so it waits for a control
@@ -316,11 +146,48 @@ QUA_API int qua_quaject_describe(const qua_quaject_t *q, char *buf, size_t len);
  * qua_quaject_entry_info() copies it into buf. entry QUA_ENTRY_BODY asks
  * about a quaject's body (a pump's step). */
 QUA_API const char *qua_quaject_entry_impl(const qua_quaject_t *q, int entry);
-/* The site of a quaject's body (ops.body), or NULL for types without one. */
-QUA_API qua_site_t *qua_quaject_body(const qua_quaject_t *q);
 QUA_API int qua_quaject_entry_info(const qua_quaject_t *q, int entry, char *buf, size_t len,
                                    uint64_t *synth_ns);
 QUA_API qua_synth_mode_t qua_quaject_synth(const qua_quaject_t *q);
+
+/* The machine code a callentry runs, for disassemblers (`qua show --code`).
+ * Synthesised code is one or more parts (a site's own template, the
+ * callentries chained behind it or called from it), each part a template
+ * whose holes were patched with values. */
+typedef struct qua_code_part {
+  uint64_t quaject;     /* the quaject whose callentry the part is */
+  int entry;            /* that callentry's index, or QUA_ENTRY_BODY */
+  const char *variant;  /* its template variant ("spsc") */
+  uint32_t offset;      /* its entry, from the start of the code */
+} qua_code_part_t;
+
+typedef struct qua_code_hole {
+  const char *name;     /* the template's hole, without the set's prefix ("mask"); "(text)"
+                           or "(data)" for a reference to the code's own parts */
+  uint32_t offset;      /* of the patched field, from the start of the code */
+  uint8_t bytes;        /* the field's width */
+  bool pcrel;           /* patched PC-relative (a call, a jump, a RIP-relative operand) */
+  int16_t part;         /* the part (index into parts) whose entry the value is, or -1 */
+  uint64_t value;       /* the hole's value (an address for calls and jumps) */
+} qua_code_hole_t;
+
+typedef struct qua_code {
+  uint16_t machine;             /* ELF e_machine: 62 x86-64, 4 m68k */
+  uint64_t addr;                /* run address of bytes[0] */
+  uint32_t size;                /* bytes of code, text parts then data parts */
+  uint32_t entry;               /* where the callentry starts in bytes */
+  uint32_t text_end;            /* where the text parts end (instructions before it) */
+  const uint8_t *bytes;
+  size_t nparts, nholes;
+  const qua_code_part_t *parts; /* parts[0] is the callentry's own */
+  const qua_code_hole_t *holes; /* in the order of the parts, then of their fields */
+} qua_code_t;
+
+/* A copy of the code the callentry's first open site runs (the one
+ * qua_quaject_entry_info speaks of), in one block for free(). *out is NULL
+ * when that site runs generic code, or no site is open. QUA_ENOENTRY for a
+ * bad entry, QUA_ENOMEM. From any thread; takes the control lock. */
+QUA_API int qua_quaject_entry_code(const qua_quaject_t *q, int entry, qua_code_t **out);
 
 /* The synthesis mode of quajects created from now on: QUA_SYNTH_STENCIL by
  * default, or as the environment variable QUA_SYNTH says ("off",
@@ -343,23 +210,6 @@ typedef enum qua_site_flags {
   QUA_SITE_SHARED = 1 << 0,
 } qua_site_flags_t;
 
-struct qua_site {
-  qua_entry_fn fn;                 /* the code this site runs (atomic) */
-  void *state;                     /* the target's state block */
-  qua_quaject_t *target;
-  int entry;                       /* index of the callentry */
-  unsigned flags;
-  qua_handler_fn handler[QUA_MAX_CALLBACKS]; /* the caller's, by callback index */
-  void *handler_ctx[QUA_MAX_CALLBACKS];
-  qua_site_t *next;                /* the target's list of sites on this entry */
-  qua_quaject_t *owner;            /* the quaject whose callout this is, or NULL */
-  int owner_callout;
-  void *code;                      /* synthesised code the site runs (jit_code_t), or NULL */
-  const char *impl;                /* "generic spsc", "stencil spsc", "chain stencil spsc+..." */
-  char impl_buf[128];
-  uint64_t synth_ns;               /* how long its last synthesis took */
-};
-
 /* Opens a site on q's callentry `entry` for a caller with the given
  * handlers (NULL-terminated list, may be NULL). An unknown callback name is
  * refused and nothing is opened. The site is for one thread at a time
@@ -376,17 +226,9 @@ QUA_API int qua_call(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
  * (and reports quiescent states between batches of calls with
  * qua_thread_quiescent()): no read-side cost at all. */
 static inline int qua_call_online(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
-  return __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE)(s, a0, a1, ret);
+  /* A site's first member is the code it runs (qua-impl.h checks it). */
+  return __atomic_load_n((qua_entry_fn *)(void *)s, __ATOMIC_ACQUIRE)(s, a0, a1, ret);
 }
-
-/* For the callentries of types outside libqua (qua_type_register,
- * qua_create_with): delivers
- * callback cb of s's quaject, with arg, as the built-in types do. An
- * invoker-kind callback goes to s's handler (the caller's) and then the
- * watchers; a broadcast one to every open site that supplied a handler and
- * then the watchers. An index out of range does nothing. The caller is
- * inside a read-side section, as a callentry is. */
-QUA_API void qua_fire(qua_site_t *s, int cb, uint64_t arg);
 
 /* --- Wires ---------------------------------------------------------------- */
 

@@ -243,6 +243,10 @@ int qua_type_callback(const qua_type_t *t, const char *name) {
 int qua_type_param(const qua_type_t *t, const char *name) {
   return find_named(t->params, sizeof t->params[0], t->nparams, name, QUA_ENOPARAM);
 }
+const char *qua_type_name(const qua_type_t *t) { return t->name; }
+const char *qua_type_callback_name(const qua_type_t *t, int cb) {
+  return cb >= 0 && cb < t->ncallbacks ? t->callbacks[cb].name : NULL;
+}
 
 /* --- Creation ---------------------------------------------------------------- */
 

@@ -216,12 +216,13 @@ static jit_codemem_t *get_codemem(void) {
 
 /* The parts of one site's code: its chain, then the chains of the
  * callouts its parts call (calls[]), each laid out in the same code. */
-#define PARTS_MAX 16
+#define PARTS_MAX QUA__CODE_PARTS
 
 typedef struct chain {
   jit_part_t parts[PARTS_MAX];
   uint64_t values[PARTS_MAX][64];
   qua_synth_part_t desc[PARTS_MAX];
+  const qua_site_t *site[PARTS_MAX]; /* whose callentry each part is */
   bool called[PARTS_MAX]; /* the part starts the chain of a callout called */
   size_t n;
   char why[96];
@@ -312,6 +313,7 @@ static bool build_linear(chain_t *c, qua_site_t *s) {
     }
     if (!fill_values(c, c->n))
       return false;
+    c->site[c->n] = cur;
     /* Chain into the next site when the hole is a tail call into it. */
     if (c->n > start) {
       const jit_stencil_set_t *pset = c->desc[c->n - 1].tmpl->stencil->set;
@@ -352,6 +354,62 @@ static bool build_chain(chain_t *c, qua_site_t *s) {
   return true;
 }
 
+/* The name `show --code` gives hole h of set: without the set's prefix. */
+static const char *hole_name(const jit_stencil_set_t *set, uint16_t h) {
+  if (h == JIT_HOLE_TEXT)
+    return "(text)";
+  if (h == JIT_HOLE_DATA || h >= set->nholes)
+    return "(data)";
+  const char *name = set->hole_names[h];
+  size_t n = strlen(set->prefix);
+  return strncmp(name, set->prefix, n) == 0 && name[n] == '_' ? name + n + 1 : name;
+}
+
+/* The map of chain c's code, compiled at code with its entry at `entry`;
+ * NULL when out of memory. */
+static qua__code_map_t *code_map(const chain_t *c, jit_code_t *code, size_t entry) {
+  jit_patch_t stack[256], *rows = stack;
+  jit_chain_map_t m = {.patches = stack, .cap = sizeof stack / sizeof stack[0]};
+  qua__code_map_t *map = NULL;
+  uint64_t at = (uint64_t)(uintptr_t)jit_code_rx(code);
+  if (jit_parts_map(c->parts, c->n, at, &m) != JIT_OK)
+    return NULL;
+  if (m.n > m.cap) { /* more fields than the stack holds: map again */
+    rows = malloc(m.n * sizeof *rows);
+    if (rows == NULL)
+      return NULL;
+    m.patches = rows;
+    m.cap = m.n;
+    if (jit_parts_map(c->parts, c->n, at, &m) != JIT_OK)
+      goto out;
+  }
+  map = malloc(sizeof *map + m.n * sizeof map->holes[0]);
+  if (map == NULL)
+    goto out;
+  const jit_stencil_t *first = c->parts[0].tmpl->stencil;
+  map->machine = first->machine;
+  map->entry = (uint32_t)entry;
+  map->text_end = (uint32_t)m.text_end;
+  map->size = (uint32_t)m.size;
+  map->nparts = c->n;
+  map->nholes = m.n;
+  for (size_t i = 0; i < c->n; i++)
+    map->parts[i] = (qua_code_part_t){c->site[i]->target->id, c->site[i]->entry,
+                                      c->desc[i].variant != NULL ? c->desc[i].variant : "?",
+                                      m.entry[i]};
+  for (size_t i = 0; i < m.n; i++) {
+    const jit_patch_t *r = &rows[i];
+    const jit_hole_kind_info_t *k = jit_hole_kind_info(r->kind);
+    map->holes[i] = (qua_code_hole_t){hole_name(c->parts[r->link].tmpl->stencil->set, r->hole),
+                                      r->offset, k != NULL ? k->bytes : 0, k != NULL && k->pcrel,
+                                      r->to_link, r->value};
+  }
+out:
+  if (rows != stack)
+    free(rows);
+  return map;
+}
+
 /* Rebuilds one site's code; appends code it replaces to old[]. */
 static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t cap) {
   qua_quaject_t *q = s->target;
@@ -371,6 +429,15 @@ static void refresh_site(qua_site_t *s, jit_code_t **old, size_t *nold, size_t c
       code = NULL;
     }
   }
+  /* Code is kept with its map (qua_quaject_entry_code), or not at all. */
+  qua__code_map_t *map = code != NULL ? code_map(&c, code, entry) : NULL;
+  if (code != NULL && map == NULL) {
+    jit_code_free(code); /* never published */
+    code = NULL;
+    snprintf(c.why, sizeof c.why, "no memory for the code's map");
+  }
+  free(s->code_map); /* read only under the control lock, which we hold */
+  s->code_map = map;
   if (code != NULL) {
     char *p = s->impl_buf;
     size_t left = sizeof s->impl_buf;
@@ -488,8 +555,43 @@ void qua__resynth(qua_quaject_t *changed, bool wait) {
 }
 
 void qua__site_free_code(qua_site_t *s) {
+  free(s->code_map);
+  s->code_map = NULL;
   if (s->code != NULL) {
     jit_code_free(s->code);
     s->code = NULL;
   }
+}
+
+int qua_quaject_entry_code(const qua_quaject_t *q, int entry, qua_code_t **out) {
+  *out = NULL;
+  if ((entry < 0 || entry >= q->type->nentries) && !(entry == QUA_ENTRY_BODY && q->body != NULL))
+    return QUA_ENOENTRY;
+  int rc = QUA_OK;
+  qua__ctl_lock();
+  /* The same site as qua_quaject_entry_info's; its code and map change
+   * only under the control lock. */
+  const qua_site_t *s =
+      entry == QUA_ENTRY_BODY ? q->body : atomic_load(&((qua_quaject_t *)q)->sites[entry]);
+  const qua__code_map_t *m = s != NULL && s->code != NULL ? s->code_map : NULL;
+  if (m == NULL)
+    goto out;
+  size_t parts = m->nparts * sizeof(qua_code_part_t), holes = m->nholes * sizeof(qua_code_hole_t);
+  qua_code_t *c = malloc(sizeof *c + parts + holes + m->size);
+  if (c == NULL) {
+    rc = QUA_ENOMEM;
+    goto out;
+  }
+  qua_code_part_t *cp = (qua_code_part_t *)(c + 1);
+  qua_code_hole_t *ch = (qua_code_hole_t *)((char *)cp + parts);
+  uint8_t *bytes = (uint8_t *)ch + holes;
+  memcpy(cp, m->parts, parts);
+  memcpy(ch, m->holes, holes);
+  memcpy(bytes, jit_code_rx(s->code), m->size);
+  *c = (qua_code_t){m->machine, (uint64_t)(uintptr_t)jit_code_rx(s->code), m->size, m->entry,
+                    m->text_end, bytes, m->nparts, m->nholes, cp, ch};
+  *out = c;
+out:
+  qua__ctl_unlock();
+  return rc;
 }

@@ -59,7 +59,7 @@ static void on_callback(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   t->fired[cb]++;
   t->last[cb] = arg;
   pthread_mutex_unlock(&out_mu);
-  say("%-8s %-9s (arg %" PRIu64 ")", t->label, type->callbacks[cb].name, arg);
+  say("%-8s %-9s (arg %" PRIu64 ")", t->label, qua_type_callback_name(type, cb), arg);
 }
 
 /* How often q's callback `name` fired, as tallied. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "qtest.h"
-#include "qua.h"
+#include "qua-impl.h"
 
 /* Creates a quaject of `type` from "key=value" parameters (a NULL ends the
  * list early), or fails the case, printing why it was refused. */

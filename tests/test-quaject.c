@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "qtest.h"
-#include "qua.h"
+#include "qua-impl.h"
 
 static qua_quaject_t *make(const char *type, const char *const *params, int n) {
   qua_quaject_t *q = NULL;

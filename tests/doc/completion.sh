@@ -64,6 +64,9 @@ expect "$Q wire mover.sink jobs." jobs.put jobs.get jobs.count
 expect "$Q --js" --json
 expect "$Q t" types top
 expect "$Q graph --s" --svg --socket
+expect "$Q show --co" --code --connect
+expect "$Q show jobs --cod" --code
+expect "$Q ls --co" --connect
 expect "$Q help js" json
 expect "client/qua -s $T/nothing-here rm " # no daemon: nothing, quickly
 M=m68k/quamachine

@@ -174,11 +174,32 @@ static void cli_show_names_and_disassembles_the_code(void) {
   const char *rts = strstr(put, "  rts\n");
   CU_ASSERT(rts != NULL && rts < get);
   CU_ASSERT(HAS(get, "  rts\n"));
-  unsigned addr;
+  unsigned addr, state;
   char insn[32];
   const char *line = strchr(put, '\n') + 1;
-  CU_ASSERT_EQUAL(sscanf(line, "%8x  %31s", &addr, insn), 2);
+  CU_ASSERT(strncmp(line, "         m68k code at 0x", 24) == 0);
+  line = strchr(line, '\n') + 1;
+  CU_ASSERT_EQUAL(sscanf(line, "    %12x  %31s", &addr, insn), 2);
   CU_ASSERT(HAS(o.out, "cas.l")); /* put_sp_t publishes its head with CAS (notempty tracked) */
+  /* The holes: the queue's state block where its state line says, and its
+   * last slot's offset (4 bytes a slot, capacity 8), each on an instruction. */
+  const char *st = strstr(o.out, " state=0x");
+  CU_ASSERT_FATAL(st != NULL && sscanf(st, " state=0x%x", &state) == 1);
+  char want[48];
+  snprintf(want, sizeof want, "  ; hole state=0x%x\n", state);
+  CU_ASSERT(HAS(put, want));
+  CU_ASSERT(HAS(put, "  ; hole last=32\n"));
+  const char *last = strstr(put, "  ; hole last=32\n");
+  while (last != NULL && last > put && last[-1] != '\n')
+    last--;
+  CU_ASSERT(last != NULL && strncmp(last, "    ", 4) == 0 && HAS(last, "#$20,"));
+  CU_ASSERT(HAS(put, "jsr ") && HAS(put, "; hole full=0x"));
+  /* --json: the code with its holes and the listing. */
+  CU_ASSERT_EQUAL(QUA(&o, "--json", "show", "--code", "cq"), 0);
+  CU_ASSERT(HAS(o.out, "\"machine_code\":{\"machine\":\"m68k\""));
+  CU_ASSERT(HAS(o.out, "{\"name\":\"last\",\"offset\":"));
+  CU_ASSERT(HAS(o.out, "\"size\":4,\"value\":32,"));
+  CU_ASSERT(HAS(o.out, "\"insn\":\"rts\""));
   CU_ASSERT_EQUAL(QUA(&o, "get", "cq", "5"), 0);
   CU_ASSERT_STRING_EQUAL(o.out, "1\n2\n3\n(empty)\n");
   CU_ASSERT_EQUAL(QUA(&o, "help", "show"), 0);
