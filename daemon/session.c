@@ -357,10 +357,10 @@ static void conn_write_queued(quad_conn_t *c, size_t written) {
  * and the connection is open (note 7a). Returns true when all of it went
  * out; otherwise what is left is queued as quad_conn_flush does. */
 static bool conn_write_now(quad_conn_t *c) {
-  if (c->out.len == 0 || c->state >= QUAD_CLOSING)
+  if (c->out.len == 0 || c->state == QUAD_CLOSED)
     return false;
   size_t written = 0;
-  if (c->write_bytes == 0) {
+  if (c->write_bytes == 0 && c->state < QUAD_CLOSING) {
     uv_buf_t buf = uv_buf_init((char *)c->out.data, (unsigned)c->out.len);
     int n = uv_try_write(&c->u.s, &buf, 1);
     if (n > 0 && (size_t)n == c->out.len) {
