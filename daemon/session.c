@@ -16,7 +16,7 @@
  *  2. READY: every method. Requests are processed in order, each to
  *     completion, on the loop thread; a response is appended to `out` and
  *     the whole batch of responses (and events) goes to the socket in one
- *     uv_write after the read that brought the requests.
+ *     write after the read that brought the requests (note 7a).
  *  2a. Busy: a control request (Create, Destroy, Wire, ...) is handed to
  *     the worker (work.c) and the connection decodes nothing more until its
  *     reply is appended; then decoding resumes where it stopped. So one
@@ -63,6 +63,17 @@
  *     connection, its share and one reply. Events are small and go in only
  *     below QUAD_WRITE_HIGH.
  *     Nobody is disconnected for not reading: what it costs is bounded.
+ * 7a. The batch a read brought is written at once (uv_try_write) when no
+ *     earlier write is queued: no request, no copy, no callback on the next
+ *     turn of the loop, so a lock-step client's round trip costs one read
+ *     and one write. Those bytes never count in the totals of note 7; their
+ *     responses leave the in-flight count there and then. When the socket
+ *     takes only part, the rest is queued by uv_write behind nothing and the
+ *     whole batch counts until it completes, as in note 7; and
+ *     while a write is queued every later batch queues behind it, so the
+ *     order of the stream is kept. What a full write ends (held events,
+ *     requests held by the bounds) goes on in the same call (conn_process),
+ *     as on_write would resume it.
  *  8. Out of memory: before a request runs, `out` gets room for a small
  *     reply (QUAD_REPLY_ROOM) plus an error (QUAD_ERROR_ROOM); when that
  *     fails the request is not run and is answered ENOMEM in the error
@@ -264,12 +275,7 @@ static void conns_release_held(void) {
 /* Room again: take waiting events and paused requests. */
 static void conn_resume(quad_conn_t *c) {
   quad_events_pump(c, false);
-  if (c->rbuf_off < c->rbuf_len)
-    conn_process(c);
-  else {
-    quad_conn_flush(c);
-    conn_update_reading(c);
-  }
+  conn_process(c);
 }
 
 /* Every byte of output counts here, from flush to write completion (note 7). */
@@ -302,13 +308,14 @@ static void on_write(uv_write_t *req, int status) {
   conns_release_held();
 }
 
-void quad_conn_flush(quad_conn_t *c) {
-  if (c->out.len == 0 || c->state == QUAD_CLOSED)
-    return;
+/* Queues c's output with uv_write, but for its first `written` bytes, which
+ * the socket took already; on_write completes it, and until then all of it
+ * counts (note 7). */
+static void conn_write_queued(quad_conn_t *c, size_t written) {
   quad_write_t *w = malloc(sizeof *w);
   if (w == NULL) {
     if (c->write_bytes > 0)
-      return; /* out of memory: its completion tries again */
+      return; /* out of memory: its completion tries again (nothing was written now) */
     quad_log(QUAD_LOG_WARN, "conn %llu (%s): out of memory: cannot write; closing",
              (unsigned long long)c->serial, c->peer);
     conn_uv_close(c);
@@ -321,7 +328,7 @@ void quad_conn_flush(quad_conn_t *c) {
   quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM); /* note 8; retried per request */
   conn_queued_add(c, w->len);
   quad_srv->bytes_out += w->len;
-  uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)w->len);
+  uv_buf_t buf = uv_buf_init((char *)w->data + written, (unsigned)(w->len - written));
   int r = uv_write(&w->req, &c->u.s, &buf, 1, on_write);
   if (r < 0) {
     conn_queued_sub(c, w->len);
@@ -335,6 +342,42 @@ void quad_conn_flush(quad_conn_t *c) {
     else
       conn_uv_close(c);
   }
+}
+
+/* Writes c's output to the socket at once when nothing is queued before it
+ * and the connection is open (note 7a). Returns true when all of it went
+ * out; otherwise what is left is queued as quad_conn_flush does. */
+static bool conn_write_now(quad_conn_t *c) {
+  if (c->out.len == 0 || c->state == QUAD_CLOSED)
+    return false;
+  size_t written = 0;
+  if (c->write_bytes == 0 && c->state < QUAD_CLOSING) {
+    uv_buf_t buf = uv_buf_init((char *)c->out.data, (unsigned)c->out.len);
+    int n = uv_try_write(&c->u.s, &buf, 1);
+    if (n > 0 && (size_t)n == c->out.len) {
+      quad_srv->bytes_out += c->out.len;
+      c->inflight -= c->out_responses;
+      c->out_responses = 0;
+      c->out.len = 0;
+      if (c->out.cap > QUAD_WRITE_HIGH) { /* one large reply does not keep its room */
+        quap_buf_fini(&c->out);
+        quap_buf_init(&c->out);
+      }
+      quap_buf_reserve(&c->out, QUAD_REPLY_ROOM + QUAD_ERROR_ROOM); /* note 8 */
+      return true;
+    }
+    if (n > 0) /* the rest waits for the socket, queued behind nothing */
+      written = (size_t)n;
+    /* UV_EAGAIN: full; another error shows again in uv_write's callback. */
+  }
+  conn_write_queued(c, written);
+  return false;
+}
+
+void quad_conn_flush(quad_conn_t *c) {
+  if (c->out.len == 0 || c->state == QUAD_CLOSED)
+    return;
+  conn_write_queued(c, 0);
 }
 
 void quad_conn_respond(quad_conn_t *c, uint64_t id, int status, const char *msg,
@@ -428,7 +471,7 @@ static void conn_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
 
 /* Decodes and dispatches the buffered bytes until they run out, the
  * in-flight limit is reached, or the connection must close. */
-static void conn_process(quad_conn_t *c) {
+static void conn_decode(quad_conn_t *c) {
   unsigned limit = quad_srv->cfg.max_inflight;
   while (c->state < QUAD_CLOSING && !c->close_after && c->busy == 0 && c->rbuf_off < c->rbuf_len &&
          c->inflight < limit && conn_may_dispatch(c)) {
@@ -453,11 +496,23 @@ static void conn_process(quad_conn_t *c) {
   }
   if (c->rbuf_off >= c->rbuf_len)
     c->rbuf_off = c->rbuf_len = 0;
+}
+
+/* Decodes and dispatches what is buffered and writes the responses. When
+ * they went out at once, what waited for that room goes on here, as
+ * on_write would resume it: events, then requests held back by the
+ * in-flight or byte bounds (note 7a). Each turn wrote something, so the
+ * loop ends when the socket is full, or nothing is left to do. */
+static void conn_process(quad_conn_t *c) {
+  conn_decode(c);
+  while (!c->close_after && conn_write_now(c)) {
+    quad_events_pump(c, false);
+    conn_decode(c);
+  }
   if (c->close_after) {
     quad_conn_close(c, "protocol error");
     return;
   }
-  quad_conn_flush(c);
   conn_update_reading(c);
 }
 

@@ -1,5 +1,11 @@
 /* test-client-bounds.c -- libquaclient's memory stays bounded: events queued while a program
- * only makes blocking calls, and the ids of calls that timed out. */
+ * only makes blocking calls, and the ids of calls that timed out; and its waits end at their
+ * timeouts. */
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "frame.h"
 #include "itest.h"
 
 static itest_daemon_t daemon_;
@@ -73,6 +79,78 @@ static void timeouts_past_the_bound_give_the_connection_up(void) {
   quac_close(c);
 }
 
+/* A peer that answers Hello and then nothing: reads requests until the client goes. */
+static int silent_listener = -1;
+
+static void *silent_peer(void *arg) {
+  (void)arg;
+  int fd = accept(silent_listener, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  quap_decoder_t dec;
+  quap_decoder_init(&dec, 1 << 20);
+  uint8_t buf[4096];
+  bool said_hello = false;
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) {
+    for (size_t off = 0; off < (size_t)n;) {
+      size_t used;
+      Qua__V1__Frame *f = NULL;
+      if (quap_decoder_feed(&dec, buf + off, (size_t)n - off, &used, &f) < 0)
+        goto out;
+      off += used;
+      if (f != NULL && !said_hello) {
+        Qua__V1__HelloReply rep = QUA__V1__HELLO_REPLY__INIT;
+        rep.version = QUAC_PROTOCOL_VERSION;
+        rep.server = (char *)"silent";
+        quap_buf_t out;
+        quap_buf_init(&out);
+        if (quap_response_append(&out, f->id, 0, NULL, &rep.base) > 0 &&
+            write(fd, out.data, out.len) == (ssize_t)out.len)
+          said_hello = true;
+        quap_buf_fini(&out);
+      }
+      quap_frame_free(f);
+    }
+  }
+out:
+  quap_decoder_fini(&dec);
+  close(fd);
+  return NULL;
+}
+
+/* A blocking call whose answer never comes returns ETIMEDOUT at its timeout (it waits in
+ * recv(2) bounded by the socket's receive timeout), not before and not much after; a later
+ * shorter timeout holds too, as quac_set_timeout resets the socket's. */
+static void blocking_call_times_out_at_its_timeout(void) {
+  char path[sizeof daemon_.dir + 16];
+  snprintf(path, sizeof path, "%s/silent.sock", daemon_.dir);
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  silent_listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  CU_ASSERT_FATAL(silent_listener >= 0 &&
+                  bind(silent_listener, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+                  listen(silent_listener, 1) == 0);
+  pthread_t t;
+  CU_ASSERT_FATAL(pthread_create(&t, NULL, silent_peer, NULL) == 0);
+  quac_conn_t *c = NULL;
+  CU_ASSERT_EQUAL_FATAL(quac_connect_unix(path, "bounds", &c), 0);
+  static const int timeouts[] = {300, 100};
+  for (int i = 0; i < 2; i++) {
+    quac_set_timeout(c, timeouts[i]);
+    quac_stats_t st;
+    double t0 = itest_now();
+    CU_ASSERT_EQUAL(quac_stats(c, &st), QUA_ETIMEDOUT);
+    double ms = (itest_now() - t0) * 1000.0;
+    CU_ASSERT(ms >= timeouts[i] - 1);
+    CU_ASSERT(ms < timeouts[i] + 1000);
+  }
+  quac_close(c);
+  pthread_join(t, NULL);
+  close(silent_listener);
+  unlink(path);
+}
+
 /* A quad whose frames hold 2 KiB pages List: quac_list asks for every
  * page and gives all 60 quajects, each once, in id order (60 of them
  * with their state lines do not fit in one 2 KiB reply). */
@@ -116,6 +194,7 @@ int main(int argc, char **argv) {
       {"timeouts_past_the_bound_give_the_connection_up",
        timeouts_past_the_bound_give_the_connection_up},
       {"list_gathers_every_page", list_gathers_every_page},
+      {"blocking_call_times_out_at_its_timeout", blocking_call_times_out_at_its_timeout},
       {NULL, NULL}};
   return itest_run_and_stop(&daemon_, "client-bounds", cases);
 }
