@@ -153,7 +153,12 @@
  *     now) and only then returns CLOSED. A put that read flags before close() may publish after
  *     a get returned CLOSED: excluding that would need an RMW or a StoreLoad fence in put_sp.
  *     A caller that must not miss such an item lets a grace period pass after close(); after
- *     it, CLOSED is final.
+ *     it, CLOSED is final. Open: this also bounds tracked mode's exactness across a close. A
+ *     put's test of the flag and its count (15a) are two steps, so a put that passed the test
+ *     before close() can count after another put returned CLOSED and a get then found S == 0:
+ *     no order puts that put before the close and that get after it. Exactness here needs the
+ *     test and the count in one RMW (a closed bit in W); the lincheck suite saw it once in
+ *     120 generic runs of its close case.
  *
  * The live switch to tracked mode (SP-SC): W made exact without quiescence
  * 19. A live queue is never quiescent, so set_tracked's snapshot (17) cannot be taken; an
