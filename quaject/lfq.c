@@ -35,7 +35,7 @@
  *     Both linearise at the seq load that found the item (get_mc: if its CAS then succeeds).
  *     As in Vyukov's queue, a get may find EMPTY at a position claimed by a put_mp that has
  *     not yet published while later positions are published; untracked mode promises FIFO
- *     per producer, not linearisability across producers. Tracked mode (12) is exact.
+ *     per producer, not linearisability across producers. Tracked mode (12-16) is exact.
  *  6. Batches claim k = min(n, room) positions with one store/CAS of head and publish each
  *     slot; get_n reads the longest published prefix (up to n) and advances tail by k with
  *     one store/CAS (DPDK burst semantics: as many as fit / as many as are there).
@@ -62,84 +62,149 @@
  *     producer publishes through seq (read by get_sc and get_mc alike) and every consumer
  *     frees through tail after reading (read by put_sp and put_mp alike).
  *
- * Tracked mode: exact EDGE
- * 12. count is the item count S. A put linearises at its fetch_add of S, made after its items
- *     are published: EDGE iff S was 0. A get linearises at its decrement of S, a CAS that only
- *     decrements a positive S ("ticket"), made before it takes its items: EDGE iff S was
- *     capacity. A get that reads S == 0 returns EMPTY (CLOSED if closed); a put that finds no
- *     room and reads S == capacity returns FULL; those reads are their linearisation points.
- *     S changes only by these RMWs, so its history is the size history of a bounded queue in
- *     that linearisation order: EDGE is reported once per transition, and after an EMPTY
- *     (FULL) the next successful put (get) in that order is an EDGE, so a blocking pump never
- *     misses a wake-up. Every variant updates S the same way, so this holds under any mix and
- *     across a switch (which leaves S untouched).
- *     The inline fast paths (lfq.h, qua__lfq_tput_* and qua__lfq_tget_*) are these operations
- *     with their common case unrolled: a put that finds room by tail_cache publishes and adds
- *     to S; a get whose ticket CAS succeeds takes the slot at tail if it is published (else
- *     waits for it out of line, qua__lfq_take1). Every other case calls the complete operation
- *     before it has changed anything, so the two interleave as one algorithm.
- * 13. S agrees with the slots. Let I and D be the increments and decrements made so far, P the
- *     published positions, tail = T, head = H, and k = D - T the tickets not yet turned into
- *     taken items. Then I <= P <= H and S = I - D >= 0, hence H >= T + k: the positions a
- *     ticket holder will take are claimed, and their producers wait for nothing. A ticket
- *     holder may wait for a put_mp between its claim and its publish (never with put_sp,
- *     which publishes in position order, so P >= T + k). A put's increment never takes S above
- *     capacity (S <= H - T - k <= capacity). A put that finds no room while S < capacity waits:
- *     some producer is between its claim and its increment or some consumer between its ticket
- *     and its tail update; neither waits on it, so it finishes. Returning FULL there could
- *     follow a get's EDGE from capacity and lose the producer's wake-up. Tracked mode thus
- *     trades lock-freedom for exactness: a thread may wait (spinning, then yielding) for
- *     another thread inside the few instructions of its own operation.
- * 14. set_tracked(true) sets S = head - tail; that is exact because the caller guarantees
- *     quiescence (everything claimed is published and no ticket is outstanding).
+ * Tracked mode: linearisable, with exact EDGE, FULL and EMPTY
+ * 12. The count word W (q->count) holds two numbers: S, the items counted and not yet
+ *     ticketed, as a signed 39-bit field in its low bits, and R, the position of the next
+ *     ticket modulo 2^25, above it: W = R * 2^39 + S (mod 2^64). Decoding sign-extends the
+ *     low 39 bits into S and takes R = (W - S) >> 39. W changes only by read-modify-writes:
+ *     a put of k items adds k (fetch_add), a get of t items subtracts t and adds t * 2^39
+ *     (the ticket, a CAS when S >= t), plus the live switch's adds (19-23). S stays within
+ *     [-2^38, 2^38) (0 .. capacity <= 2^24 in tracked mode, 15e; within 2^37 of the bias
+ *     while counting, 21), so these are additions of the two numbers with no carry between
+ *     them, and R's carry out of bit 63 is its wrap modulo 2^25. The modification order of
+ *     W is the order of the linearisation points of every tracked operation (15).
+ * 13. Puts count in position order: a put of p .. p+k-1 adds to S only after every position
+ *     below p has been counted. Let C be the first position not yet counted; then the
+ *     positions counted are exactly those below C, and S = C - R for R the full position of
+ *     the next ticket (both change only at W's RMWs: a put C += k, S += k; a ticket R += t,
+ *     S -= t).
+ *     put_sp publishes, then counts: its previous put was its own and finished (counted),
+ *     or finished before a variant switch (the switch's grace period, 10).
+ *     put_mp writes its values, waits for its turn, counts, and only then publishes (seq
+ *     stores). Its turn has come when the slot of p - 1 shows seq - p >= 0 (as signed
+ *     64-bit), read with acquire. (a) That implies p - 1 was counted. seq == p: p - 1 was
+ *     published, by a put_mp, which publishes after counting, or by another put (put_sp,
+ *     untracked, counting), which finished before the first put_mp began (the contract: no
+ *     put_sp runs beside a put_mp; a variant switch waits for a grace period). seq > p: a
+ *     later lap's position q = p - 1 + j * capacity was published, so claimed, which needs
+ *     tail > q - capacity >= p - 1: p - 1 was freed, so ticketed, so counted (14). (b) The
+ *     put of p - 1 has claimed it (positions below head are claimed), so it too counts and
+ *     publishes, waiting only on positions below it: the lowest waiting put's turn has
+ *     come, and by induction every one's does. The count of p - 1 is sequenced before its
+ *     seq store (release), which p's acquire load reads (or, seq > p, the chain through
+ *     tail of 8 and 14): p - 1's RMW on W happens before p's, so it precedes it in W's
+ *     modification order. A put_mp waits only for puts that have claimed (never for a
+ *     get), and never while it holds no claim but finds no room (15d).
+ * 14. Tickets are positions. A get whose CAS takes t tickets from word w (S >= t) owns the
+ *     positions R .. R+t-1, R reconstructed in full from tail: the tail it reads after the
+ *     CAS is at most R (tail passes a position only when its ticket holder frees it) and
+ *     above R - capacity (R < C <= head, and the put of R claimed it after reading some
+ *     tail T0 > R - capacity with acquire, directly or through tail_cache (9); that read
+ *     happens before the put's RMW on W (or before the grace period of a switch),
+ *     which heads a release sequence of RMWs read by this CAS (acq_rel), so this thread's
+ *     later read of tail returns T0 or later by coherence). R - tail < capacity <= 2^24 <
+ *     2^25, so R = tail + ((R - tail) mod 2^25), qua__lfq_w_pos. S = C - R >= t gives R+t
+ *     <= C: the positions are counted, so claimed; published already (put_sp) or about to
+ *     be (put_mp: it counted, only its seq stores are left): the holder waits for seq ==
+ *     pos + 1 (acquire), then reads val. It then frees in position order: it waits until
+ *     tail == R (every earlier ticket holder freed its slots) and stores tail = R + t
+ *     (release). Its acquire load of tail chains the happens-before of 8 through the
+ *     plain stores of successive holders, so a producer that reads tail past R still sees
+ *     every read of those slots done. Only the holder of R moves tail from R, so the wait
+ *     ends and the store is safe. A ticket holder waits only for puts that have counted
+ *     and for earlier ticket holders; a put waits only for puts (13): no cycle.
+ * 15. Linearisation points. Let the abstract queue be the items of positions R .. C-1 in
+ *     position order; its length is S. (a) A put that stores linearises at its add to W:
+ *     by 13 its positions are C .. C+k-1 then, so it appends its items at the back; EDGE
+ *     iff S was 0. (b) A get that takes linearises at its ticket CAS: by 14 it takes the
+ *     front t items and returns them (their slots are not reused before it frees them, 3);
+ *     EDGE iff S was capacity. (c) A get that reads S <= 0 returns EMPTY (CLOSED: 18) at
+ *     that read. (d) A put that finds no room by positions (head - tail >= capacity) reads
+ *     S; S >= capacity: FULL at that read. S < capacity there means some put is between
+ *     its claim and its count or some get between its ticket and its free; neither waits
+ *     on this put (13, 14), so it waits (spinning, then yielding) and tries again:
+ *     returning FULL then could follow a get's EDGE from capacity in the order and lose
+ *     the producer's wake-up. (e) S <= capacity: a put's claim of p needs p - tail <
+ *     capacity and tail <= R, so C - R <= capacity after it counts. Hence W's history is
+ *     the size history of a bounded FIFO in linearisation order, every response is the
+ *     specification's, EDGE is reported once per transition, and after an EMPTY (FULL)
+ *     the next successful put (get) in the order is an EDGE, so a blocking pump never
+ *     misses a wake-up. Tracked mode thus trades lock-freedom for exactness: a thread may
+ *     wait for another inside the few instructions of its own operation. Every variant
+ *     does the same to W and to the slots, so any mix is exact, and so is a variant switch
+ *     (W and the slots untouched; the grace period of 10).
+ * 16. The inline fast paths (lfq.h) and the synthesised templates (queue-templates.c) are
+ *     these operations with the common case unrolled, built from the same inline steps:
+ *     tput_sp = push_sp, then counted; tput_mp = tpush_mp (claim, value, turn, count,
+ *     publish), or, when the turn has not come, qua__lfq_tput_finish (wait, count,
+ *     publish); tget = ticket, then take_ticket (its position is tail and its item is
+ *     published: read, free), or qua__lfq_take1 (wait for both). Every other case calls
+ *     the complete operation before it has changed anything, so they interleave as one
+ *     algorithm.
+ * 17. set_tracked(true) stores W = (tail mod 2^25) * 2^39 + (head - tail): exact because
+ *     the caller guarantees quiescence (every claimed position published, no ticket
+ *     outstanding), and it leaves every position below head published, so the first
+ *     put_mp's turn (13) has come.
  *
  * Close
- * 15. close sets F_CLOSED with an RMW on flags. A put reads flags first, so one that starts
+ * 18. close sets F_CLOSED with an RMW on flags. A put reads flags first, so one that starts
  *     after close() returned sees it and returns CLOSED. A get that finds nothing reads flags
  *     (acquire); when closed it looks once more (a put that finished before close() is visible
  *     now) and only then returns CLOSED. A put that read flags before close() may publish after
  *     a get returned CLOSED: excluding that would need an RMW or a StoreLoad fence in put_sp.
  *     A caller that must not miss such an item lets a grace period pass after close(); after
- *     it, CLOSED is final.
+ *     it, CLOSED is final. Open: this also bounds tracked mode's exactness across a close. A
+ *     put's test of the flag and its count (15a) are two steps, so a put that passed the test
+ *     before close() can count after another put returned CLOSED and a get then found S == 0:
+ *     no order puts that put before the close and that get after it. Exactness here needs the
+ *     test and the count in one RMW (a closed bit in W); the lincheck suite saw it once in
+ *     120 generic runs of its close case.
  *
- * The live switch to tracked mode (SP-SC): count = head - tail, made exact without quiescence
- * 16. A live queue is never quiescent, so set_tracked's snapshot (14) cannot be taken; an
+ * The live switch to tracked mode (SP-SC): W made exact without quiescence
+ * 19. A live queue is never quiescent, so set_tracked's snapshot (17) cannot be taken; an
  *     untracked operation that overlaps it would leave S off by one for good. Instead the
- *     switch passes through a counting mode (F_COUNTING) in which every operation keeps S
+ *     switch passes through a counting mode (F_COUNTING) in which every operation keeps W
  *     as tracked mode does but trusts it for nothing: puts add k after publishing, gets
- *     take their items as untracked gets do (no ticket) and subtract k afterwards. Only the
- *     complete operations count, and they do from the moment they see F_COUNTING; the
- *     caller moves its callers onto them BEFORE it sets the flag, so that once a side has
- *     made one operation that counts (even the rare path of a fast path that did not), its
- *     later ones all count: an operation that read the flag set happens after the move.
- *     Then the caller waits for a grace period, after which no operation that does not
- *     count is running, and every one that starts sees the flag.
- * 17. begin_counting stores S = BIAS (2^62) and each side's base (the first position whose
- *     operation counts) as "unknown": its index minus 2^63, a value no position reaches
- *     during a switch. The first counting put claims its position p and, before it
- *     publishes, CASes base_head from unknown to p; the first counting get likewise sets
- *     base_tail to tail before it takes. One producer and one consumer, each calling one
- *     operation at a time, and each side's counting operations come after its others (16),
- *     so every operation of a side at a position >= its base counts, and none below it
- *     does.
- * 18. end_counting, after the grace period, fixes a side whose base is still unknown: it
- *     reads the index and CASes it in. That is the base by 17: no untracked operation runs
+ *     take their items as untracked gets do (no ticket) and afterwards subtract k from S
+ *     and add k to R (one fetch_add of k * 2^39 - k). Only the complete operations count,
+ *     and they do from the moment they see F_COUNTING; the caller moves its callers onto
+ *     them BEFORE it sets the flag, so that once a side has made one operation that counts
+ *     (even the rare path of a fast path that did not), its later ones all count: an
+ *     operation that read the flag set happens after the move. Then the caller waits for a
+ *     grace period, after which no operation that does not count is running, and every
+ *     one that starts sees the flag.
+ * 20. begin_counting stores W = BIAS (R = 0, S = 2^37) and each side's base (the first
+ *     position whose operation counts) as "unknown": its index minus 2^63, a value no
+ *     position reaches during a switch. The first counting put claims its position p and,
+ *     before it publishes, CASes base_head from unknown to p; the first counting get
+ *     likewise sets base_tail to tail before it takes. One producer and one consumer, each
+ *     calling one operation at a time, and each side's counting operations come after its
+ *     others (19), so every operation of a side at a position >= its base counts, and none
+ *     below it does.
+ * 21. While counting, S = BIAS + (H - base_head) - (T - base_tail) = BIAS + (H - T) +
+ *     (base_tail - base_head) for indices H, T at a moment when no operation is between its
+ *     index update and its W update. |base_tail - base_head| is at most capacity plus the
+ *     items one side moved uncounted after the other began to count, within one grace
+ *     period: far below 2^37 - capacity, so S stays in the field (12), never 0 nor
+ *     capacity: a counting put or get reports EDGE (S was 0, S was capacity) only once S is
+ *     exact, and a put that finds no room waits only in tracked mode (15d), never on a
+ *     biased S.
+ * 22. end_counting, after the grace period, fixes a side whose base is still unknown: it
+ *     reads the index and CASes it in. That is the base by 20: no untracked operation runs
  *     any longer, and a counting one that has not yet set the base has not yet published
  *     (or taken), so the index is its position; if it set the base first, the CAS fails
- *     and its value stands. Then S += (base_head - base_tail) - BIAS, one atomic add, so
- *     that with H and T the indices at any moment when no operation is between its index
- *     update and its count update: S = (H - base_head) - (T - base_tail) + base_head -
- *     base_tail = H - T, the number of items, which is what tracked mode's S is (14).
- * 19. While S carries the bias it is near 2^62, never 0 nor capacity: a counting put or get
- *     reports EDGE (old S == 0, old S == capacity) only once S is exact. A put that finds
- *     no room waits only in tracked mode (13), never on a biased S. After end_counting the
- *     counting operations still running are exact ones: a put publishes, then adds (as a
- *     tracked put); a get takes, then subtracts and reports EDGE iff S was capacity, so a
- *     producer that saw FULL (S == capacity, read before that subtraction) gets its edge.
- * 20. Once the caller has moved its callers to tracked code and a grace period has passed,
- *     the only consumer runs ticket-taking gets against an S that counts exactly the
- *     published items not yet ticketed (13 holds again: no ticket was outstanding while it
- *     counted, as counting gets take no tickets and the consumer is one thread).
+ *     and its value stands. Then it adds base_tail * 2^39 + (base_head - base_tail) - BIAS
+ *     to W, one fetch_add: S becomes (H - base_head) - (T - base_tail) + base_head -
+ *     base_tail = H - T, the number of items, and R becomes base_tail plus the items the
+ *     counting gets took, T: what set_tracked would have stored (17). Counting operations
+ *     still running after it are exact ones: a put publishes, then adds (as a put_sp); a
+ *     get takes, then updates W and reports EDGE iff S was capacity, so a producer that saw
+ *     FULL (S == capacity, read before that update) gets its edge.
+ * 23. Once the caller has moved its callers to tracked code and a grace period has passed,
+ *     no counting operation runs, the one consumer's next ticket is R == T (its counting
+ *     gets advanced both), every position below head is published, and W is what 17
+ *     describes: 12-16 hold from then on, also for the second producer or consumer that
+ *     the caller lets in only after that grace period.
  */
 
 #include "lfq.h"
@@ -177,7 +242,7 @@ int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
   atomic_init(&q->head, start);
   atomic_init(&q->tail_cache, start);
   atomic_init(&q->tail, start);
-  atomic_init(&q->count, 0);
+  atomic_init(&q->count, start << QUA__LFQ_W_SHIFT); /* R = start, S = 0 (invariant 12) */
   /* Zero is "not published" for the first lap from 0 (seq 0 < p + 1); otherwise mark
    * every slot as published for the lap before its first position (invariant 2). */
   if (start != 0) {
@@ -203,16 +268,16 @@ void qua__lfq_fini(qua__lfq_t *q)
 void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked)
 {
   if (tracked) {
-    uint64_t n = atomic_load_explicit(&q->head, memory_order_relaxed) -
-                 atomic_load_explicit(&q->tail, memory_order_relaxed);
-    atomic_store_explicit(&q->count, (int64_t)n, memory_order_relaxed);
+    uint64_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    atomic_store_explicit(&q->count, (t << QUA__LFQ_W_SHIFT) + (h - t), memory_order_relaxed);
     atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_TRACKED, memory_order_release);
   } else {
     atomic_fetch_and_explicit(&q->flags, ~QUA__LFQ_F_TRACKED, memory_order_release);
   }
 }
 
-#define LFQ_BIAS (INT64_C(1) << 62)
+#define LFQ_BIAS (UINT64_C(1) << 37)
 #define LFQ_FAR (UINT64_C(1) << 63)
 
 void qua__lfq_begin_counting(qua__lfq_t *q)
@@ -223,14 +288,14 @@ void qua__lfq_begin_counting(qua__lfq_t *q)
   atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_COUNTING, memory_order_release);
 }
 
-/* True when base is still "unknown" for a side now at position pos (17). */
+/* True when base is still "unknown" for a side now at position pos (20). */
 static inline bool lfq_base_unknown(uint64_t base, uint64_t pos)
 {
   uint64_t d = pos - base;
   return d > LFQ_FAR / 2 && d < LFQ_FAR + LFQ_FAR / 2;
 }
 
-/* Sets a side's base to pos unless it is known already (17, 18). */
+/* Sets a side's base to pos unless it is known already (20, 22). */
 static void lfq_set_base(_Atomic uint64_t *base, uint64_t pos)
 {
   uint64_t b = atomic_load_explicit(base, memory_order_acquire);
@@ -245,7 +310,9 @@ void qua__lfq_end_counting(qua__lfq_t *q)
   lfq_set_base(&q->base_tail, atomic_load_explicit(&q->tail, memory_order_acquire));
   uint64_t bh = atomic_load_explicit(&q->base_head, memory_order_acquire);
   uint64_t bt = atomic_load_explicit(&q->base_tail, memory_order_acquire);
-  atomic_fetch_add_explicit(&q->count, (int64_t)(bh - bt) - LFQ_BIAS, memory_order_acq_rel);
+  /* R += base_tail, S += (base_head - base_tail) - BIAS: one addition (22). */
+  atomic_fetch_add_explicit(&q->count, (bt << QUA__LFQ_W_SHIFT) + (bh - bt) - LFQ_BIAS,
+                            memory_order_acq_rel);
   atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_TRACKED, memory_order_release);
   atomic_fetch_and_explicit(&q->flags, ~QUA__LFQ_F_COUNTING, memory_order_release);
 }
@@ -262,8 +329,11 @@ bool qua__lfq_closed(const qua__lfq_t *q)
 
 size_t qua__lfq_count(const qua__lfq_t *q)
 {
-  if (atomic_load_explicit(&q->flags, memory_order_acquire) & QUA__LFQ_F_TRACKED)
-    return (size_t)atomic_load_explicit(&q->count, memory_order_acquire);
+  if (atomic_load_explicit(&q->flags, memory_order_acquire) & QUA__LFQ_F_TRACKED) {
+    /* S; below 0 or above capacity only for a moment of the live switch (22). */
+    int64_t n = qua__lfq_w_items(atomic_load_explicit(&q->count, memory_order_acquire));
+    return n < 0 ? 0 : n > (int64_t)q->capacity ? q->capacity : (size_t)n;
+  }
   /* tail first: head read later is at least that tail, so the difference is >= 0. */
   uint64_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
   uint64_t h = atomic_load_explicit(&q->head, memory_order_acquire);
@@ -314,7 +384,29 @@ static inline size_t lfq_claim(qua__lfq_t *q, bool mp, size_t n, uint64_t *first
   }
 }
 
-/* The complete put of up to n items (invariants 4, 6, 12, 13, 15). */
+/* Adds k puts to S: EDGE when S was 0 (invariant 15a). */
+static inline int lfq_count_put(qua__lfq_t *q, size_t k)
+{
+  uint64_t w = atomic_fetch_add_explicit(&q->count, (uint64_t)k, memory_order_acq_rel);
+  return qua__lfq_w_items(w) == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK;
+}
+
+/* Publishes the k items written at pos (invariant 2). */
+static inline void lfq_publish(qua__lfq_t *q, uint64_t pos, size_t k)
+{
+  for (size_t i = 0; i < k; i++)
+    atomic_store_explicit(&q->slots[(pos + i) & q->mask].seq, pos + i + 1, memory_order_release);
+}
+
+/* Waits until every put before pos has counted (tracked put_mp: invariant 13). */
+static void lfq_wait_turn(qua__lfq_t *q, uint64_t pos)
+{
+  unsigned spins = 0;
+  while (!qua__lfq_turn(q->slots, q->mask, pos))
+    lfq_relax(&spins);
+}
+
+/* The complete put of up to n items (invariants 4, 6, 13, 15, 18, 20). */
 static inline int lfq_put(qua__lfq_t *q, bool mp, const uint64_t *v, size_t n, size_t *done)
 {
   *done = 0;
@@ -330,33 +422,44 @@ static inline int lfq_put(qua__lfq_t *q, bool mp, const uint64_t *v, size_t n, s
   unsigned spins = 0;
   while ((k = lfq_claim(q, mp, n, &pos)) == 0) {
     if (!(f & QUA__LFQ_F_TRACKED) || (f & QUA__LFQ_F_COUNTING) ||
-        atomic_load_explicit(&q->count, memory_order_acquire) >= (int64_t)q->capacity)
+        qua__lfq_w_items(atomic_load_explicit(&q->count, memory_order_acquire)) >=
+            (int64_t)q->capacity)
       return QUA__LFQ_FULL;
-    lfq_relax(&spins); /* Someone is inside an operation: invariant 13. */
+    lfq_relax(&spins); /* Someone is inside an operation: invariant 15d. */
   }
   if (f & QUA__LFQ_F_COUNTING)
-    lfq_set_base(&q->base_head, pos); /* before publishing: invariant 17 */
-  for (size_t i = 0; i < k; i++) {
-    struct qua__lfq_slot *s = &q->slots[(pos + i) & q->mask];
-    atomic_store_explicit(&s->val, v[i], memory_order_relaxed);
-    atomic_store_explicit(&s->seq, pos + i + 1, memory_order_release);
+    lfq_set_base(&q->base_head, pos); /* before publishing: invariant 20 */
+  for (size_t i = 0; i < k; i++)
+    atomic_store_explicit(&q->slots[(pos + i) & q->mask].val, v[i], memory_order_relaxed);
+  *done = k;
+  if (mp && (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) {
+    /* In position order: count, then publish (invariant 13). */
+    lfq_wait_turn(q, pos);
+    int st = lfq_count_put(q, k);
+    lfq_publish(q, pos, k);
+    return st;
   }
+  lfq_publish(q, pos, k);
   if (!mp)
     atomic_store_explicit(&q->head, pos + k, memory_order_release);
-  *done = k;
-  if (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING)) {
-    int64_t old = atomic_fetch_add_explicit(&q->count, (int64_t)k, memory_order_acq_rel);
-    return old == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK;
-  }
+  if (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))
+    return lfq_count_put(q, k);
   return QUA__LFQ_OK;
 }
 
-/* Takes the longest published prefix (up to n items) at tail into v and returns its length.
- * wait: the caller holds tickets, so the items exist; wait for their publication. */
-static inline size_t lfq_take(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, bool wait)
+int qua__lfq_tput_finish(qua__lfq_t *q, uint64_t pos)
+{
+  lfq_wait_turn(q, pos);
+  int st = lfq_count_put(q, 1);
+  lfq_publish(q, pos, 1);
+  return st;
+}
+
+/* Untracked and counting gets: takes the longest published prefix (up to n items) at tail
+ * into v and returns its length (invariant 5). */
+static inline size_t lfq_take(qua__lfq_t *q, bool mc, uint64_t *v, size_t n)
 {
   uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-  unsigned spins = 0;
   for (;;) {
     size_t k = 0;
     while (k < n) {
@@ -383,13 +486,47 @@ static inline size_t lfq_take(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, boo
         continue;
       }
     }
-    if (!wait)
-      return 0;
-    lfq_relax(&spins); /* A put_mp between its claim and its publish: invariant 13. */
+    return 0;
   }
 }
 
-/* The complete get of up to n items (invariants 5, 6, 12, 13, 15). */
+/* Tracked gets: takes the t items of the ticket taken from count word w into v. Waits for each
+ * to be published, reads it, waits until every earlier ticket holder has freed its slots, and
+ * frees (invariant 14). */
+static void lfq_take_ticket(qua__lfq_t *q, uint64_t w, uint64_t *v, size_t t)
+{
+  uint64_t pos = qua__lfq_w_pos(w, atomic_load_explicit(&q->tail, memory_order_acquire));
+  unsigned spins = 0;
+  for (size_t i = 0; i < t; i++) {
+    struct qua__lfq_slot *s = &q->slots[(pos + i) & q->mask];
+    while (atomic_load_explicit(&s->seq, memory_order_acquire) != pos + i + 1)
+      lfq_relax(&spins); /* a put_mp that counted, publishing */
+    v[i] = atomic_load_explicit(&s->val, memory_order_relaxed);
+  }
+  while (atomic_load_explicit(&q->tail, memory_order_acquire) != pos)
+    lfq_relax(&spins); /* an earlier ticket holder, freeing */
+  atomic_store_explicit(&q->tail, pos + t, memory_order_release);
+}
+
+int qua__lfq_take1(qua__lfq_t *q, uint64_t w, uint64_t *v)
+{
+  lfq_take_ticket(q, w, v, 1);
+  return QUA__LFQ_OK;
+}
+
+/* EMPTY, or CLOSED once the queue is closed and a second look found nothing either
+ * (invariant 18); *closed_seen carries the first look. */
+static inline int lfq_nothing(qua__lfq_t *q, bool *closed_seen)
+{
+  if (*closed_seen)
+    return QUA__LFQ_CLOSED;
+  if (!(atomic_load_explicit(&q->flags, memory_order_acquire) & QUA__LFQ_F_CLOSED))
+    return QUA__LFQ_EMPTY;
+  *closed_seen = true;
+  return -1; /* look once more */
+}
+
+/* The complete get of up to n items (invariants 5, 6, 14, 15, 18, 19). */
 static inline int lfq_get(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, size_t *done)
 {
   *done = 0;
@@ -398,55 +535,45 @@ static inline int lfq_get(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, size_t 
   if (n > q->capacity)
     n = q->capacity;
   bool closed_seen = false;
+  int st;
   uint32_t f = atomic_load_explicit(&q->flags, memory_order_acquire);
   if (!(f & QUA__LFQ_F_TRACKED) || (f & QUA__LFQ_F_COUNTING)) {
-    if (f & QUA__LFQ_F_COUNTING) /* one consumer: tail is its position (17) */
+    if (f & QUA__LFQ_F_COUNTING) /* one consumer: tail is its position (20) */
       lfq_set_base(&q->base_tail, atomic_load_explicit(&q->tail, memory_order_relaxed));
     for (;;) {
-      size_t k = lfq_take(q, mc, v, n, false);
+      size_t k = lfq_take(q, mc, v, n);
       if (k > 0) {
         *done = k;
-        if (f & QUA__LFQ_F_COUNTING) /* invariant 19 */
-          return atomic_fetch_sub_explicit(&q->count, (int64_t)k, memory_order_acq_rel) ==
-                         (int64_t)q->capacity
-                     ? QUA__LFQ_EDGE
-                     : QUA__LFQ_OK;
-        return QUA__LFQ_OK;
+        if (!(f & QUA__LFQ_F_COUNTING))
+          return QUA__LFQ_OK;
+        /* S -= k, R += k; EDGE once S is exact (invariants 19, 22). */
+        uint64_t w = atomic_fetch_add_explicit(&q->count, k * QUA__LFQ_W_TICKET - k,
+                                               memory_order_acq_rel);
+        return qua__lfq_w_items(w) == (int64_t)q->capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK;
       }
-      if (closed_seen)
-        return QUA__LFQ_CLOSED;
-      if (!(atomic_load_explicit(&q->flags, memory_order_acquire) & QUA__LFQ_F_CLOSED))
-        return QUA__LFQ_EMPTY;
-      closed_seen = true; /* Look once more: invariant 15. */
+      if ((st = lfq_nothing(q, &closed_seen)) >= 0)
+        return st;
     }
   }
-  int64_t s = atomic_load_explicit(&q->count, memory_order_acquire);
-  int64_t take;
+  uint64_t w = atomic_load_explicit(&q->count, memory_order_acquire);
+  size_t take;
   for (;;) {
+    int64_t s = qua__lfq_w_items(w);
     if (s <= 0) {
-      if (closed_seen)
-        return QUA__LFQ_CLOSED;
-      if (!(atomic_load_explicit(&q->flags, memory_order_acquire) & QUA__LFQ_F_CLOSED))
-        return QUA__LFQ_EMPTY;
-      closed_seen = true;
-      s = atomic_load_explicit(&q->count, memory_order_acquire);
+      if ((st = lfq_nothing(q, &closed_seen)) >= 0)
+        return st;
+      w = atomic_load_explicit(&q->count, memory_order_acquire);
       continue;
     }
-    take = s < (int64_t)n ? s : (int64_t)n;
-    if (atomic_compare_exchange_weak_explicit(&q->count, &s, s - take, memory_order_acq_rel,
-                                              memory_order_acquire))
+    take = s < (int64_t)n ? (size_t)s : n;
+    /* The ticket: S -= take, R += take (invariant 14). */
+    if (atomic_compare_exchange_weak_explicit(&q->count, &w, w - take + take * QUA__LFQ_W_TICKET,
+                                              memory_order_acq_rel, memory_order_acquire))
       break;
   }
-  size_t got = 0;
-  while (got < (size_t)take)
-    got += lfq_take(q, mc, v + got, (size_t)take - got, true);
-  *done = got;
-  return s == (int64_t)q->capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK;
-}
-
-int qua__lfq_take1(qua__lfq_t *q, bool mc, uint64_t *v)
-{
-  return lfq_take(q, mc, v, 1, true) == 1 ? QUA__LFQ_OK : QUA__LFQ_EMPTY;
+  lfq_take_ticket(q, w, v, take);
+  *done = take;
+  return qua__lfq_w_items(w) == (int64_t)q->capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK;
 }
 
 int qua__lfq_put_n_sp(qua__lfq_t *q, const uint64_t *v, size_t n, size_t *done)

@@ -21,10 +21,13 @@
  * reordered per producer across the switch. lfq.c explains why (design note).
  *
  * Status: every put/get returns one of enum qua__lfq_status. In tracked mode
- * (qua__lfq_set_tracked) a put returns EDGE exactly when it took the queue
- * from empty to not empty, a get exactly when it took it from full to not
- * full, in the order of the operations' linearisation points. In untracked
- * mode (the default, and the fast path) they return OK instead.
+ * (qua__lfq_set_tracked) the queue is linearisable with any number of
+ * producers and consumers: FULL and EMPTY are exact, and a put returns EDGE
+ * exactly when it took the queue from empty to not empty, a get exactly when
+ * it took it from full to not full, in the order of the operations'
+ * linearisation points. In untracked mode (the default, and the fast path)
+ * they return OK instead, FULL and EMPTY are hints, and FIFO order holds per
+ * producer.
  *
  * Batches move as many items as fit (or as are there), in one index update,
  * store the number moved in *done, and return OK/EDGE when *done > 0, else
@@ -54,7 +57,7 @@ enum qua__lfq_status {
 /* Bits of qua__lfq.flags. */
 #define QUA__LFQ_F_TRACKED 1u
 #define QUA__LFQ_F_CLOSED 2u
-#define QUA__LFQ_F_COUNTING 4u /* the live switch to tracked mode is under way (lfq.c, 16-20) */
+#define QUA__LFQ_F_COUNTING 4u /* the live switch to tracked mode is under way (lfq.c, 19-23) */
 
 /* One slot: seq == pos + 1 once the item of position pos is published in val. */
 struct qua__lfq_slot {
@@ -78,12 +81,14 @@ struct qua__lfq {
   /* Consumers' line: the next position to take. */
   _Atomic uint64_t tail;
   char pad2[QUA__LFQ_PAD - sizeof(uint64_t)];
-  /* Tracked mode only: the number of items, the linearisation point. */
-  _Atomic int64_t count;
+  /* Tracked mode only: the count word, the linearisation point of every
+   * operation (lfq.c, invariant 12): the items counted and not yet taken,
+   * and the position of the next ticket. */
+  _Atomic uint64_t count;
   /* The live switch to tracked mode (SP-SC only): the first counted
    * position of each side, or far from it while not yet known. */
   _Atomic uint64_t base_head, base_tail;
-  char pad3[QUA__LFQ_PAD - 3 * sizeof(int64_t)];
+  char pad3[QUA__LFQ_PAD - 3 * sizeof(uint64_t)];
 };
 
 /* Initialises q empty, untracked and open. Returns 0, -EINVAL if capacity is
@@ -100,12 +105,12 @@ void qua__lfq_fini(qua__lfq_t *q);
 /* Turns tracked mode on or off. The caller guarantees quiescence: no
  * operation on q runs during the call, and those before it happen before it
  * (an RCU grace period in which callers were kept out gives both). Tracked
- * operations cost one more RMW (on the count) and may briefly wait for another
- * thread that is inside its own operation (lfq.c, invariant 13). */
+ * operations cost one more RMW (on the count word) and may briefly wait for
+ * another thread that is inside its own operation (lfq.c, invariants 13-15). */
 void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked);
 
 /* The live switch from untracked to tracked mode of an SP-SC queue that
- * callers keep using (lfq.c, invariants 16-20), in two steps with a grace
+ * callers keep using (lfq.c, invariants 19-23), in two steps with a grace
  * period between them and one after:
  *
  *   begin_counting  untracked -> counting. The callers must have been
@@ -166,15 +171,26 @@ static inline bool qua__lfq_push_sp(qua__lfq_t *q, struct qua__lfq_slot *slots, 
   return true;
 }
 
+/* Claims the next position for a put_mp when tail_cache shows room (and the
+ * CAS on head wins): true, and the position in *pos. */
+static inline bool qua__lfq_claim_mp(qua__lfq_t *q, uint64_t cap, uint64_t *pos)
+{
+  uint64_t p = atomic_load_explicit(&q->head, memory_order_relaxed);
+  /* The acquire pairs with the release that stored tail_cache (invariant 9). */
+  uint64_t tc = atomic_load_explicit(&q->tail_cache, memory_order_acquire);
+  if (QUA__LFQ_UNLIKELY(p - tc >= cap) ||
+      !atomic_compare_exchange_strong_explicit(&q->head, &p, p + 1, memory_order_relaxed,
+                                               memory_order_relaxed))
+    return false;
+  *pos = p;
+  return true;
+}
+
 static inline bool qua__lfq_push_mp(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
                                     uint64_t cap, uint64_t v)
 {
-  uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
-  /* The acquire pairs with the release that stored tail_cache (invariant 9). */
-  uint64_t tc = atomic_load_explicit(&q->tail_cache, memory_order_acquire);
-  if (QUA__LFQ_UNLIKELY(pos - tc >= cap) ||
-      !atomic_compare_exchange_strong_explicit(&q->head, &pos, pos + 1, memory_order_relaxed,
-                                               memory_order_relaxed))
+  uint64_t pos;
+  if (!qua__lfq_claim_mp(q, cap, &pos))
     return false;
   struct qua__lfq_slot *s = &slots[pos & mask];
   atomic_store_explicit(&s->val, v, memory_order_relaxed);
@@ -264,24 +280,80 @@ static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, 
   return QUA__LFQ_OK;
 }
 
-/* Tracked mode (lfq.c, invariant 12): the put publishes as above, then adds
- * to the count: EDGE iff it was 0. The get takes a ticket (decrements a
- * positive count), then the item the ticket stands for: EDGE iff the count
- * was capacity. Anything unusual (closed, no room, no ticket, a lost race)
- * goes to the complete operation before anything changed, and it starts
- * over; a ticket holder whose item is not yet published (or, mc, whose
- * tail CAS lost) takes it out of line (qua__lfq_take1). */
-int qua__lfq_take1(qua__lfq_t *q, bool mc, uint64_t *v);
+/* Tracked mode (lfq.c, invariants 12-16). The count word holds S, the
+ * items counted and not yet taken, in its low 39 bits (signed) and R, the
+ * position of the next ticket modulo 2^25, above them: W = R * 2^39 + S.
+ * A put counts (adds to S) in position order: put_sp after publishing,
+ * put_mp once the put before its position has counted, and then publishes.
+ * A get takes a ticket (one CAS: S - 1, R + 1) that stands for position R,
+ * reads that item, and frees the slot in position order. EDGE: S was 0 for
+ * a put, capacity for a get. Anything unusual (closed, no room, no ticket, a
+ * lost race) goes to the complete operation before anything changed; a put
+ * whose turn has not come or a ticket holder whose item is not yet
+ * published or whose predecessors have not freed theirs finishes out of
+ * line (qua__lfq_tput_finish, qua__lfq_take1). */
+#define QUA__LFQ_W_SHIFT 39
+#define QUA__LFQ_W_TICKET (UINT64_C(1) << QUA__LFQ_W_SHIFT)
+#define QUA__LFQ_W_RMASK ((UINT64_C(1) << (64 - QUA__LFQ_W_SHIFT)) - 1)
 
+/* S of count word w: its low 39 bits, sign-extended. */
+static inline int64_t qua__lfq_w_items(uint64_t w)
+{
+  return (int64_t)(w << (64 - QUA__LFQ_W_SHIFT)) >> (64 - QUA__LFQ_W_SHIFT);
+}
+
+/* The position of w's next ticket, given a tail t read after w, which is at
+ * most that position and within capacity below it (lfq.c, invariant 14). */
+static inline uint64_t qua__lfq_w_pos(uint64_t w, uint64_t t)
+{
+  uint64_t r = (w - (uint64_t)qua__lfq_w_items(w)) >> QUA__LFQ_W_SHIFT;
+  return t + ((r - t) & QUA__LFQ_W_RMASK);
+}
+
+/* Out of line: the rest of a tracked put_mp at pos whose turn had not come
+ * (v already written), and the rest of a tracked get that took the ticket
+ * of count word w. */
+int qua__lfq_tput_finish(qua__lfq_t *q, uint64_t pos);
+int qua__lfq_take1(qua__lfq_t *q, uint64_t w, uint64_t *v);
+
+/* Counts one put: EDGE when S was 0. */
 static inline int qua__lfq_counted(qua__lfq_t *q)
 {
-  return atomic_fetch_add_explicit(&q->count, 1, memory_order_acq_rel) == 0 ? QUA__LFQ_EDGE
-                                                                          : QUA__LFQ_OK;
+  uint64_t w = atomic_fetch_add_explicit(&q->count, 1, memory_order_acq_rel);
+  return qua__lfq_w_items(w) == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK;
 }
 
 static inline bool qua__lfq_closed_check(qua__lfq_t *q)
 {
   return QUA__LFQ_UNLIKELY(atomic_load_explicit(&q->flags, memory_order_relaxed) & QUA__LFQ_F_CLOSED);
+}
+
+/* True when every put before position pos has counted: the slot of pos - 1
+ * holds the item of pos - 1 or a later one (lfq.c, invariant 13). */
+static inline bool qua__lfq_turn(struct qua__lfq_slot *slots, uint64_t mask, uint64_t pos)
+{
+  uint64_t seq = atomic_load_explicit(&slots[(pos - 1) & mask].seq, memory_order_acquire);
+  return (int64_t)(seq - pos) >= 0;
+}
+
+/* Outcomes of qua__lfq_tpush_mp besides OK and EDGE. */
+#define QUA__LFQ_T_SLOW (-1) /* nothing changed: run the complete operation */
+#define QUA__LFQ_T_TURN (-2) /* claimed *pos and wrote v: qua__lfq_tput_finish */
+
+/* Tracked put_mp's common case: claims a position, writes v, and when the
+ * put before has counted, counts and publishes: OK or EDGE. */
+static inline int qua__lfq_tpush_mp(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
+                                    uint64_t cap, uint64_t v, uint64_t *pos)
+{
+  if (QUA__LFQ_UNLIKELY(!qua__lfq_claim_mp(q, cap, pos)))
+    return QUA__LFQ_T_SLOW;
+  struct qua__lfq_slot *s = &slots[*pos & mask];
+  atomic_store_explicit(&s->val, v, memory_order_relaxed);
+  if (QUA__LFQ_UNLIKELY(!qua__lfq_turn(slots, mask, *pos)))
+    return QUA__LFQ_T_TURN;
+  int st = qua__lfq_counted(q);
+  atomic_store_explicit(&s->seq, *pos + 1, memory_order_release);
+  return st;
 }
 
 static inline int qua__lfq_tput_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
@@ -295,43 +367,59 @@ static inline int qua__lfq_tput_sp_k(qua__lfq_t *q, struct qua__lfq_slot *slots,
 static inline int qua__lfq_tput_mp_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
                                      uint64_t cap, uint64_t v)
 {
-  if (qua__lfq_closed_check(q) || QUA__LFQ_UNLIKELY(!qua__lfq_push_mp(q, slots, mask, cap, v)))
+  uint64_t pos;
+  int st;
+  if (qua__lfq_closed_check(q) ||
+      QUA__LFQ_UNLIKELY((st = qua__lfq_tpush_mp(q, slots, mask, cap, v, &pos)) == QUA__LFQ_T_SLOW))
     return qua__lfq_put_mp_slow(q, v);
-  return qua__lfq_counted(q);
+  if (QUA__LFQ_UNLIKELY(st == QUA__LFQ_T_TURN))
+    return qua__lfq_tput_finish(q, pos);
+  return st;
 }
 
-/* Takes a ticket; false sends the caller to the complete operation. */
-static inline bool qua__lfq_ticket(qua__lfq_t *q, int64_t *was)
+/* Takes a ticket: S - 1 and R + 1 in one CAS when S > 0, the word before
+ * in *w; false sends the caller to the complete operation. */
+static inline bool qua__lfq_ticket(qua__lfq_t *q, uint64_t *w)
 {
-  int64_t n = atomic_load_explicit(&q->count, memory_order_acquire);
-  *was = n;
-  return QUA__LFQ_LIKELY(n > 0) &&
-         atomic_compare_exchange_strong_explicit(&q->count, was, n - 1, memory_order_acq_rel,
-                                                 memory_order_acquire);
+  uint64_t n = atomic_load_explicit(&q->count, memory_order_acquire);
+  *w = n;
+  return QUA__LFQ_LIKELY(qua__lfq_w_items(n) > 0) &&
+         atomic_compare_exchange_strong_explicit(&q->count, w, n - 1 + QUA__LFQ_W_TICKET,
+                                                 memory_order_acq_rel, memory_order_acquire);
 }
 
-/* No flags test: a ticket is had only from a count of items, closed or not. */
-static inline int qua__lfq_tget_sc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                     uint64_t cap, uint64_t *v)
+/* The common case after a ticket of word w: its position is tail (every get
+ * before it has freed its slot) and its item is published; reads it into
+ * *v and frees the slot. false: nothing changed (qua__lfq_take1 waits). */
+static inline bool qua__lfq_take_ticket(qua__lfq_t *q, struct qua__lfq_slot *slots,
+                                        uint64_t mask, uint64_t w, uint64_t *v)
 {
-  int64_t was;
-  if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &was)))
-    return qua__lfq_get_sc_slow(q, v);
-  if (QUA__LFQ_UNLIKELY(!qua__lfq_pop_sc(q, slots, mask, v)))
-    qua__lfq_take1(q, false, v);
-  return was == (int64_t)cap ? QUA__LFQ_EDGE : QUA__LFQ_OK;
+  uint64_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
+  struct qua__lfq_slot *s = &slots[t & mask];
+  if (QUA__LFQ_UNLIKELY(qua__lfq_w_pos(w, t) != t) ||
+      QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != t + 1))
+    return false;
+  *v = atomic_load_explicit(&s->val, memory_order_relaxed);
+  atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+  return true;
 }
 
-static inline int qua__lfq_tget_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
-                                     uint64_t cap, uint64_t *v)
-{
-  int64_t was;
-  if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &was)))
-    return qua__lfq_get_mc_slow(q, v);
-  if (QUA__LFQ_UNLIKELY(!qua__lfq_pop_mc(q, slots, mask, v)))
-    qua__lfq_take1(q, true, v);
-  return was == (int64_t)cap ? QUA__LFQ_EDGE : QUA__LFQ_OK;
-}
+/* No flags test: a ticket is had only from a count of items, closed or not.
+ * SC and MC run the same code: a ticket is a position either way. */
+#define QUA__LFQ_TGET(side)                                                                    \
+  static inline int qua__lfq_tget_##side##_k(qua__lfq_t *q, struct qua__lfq_slot *slots,       \
+                                             uint64_t mask, uint64_t cap, uint64_t *v)         \
+  {                                                                                            \
+    uint64_t w;                                                                                \
+    if (QUA__LFQ_UNLIKELY(!qua__lfq_ticket(q, &w)))                                            \
+      return qua__lfq_get_##side##_slow(q, v);                                                 \
+    if (QUA__LFQ_UNLIKELY(!qua__lfq_take_ticket(q, slots, mask, w, v)))                        \
+      qua__lfq_take1(q, w, v);                                                                 \
+    return qua__lfq_w_items(w) == (int64_t)cap ? QUA__LFQ_EDGE : QUA__LFQ_OK;                  \
+  }
+QUA__LFQ_TGET(sc)
+QUA__LFQ_TGET(mc)
+#undef QUA__LFQ_TGET
 
 /* The plain forms of the operations above: the queue's invariants (slots,
  * mask, capacity) loaded from q. (The synthesised templates in

@@ -17,9 +17,12 @@
  *    listener came reaches it, and none reaches it after it left.
  *
  * The common case, the item moved, needs no stack frame; everything else
- * is a tail call: into the queue's rare path (qt_put_rare, qt_get_rare,
- * qt_get_wait in queue.c: the complete operation, its outcome delivered to
- * the folded handler) or into the edge's listeners. The operations run
+ * is a tail call: into the queue's rare path (qt_put_rare, qt_get_rare in
+ * queue.c: the complete operation, its outcome delivered to the folded
+ * handler; qt_put_wait, qt_get_wait: the rest of a tracked operation that
+ * must wait for another thread) or into the edge's listeners. The tracked
+ * templates are lfq.h's tracked fast paths step for step (lfq.c,
+ * invariant 16), so they run the complete operations' algorithm. The operations run
  * without a test of the queue's flags: the mode is fixed when the queue is
  * made, and a closing queue's sites run the generic code (queue.c, design
  * note 5). */
@@ -35,7 +38,8 @@ extern char qt_handler_fn[], qt_handler_ctx[], qt_edge_fn[], qt_edge_ctx[];
 extern char qt_mask[1], qt_cap[1], qt_edge_mode[1];
 extern int qt_put_rare(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx);
 extern int qt_get_rare(qua_site_t *s, uint64_t *ret, uint64_t fn, uint64_t ctx);
-extern int qt_get_wait(qua_site_t *s, uint64_t *ret, uint64_t was);
+extern int qt_put_wait(qua_site_t *s, uint64_t pos);
+extern int qt_get_wait(qua_site_t *s, uint64_t *ret, uint64_t w);
 int qua__notify_one(uint64_t fn, uint64_t ctx, qua_quaject_t *q, int cb, uint64_t arg);
 int qua__notify_all(qua_quaject_t *q, int cb, uint64_t arg);
 
@@ -71,15 +75,30 @@ static inline int edge(int cb) {
     return QUA_OK;                                                               \
   }
 
-/* Tracked: a ticket first (lfq.c, invariant 12), then the item. */
-#define QT_TGET(name, pop)                                                       \
+/* Tracked put_mp: claim, value, and when the put before has counted, count
+ * and publish (lfq.c, invariant 13); else the rest waits out of line. */
+int qt_tput_mp(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
+  uint64_t pos;
+  int st = qua__lfq_tpush_mp(QT_LFQ, QT_SLOTS, H(qt_mask), H(qt_cap), x, &pos);
+  if (__builtin_expect(st == QUA__LFQ_OK, 1))
+    return QUA_OK;
+  if (st == QUA__LFQ_EDGE)
+    return edge(QUEUE_CB_NOTEMPTY);
+  if (st == QUA__LFQ_T_SLOW)
+    return qt_put_rare(s, x, H(qt_handler_fn), H(qt_handler_ctx));
+  return qt_put_wait(s, pos);
+}
+
+/* Tracked get: a ticket, which is a position (lfq.c, invariant 14), then
+ * its item; SC and MC alike. */
+#define QT_TGET(name)                                                            \
   int qt_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {        \
-    int64_t was;                                                                 \
-    if (__builtin_expect(!qua__lfq_ticket(QT_LFQ, &was), 0))                     \
+    uint64_t w;                                                                  \
+    if (__builtin_expect(!qua__lfq_ticket(QT_LFQ, &w), 0))                       \
       return qt_get_rare(s, ret, H(qt_handler_fn), H(qt_handler_ctx));           \
-    if (__builtin_expect(!pop(QT_LFQ, QT_SLOTS, H(qt_mask), ret), 0))            \
-      return qt_get_wait(s, ret, (uint64_t)was);                                 \
-    if (was == (int64_t)H(qt_cap))                                               \
+    if (__builtin_expect(!qua__lfq_take_ticket(QT_LFQ, QT_SLOTS, H(qt_mask), w, ret), 0)) \
+      return qt_get_wait(s, ret, w);                                             \
+    if (qua__lfq_w_items(w) == (int64_t)H(qt_cap))                               \
       return edge(QUEUE_CB_NOTFULL);                                             \
     return QUA_OK;                                                               \
   }
@@ -90,6 +109,5 @@ QT_PUT(put_mp, qua__lfq_push_mp, 0)
 QT_GET(get_sc, qua__lfq_pop_sc)
 QT_GET(get_mc, qua__lfq_pop_mc)
 QT_PUT(tput_sp, qua__lfq_push_sp, 1)
-QT_PUT(tput_mp, qua__lfq_push_mp, 1)
-QT_TGET(tget_sc, qua__lfq_pop_sc)
-QT_TGET(tget_mc, qua__lfq_pop_mc)
+QT_TGET(tget_sc)
+QT_TGET(tget_mc)

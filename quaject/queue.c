@@ -38,9 +38,9 @@
  *        because synthesised untracked code counts too once its rare path
  *        sees the ring counting: a caller that saw it then finds its site
  *        re-pointed already, so each side's operations that count come
- *        after all of its operations that do not (lfq.c, 17);
+ *        after all of its operations that do not (lfq.c, 20);
  *     b. the count is fixed from where each side began to count
- *        (qua__lfq_end_counting, lfq.c invariants 16-20), every site gets
+ *        (qua__lfq_end_counting, lfq.c invariants 19-23), every site gets
  *        the tracked code, with the new listener folded in, and a grace
  *        period passes before the site or watcher is returned: from then
  *        on every transition is reported, exactly once.
@@ -133,24 +133,32 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
 
 /* What synthesised put and get tail-call when their fast path meets
  * anything else (queue-templates.c): the complete operation, and its
- * outcome delivered to the handler the template folded in. A tracked get
- * that holds a ticket but could not take its item at once waits for it
- * here (get_wait). */
+ * outcome delivered to the handler the template folded in. A tracked put_mp
+ * whose turn to count has not come (put_wait) and a tracked get that holds
+ * a ticket but could not take its item at once (get_wait) finish here
+ * (lfq.c, invariants 13, 14, 16). */
 #define QUEUE_RARE_PUT(side)                                                             \
   static int queue_put_rare_##side(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx) {   \
     int st = qua__lfq_put_##side##_slow(&((queue_t *)s->state)->lfq, x);                  \
     return put_slow(s, st, x, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);     \
   }
-#define QUEUE_RARE_GET(side, mc)                                                           \
+#define QUEUE_RARE_GET(side)                                                               \
   static int queue_get_rare_##side(qua_site_t *s, uint64_t *ret, uint64_t fn, uint64_t ctx) { \
     int st = qua__lfq_get_##side##_slow(&((queue_t *)s->state)->lfq, ret);                  \
     return get_slow(s, st, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);          \
-  }                                                                                         \
-  static int queue_get_wait_##side(qua_site_t *s, uint64_t *ret, uint64_t was) {            \
-    queue_t *qs = s->state;                                                                 \
-    qua__lfq_take1(&qs->lfq, mc, ret);                                                      \
-    return get_slow(s, was == qs->lfq.capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK, NULL, NULL);  \
   }
+
+/* Neither outcome is FULL or EMPTY, so no handler is needed. */
+static int queue_put_wait(qua_site_t *s, uint64_t pos) {
+  return put_slow(s, qua__lfq_tput_finish(&((queue_t *)s->state)->lfq, pos), 0, NULL, NULL);
+}
+
+static int queue_get_wait(qua_site_t *s, uint64_t *ret, uint64_t w) {
+  queue_t *qs = s->state;
+  qua__lfq_take1(&qs->lfq, w, ret);
+  return get_slow(s, qua__lfq_w_items(w) == (int64_t)qs->lfq.capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK,
+                  NULL, NULL);
+}
 QUEUE_RARE_PUT(sp)
 QUEUE_RARE_PUT(mp)
 
@@ -163,8 +171,8 @@ static int queue_put_counting(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *
 static int queue_get_counting(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   return get_slow(s, qua__lfq_get_sc_slow(&((queue_t *)s->state)->lfq, ret), qua__fire_site, s);
 }
-QUEUE_RARE_GET(sc, false)
-QUEUE_RARE_GET(mc, true)
+QUEUE_RARE_GET(sc)
+QUEUE_RARE_GET(mc)
 
 /* Batches: put_n(ptr, n) stores as many of the n words at ptr as fit and
  * returns how many; "full" fires with the number not stored. get_n(ptr, n)
@@ -297,11 +305,11 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
   if (is_put) {
     qua__synth_hole(part, "qt_put_rare",
                     (uint64_t)(uintptr_t)(qs->mp ? queue_put_rare_mp : queue_put_rare_sp));
+    qua__synth_hole(part, "qt_put_wait", (uint64_t)(uintptr_t)queue_put_wait);
   } else {
     qua__synth_hole(part, "qt_get_rare",
                     (uint64_t)(uintptr_t)(qs->mc ? queue_get_rare_mc : queue_get_rare_sc));
-    qua__synth_hole(part, "qt_get_wait",
-                    (uint64_t)(uintptr_t)(qs->mc ? queue_get_wait_mc : queue_get_wait_sc));
+    qua__synth_hole(part, "qt_get_wait", (uint64_t)(uintptr_t)queue_get_wait);
   }
   qua__synth_hole(part, "qt_slots", (uint64_t)(uintptr_t)qs->lfq.slots);
   qua__synth_hole(part, "qt_mask", qs->lfq.mask);

@@ -2,7 +2,7 @@
  *
  * A synthesised notify=1 queue runs untracked while nobody listens and
  * switches to tracked mode live when a listener comes (queue.c, note 6;
- * lfq.c, invariants 16-20). Each round, a producer and a consumer thread
+ * lfq.c, invariants 19-23). Each round, a producer and a consumer thread
  * move items through sites while the main thread adds a watcher on
  * notempty (or wires a pump as the consumer) in the middle of the flow.
  * Checked: every item arrives once and in order, and afterwards the count

@@ -16,10 +16,13 @@
  *     BENCH queue_spsc_mops, rte_ring_spsc_mops, boost_spsc_mops, ck_ring_spsc_mops
  *     BENCH queue_spsc_vs_best         ours / the best of the three (goal >= 1.0)
  *     BENCH queue_spsc_vs_ck_ring      ours / ck_ring
+ *     BENCH queue_tracked_spsc_mops    ours in tracked mode (exact edges: tput_sp/tget_sc)
+ *     BENCH queue_tracked_spsc_vs_untracked
  *   mpmc   two producers and two consumers on two CPUs (MP-MC functions)
  *     BENCH queue_mpmc_contended_mops, rte_ring_mpmc_contended_mops, boost_queue_mpmc_contended_mops,
  *           ck_ring_mpmc_contended_mops
  *     BENCH queue_mpmc_contended_vs_rte_ring (goal >= 1.0)
+ *     BENCH queue_tracked_mpmc_contended_mops, queue_tracked_mpmc_contended_vs_untracked
  *   mixed  two threads, each putting one item and then getting one (MP-MC functions)
  *     BENCH queue_mpmc_mixed_mops, rte_ring_mpmc_mixed_mops, boost_queue_mpmc_mixed_mops,
  *           ck_ring_mpmc_mixed_mops, queue_mpmc_mixed_vs_rte_ring
@@ -54,8 +57,9 @@
 #define RUNS 7
 #define MAX_THREADS 4
 
-enum ring { OURS, RTE, BOOST, CK, NRINGS };
-static const char *const ring_name[NRINGS] = {"queue", "rte_ring", "boost", "ck_ring"};
+enum ring { OURS, RTE, BOOST, CK, TRACKED, NRINGS };
+static const char *const ring_name[NRINGS] = {"queue", "rte_ring", "boost", "ck_ring",
+                                              "queue (tracked)"};
 
 enum mode { SPSC, MPMC, MIXED, BURST, PINGPONG };
 
@@ -139,7 +143,8 @@ static void pin(int cpu)
     }                                                                                      \
     *c = local;                                                                            \
   }                                                                                        \
-  static void NAME##_mixed(bench_t *b, uint64_t tag, qb_check_t *c, long n)                \
+  static __attribute__((unused)) void NAME##_mixed(bench_t *b, uint64_t tag, qb_check_t *c, \
+                                                   long n)                                 \
   {                                                                                        \
     const int r = 0;                                                                       \
     qb_check_t local = *c;                                                                 \
@@ -155,6 +160,12 @@ DEFINE_RING(ours, qua__lfq_put_sp(&b->q[r], v) == QUA__LFQ_OK,
             qua__lfq_put_mp(&b->q[r], v) == QUA__LFQ_OK,
             qua__lfq_get_sc(&b->q[r], &x) == QUA__LFQ_OK,
             qua__lfq_get_mc(&b->q[r], &x) == QUA__LFQ_OK)
+
+/* Tracked mode: a put may report EDGE (was empty), a get EDGE (was full). */
+DEFINE_RING(tracked, qua__lfq_tput_sp(&b->q[r], v) <= QUA__LFQ_EDGE,
+            qua__lfq_tput_mp(&b->q[r], v) <= QUA__LFQ_EDGE,
+            qua__lfq_tget_sc(&b->q[r], &x) <= QUA__LFQ_EDGE,
+            qua__lfq_tget_mc(&b->q[r], &x) <= QUA__LFQ_EDGE)
 
 DEFINE_RING(rte, rte_ring_sp_enqueue(b->rte[r], (void *)(uintptr_t)v) == 0,
             rte_ring_mp_enqueue(b->rte[r], (void *)(uintptr_t)v) == 0,
@@ -322,6 +333,9 @@ static void *worker_main(void *arg)
   case MPMC:
     switch (b->ring) {
     case OURS: producer ? ours_produce(b, 0, tag, multi, n) : ours_consume(b, 0, c, multi, n_in); break;
+    case TRACKED:
+      producer ? tracked_produce(b, 0, tag, multi, n) : tracked_consume(b, 0, c, multi, n_in);
+      break;
     case RTE: producer ? rte_produce(b, 0, tag, multi, n) : rte_consume(b, 0, c, multi, n_in); break;
     case CK: producer ? ck_produce(b, 0, tag, multi, n) : ck_consume(b, 0, c, multi, n_in); break;
     case BOOST:
@@ -398,8 +412,10 @@ static double run_once(enum ring ring, enum mode mode, long items, int burst)
   for (int i = 0; i < 2; i++) {
     switch (ring) {
     case OURS:
+    case TRACKED:
       if (qua__lfq_init(&b->q[i], CAPACITY) != 0)
         abort();
+      qua__lfq_set_tracked(&b->q[i], ring == TRACKED);
       break;
     case CK:
       b->ckbuf[i] = aligned_alloc(128, sizeof(struct ck_ring_buffer) * CAPACITY);
@@ -469,7 +485,7 @@ static double run_once(enum ring ring, enum mode mode, long items, int burst)
     for (int p = 0; p < QB_MAX_PRODUCERS; p++)
       free(w[k].check.seen[p]);
   for (int i = 0; i < 2; i++) {
-    if (ring == OURS)
+    if (ring == OURS || ring == TRACKED)
       qua__lfq_fini(&b->q[i]);
     free(b->ckbuf[i]);
     free(b->rte[i]);
@@ -533,22 +549,26 @@ int main(void)
   double m[NRINGS];
 
   {
-    static const enum ring rings[] = {OURS, RTE, BOOST, CK};
+    static const enum ring rings[] = {OURS, RTE, BOOST, CK, TRACKED};
     static const char *const names[] = {"queue_spsc_mops", "rte_ring_spsc_mops",
-                                        "boost_spsc_mops", "ck_ring_spsc_mops"};
-    measure(rings, names, 4, SPSC, items, 0, false, m);
+                                        "boost_spsc_mops", "ck_ring_spsc_mops",
+                                        "queue_tracked_spsc_mops"};
+    measure(rings, names, 5, SPSC, items, 0, false, m);
     double best = m[1] > m[2] ? m[1] : m[2];
     best = best > m[3] ? best : m[3];
     ratio("queue_spsc_vs_best", m[0] / best);
     ratio("queue_spsc_vs_ck_ring", m[0] / m[3]);
+    ratio("queue_tracked_spsc_vs_untracked", m[4] / m[0]);
   }
   {
-    static const enum ring rings[] = {OURS, RTE, BOOST, CK};
+    static const enum ring rings[] = {OURS, RTE, BOOST, CK, TRACKED};
     static const char *const names[] = {
         "queue_mpmc_contended_mops", "rte_ring_mpmc_contended_mops",
-        "boost_queue_mpmc_contended_mops", "ck_ring_mpmc_contended_mops"};
-    measure(rings, names, 4, MPMC, items / 5, 0, false, m);
+        "boost_queue_mpmc_contended_mops", "ck_ring_mpmc_contended_mops",
+        "queue_tracked_mpmc_contended_mops"};
+    measure(rings, names, 5, MPMC, items / 5, 0, false, m);
     ratio("queue_mpmc_contended_vs_rte_ring", m[0] / m[1]);
+    ratio("queue_tracked_mpmc_contended_vs_untracked", m[4] / m[0]);
   }
   {
     static const enum ring rings[] = {OURS, RTE, BOOST, CK};

@@ -249,11 +249,18 @@ static int tcc_get_rare(void *s, uint64_t *ret, uint64_t fn, uint64_t ctx)
   return -2;
 }
 
-static int tcc_get_wait(void *s, uint64_t *ret, uint64_t was)
+static int tcc_get_wait(void *s, uint64_t *ret, uint64_t w)
 {
-  (void)s, (void)ret, (void)was;
+  (void)s, (void)ret, (void)w;
   tcc_rare_calls++;
   return -3;
+}
+
+static int tcc_put_wait(void *s, uint64_t pos)
+{
+  (void)s, (void)pos;
+  tcc_rare_calls++;
+  return -4;
 }
 
 static int tcc_notify(void)
@@ -303,6 +310,7 @@ static double bench_tcc_template(void)
       {"qt_put_rare", fn_addr((void (*)(void))tcc_put_rare)},
       {"qt_get_rare", fn_addr((void (*)(void))tcc_get_rare)},
       {"qt_get_wait", fn_addr((void (*)(void))tcc_get_wait)},
+      {"qt_put_wait", fn_addr((void (*)(void))tcc_put_wait)},
       {"qua__notify_one", fn_addr((void (*)(void))tcc_notify)},
       {"qua__notify_all", fn_addr((void (*)(void))tcc_notify)},
   };

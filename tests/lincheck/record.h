@@ -84,4 +84,29 @@ static inline int lin_logs_check(const lin_spec_t *spec, lin_log_t *logs, int nl
   return r;
 }
 
+/* The cases whose names contain one of the comma-separated words of
+ * `only` (all of them when only is NULL or empty), for shell loops that
+ * repeat a few cases. The list returned is static: call once. */
+static inline const qtest_case_t *lin_select_cases(const qtest_case_t *cases, const char *only) {
+  static qtest_case_t picked[64];
+  if (only == NULL || only[0] == '\0')
+    return cases;
+  size_t n = 0;
+  for (const qtest_case_t *c = cases; c->name != NULL && n + 1 < 64; c++) {
+    for (const char *w = only; *w != '\0'; w += strcspn(w, ","), w += *w == ',') {
+      char word[64];
+      size_t len = strcspn(w, ",");
+      len = len < sizeof word - 1 ? len : sizeof word - 1;
+      memcpy(word, w, len);
+      word[len] = '\0';
+      if (word[0] != '\0' && strstr(c->name, word) != NULL) {
+        picked[n++] = *c;
+        break;
+      }
+    }
+  }
+  picked[n] = (qtest_case_t){NULL, NULL};
+  return picked;
+}
+
 #endif

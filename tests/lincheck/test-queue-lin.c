@@ -12,28 +12,11 @@
  * deliberately wrong queues (one swaps two items of one producer, one hands
  * an item out twice) must be rejected, so the checker is seen to fail.
  *
- * Known defect. lfq.c's tracked mode claims exactness (its note 12), and a
- * single producer and consumer get it; with several it is not
- * linearizable (found here: 1 in 10-15 runs of the suite with two
- * producers; once in some 150 runs with one producer and two consumers):
- *  1. Producers: a put linearises at its increment of the count S, but items
- *     are delivered in the order of the positions claimed, and two MP puts
- *     can claim in one order and count in the other. Recorded: put(a)
- *     claims p and stalls; put(b) claims p+1, publishes, counts, returns;
- *     the gets drain up to p, one takes the last ticket (S = 0) and waits
- *     for a at p; another get then reports "empty" although b, put and
- *     returned long before, is still in the queue.
- *  2. Consumers: a ticket is the decrement of S, the item is taken by the
- *     CAS on tail; another consumer's later ticket can win the CAS first, so
- *     a get that reported "empty" between the two tickets saw an item taken
- *     only later by a get invoked after it.
- * A fix counts puts in position order (a put waits for the put before its
- * position to have counted) and binds each ticket to a position (S and the
- * number of tickets in one word); that is a change of lfq's tracked design,
- * left to its owner. Until then such runs print the exact verdict and
- * require the weaker one (items moved linearizably; FULL and EMPTY exact
- * only on the quiet queue), and single-producer single-consumer runs
- * require the exact one.
+ * Tracked mode is exact with any number of producers and consumers
+ * (lfq.c, invariants 12-17): puts count in the order of their positions and
+ * every ticket is a position, so every tracked run requires the exact
+ * verdict. LINCHECK_CASES=a,b runs only the cases whose names contain one
+ * of the words (for loops in the shell that repeat the concurrent cases).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -318,15 +301,6 @@ static int run_and_check(run_t *r, const char *name, bool lax) {
   lin_spec_t spec = {.capacity = CAPACITY, .lax = lax};
   lin_report_t rep;
   int v = lin_logs_check(&spec, r->logs, 2 * MAXT + 1, name, &rep);
-  if (v == 0 && !lax && r->q != NULL && (r->nprod > 1 || r->ncons > 1)) {
-    /* Tracked mode with several producers or consumers is not exact (the
-     * known defect in the notes above): its failure is printed, and the
-     * items' moves (and exact FULL/EMPTY on the quiet queue) still required. */
-    fprintf(stderr, "  KNOWN DEFECT of tracked mode with %s (tests/lincheck/test-queue-lin.c)\n",
-            r->nprod > 1 ? "several producers" : "several consumers");
-    spec.lax = true;
-    v = lin_logs_check(&spec, r->logs, 2 * MAXT + 1, "  items only", &rep);
-  }
   lin_logs_free(r->logs, 2 * MAXT + 1);
   if (r->q != NULL && r->flap)
     fprintf(stderr, "  variant changes seen: %ld of put, %ld of get\n",
@@ -411,5 +385,5 @@ int main(void) {
       {"queue_that_swaps_items_is_rejected", queue_that_swaps_items_is_rejected},
       {"queue_that_hands_out_twice_is_rejected", queue_that_hands_out_twice_is_rejected},
       {NULL, NULL}};
-  return qtest_run("lincheck-queue", cases);
+  return qtest_run("lincheck-queue", lin_select_cases(cases, getenv("LINCHECK_CASES")));
 }

@@ -119,7 +119,7 @@ static void untracked_reports_ok_not_edge(void)
   qua__lfq_fini(&q);
 }
 
-/* The live switch (lfq.c, 16-20), its operations interleaved by hand: an
+/* The live switch (lfq.c, 19-23), its operations interleaved by hand: an
  * untracked put before counting began, counted puts and gets in the middle
  * (no edges while the count is biased, even across empty and full), and
  * afterwards the count is the number of items and edges are exact; also
@@ -407,6 +407,139 @@ static void variant_switch_between_operations_keeps_items(void)
   qua__lfq_fini(&q);
 }
 
+/* lfq.c, invariant 13: a tracked put_mp counts only once the put before its
+ * position has. Put A claims a position and stalls; put B claims the next,
+ * writes its item and finds that its turn has not come: until A counts, the
+ * count stays 0 and a get finds the queue empty (neither put has returned),
+ * and the items then come out in the order the puts counted. (The lincheck
+ * suite's first finding: B counted first, and a get reported "empty" after
+ * B's put had returned, with B's item still queued behind A's.) */
+static void tracked_mp_puts_count_in_position_order(void)
+{
+  qua__lfq_t q;
+  uint64_t a = 0, b = 0, x;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init_at(&q, 4, UINT64_MAX), 0); /* A at 2^64 - 1, B at 0 */
+  qua__lfq_set_tracked(&q, true);
+  CU_ASSERT_TRUE_FATAL(qua__lfq_claim_mp(&q, 4, &a));
+  CU_ASSERT_EQUAL(qua__lfq_tpush_mp(&q, q.slots, q.mask, 4, 22, &b), QUA__LFQ_T_TURN);
+  CU_ASSERT_EQUAL(b, a + 1);
+  CU_ASSERT_FALSE(qua__lfq_turn(q.slots, q.mask, b));
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+  CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_EMPTY);
+  CU_ASSERT_EQUAL(qua__lfq_get_n_mc(&q, &x, 1, &(size_t){0}), QUA__LFQ_EMPTY);
+  /* A goes on as tpush_mp would: its item, its turn (it has come), its count, its publish. */
+  atomic_store(&q.slots[a & q.mask].val, 11);
+  CU_ASSERT_TRUE(qua__lfq_turn(q.slots, q.mask, a));
+  CU_ASSERT_EQUAL(qua__lfq_counted(&q), QUA__LFQ_EDGE);
+  atomic_store_explicit(&q.slots[a & q.mask].seq, a + 1, memory_order_release);
+  CU_ASSERT_TRUE(qua__lfq_turn(q.slots, q.mask, b));
+  CU_ASSERT_EQUAL(qua__lfq_tput_finish(&q, b), QUA__LFQ_OK); /* 1 -> 2: no edge */
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), 2);
+  CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(x, 11);
+  CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(x, 22);
+  CU_ASSERT_EQUAL(qua__lfq_tput_mp(&q, 33), QUA__LFQ_EDGE); /* its turn has come at once */
+  qua__lfq_fini(&q);
+}
+
+/* lfq.c, invariant 14: a ticket is a position. Consumer 1 takes a ticket
+ * and stalls; consumer 2 takes the next: it gets the second item, not the
+ * first, and frees its slot only after consumer 1 freed the one before. A
+ * get between the two tickets and the takes finds the queue empty: both
+ * items are taken in the order (the lincheck suite's second finding: the
+ * later ticket took the earlier item). */
+static void tracked_tickets_are_positions(void)
+{
+  qua__lfq_t q;
+  uint64_t w1, w2, x = 0;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 2), 0);
+  qua__lfq_set_tracked(&q, true);
+  CU_ASSERT_EQUAL(qua__lfq_tput_mp(&q, 1), QUA__LFQ_EDGE);
+  CU_ASSERT_EQUAL(qua__lfq_tput_mp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_tput_mp(&q, 3), QUA__LFQ_FULL);
+  CU_ASSERT_TRUE_FATAL(qua__lfq_ticket(&q, &w1));
+  CU_ASSERT_TRUE_FATAL(qua__lfq_ticket(&q, &w2));
+  CU_ASSERT_EQUAL(qua__lfq_w_items(w1), 2); /* full -> not full: consumer 1's EDGE */
+  CU_ASSERT_EQUAL(qua__lfq_w_items(w2), 1);
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+  CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_EMPTY);
+  /* Both slots are still in use: no room, and the count (0) says a get is inside. The
+   * complete put would wait for it, so only the fast path is asked here. */
+  CU_ASSERT_FALSE(qua__lfq_push_mp(&q, q.slots, q.mask, 2, 4));
+  CU_ASSERT_FALSE(qua__lfq_take_ticket(&q, q.slots, q.mask, w2, &x)); /* not its turn */
+  CU_ASSERT_TRUE(qua__lfq_take_ticket(&q, q.slots, q.mask, w1, &x));
+  CU_ASSERT_EQUAL(x, 1);
+  CU_ASSERT_TRUE(qua__lfq_take_ticket(&q, q.slots, q.mask, w2, &x));
+  CU_ASSERT_EQUAL(x, 2);
+  CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 5), QUA__LFQ_EDGE);
+  CU_ASSERT_EQUAL(qua__lfq_tget_sc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(x, 5);
+  qua__lfq_fini(&q);
+}
+
+/* The count word's two fields (lfq.c, invariant 12): S from -2^38 to 2^38 - 1
+ * and a ticket's position from its 25 bits and a tail up to capacity (2^24)
+ * below it, across the 2^25 and 2^64 wraps. */
+static void count_word_fields_at_their_edges(void)
+{
+  static const uint64_t tails[] = {0, (UINT64_C(1) << 25) - 3, UINT64_MAX - 2, UINT64_C(12345)};
+  static const uint64_t dist[] = {0, 1, QUA__LFQ_MAX_CAPACITY - 1, QUA__LFQ_MAX_CAPACITY};
+  static const int64_t items[] = {0, 1, -1, QUA__LFQ_MAX_CAPACITY, INT64_C(1) << 37,
+                                  (INT64_C(1) << 38) - 1, -(INT64_C(1) << 38)};
+  for (size_t ti = 0; ti < 4; ti++)
+    for (size_t di = 0; di < 4; di++)
+      for (size_t si = 0; si < 7; si++) {
+        uint64_t pos = tails[ti] + dist[di];
+        uint64_t w = (pos << QUA__LFQ_W_SHIFT) + (uint64_t)items[si];
+        CU_ASSERT_EQUAL(qua__lfq_w_items(w), items[si]);
+        CU_ASSERT_EQUAL(qua__lfq_w_pos(w, tails[ti]), pos);
+        /* A ticket moves both fields without disturbing either. */
+        if (items[si] > 0) {
+          uint64_t after = w - 1 + QUA__LFQ_W_TICKET;
+          CU_ASSERT_EQUAL(qua__lfq_w_items(after), items[si] - 1);
+          CU_ASSERT_EQUAL(qua__lfq_w_pos(after, tails[ti]), pos + 1);
+        }
+      }
+}
+
+/* The largest queue, tracked, filled to capacity and past it across the 2^64
+ * wrap: S reaches 2^24, FULL and both edges come when they must, and every
+ * ticket finds its item. */
+static void tracked_largest_queue_fills_and_drains(void)
+{
+  const uint32_t cap = QUA__LFQ_MAX_CAPACITY;
+  enum { CHUNK = 4096 };
+  static uint64_t buf[CHUNK];
+  qua__lfq_t q;
+  size_t done;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init_at(&q, cap, UINT64_MAX - cap / 2), 0);
+  qua__lfq_set_tracked(&q, true);
+  uint64_t next = 0;
+  for (uint32_t k = 0; k < cap / CHUNK; k++) {
+    for (int i = 0; i < CHUNK; i++)
+      buf[i] = next + (uint64_t)i;
+    CU_ASSERT_EQUAL(qua__lfq_put_n_mp(&q, buf, CHUNK, &done), k == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(done, CHUNK);
+    next += done;
+  }
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), cap);
+  CU_ASSERT_EQUAL(qua__lfq_tput_mp(&q, 1), QUA__LFQ_FULL);
+  CU_ASSERT_EQUAL(qua__lfq_put_n_mp(&q, buf, 1, &done), QUA__LFQ_FULL);
+  uint64_t x, want = 0;
+  CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_EDGE); /* full -> not full */
+  CU_ASSERT_EQUAL(x, want++);
+  CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, next++), QUA__LFQ_OK); /* full again */
+  bool in_order = true;
+  while (qua__lfq_get_n_mc(&q, buf, CHUNK, &done) != QUA__LFQ_EMPTY)
+    for (size_t i = 0; i < done; i++)
+      in_order = in_order && buf[i] == want++;
+  CU_ASSERT_TRUE(in_order);
+  CU_ASSERT_EQUAL(want, next);
+  CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+  qua__lfq_fini(&q);
+}
+
 int main(void)
 {
   static const qtest_case_t cases[] = {
@@ -425,6 +558,10 @@ int main(void)
     {"indices_wrap_around_2_64", indices_wrap_around_2_64},
     {"variant_switch_between_operations_keeps_items",
      variant_switch_between_operations_keeps_items},
+    {"tracked_mp_puts_count_in_position_order", tracked_mp_puts_count_in_position_order},
+    {"tracked_tickets_are_positions", tracked_tickets_are_positions},
+    {"count_word_fields_at_their_edges", count_word_fields_at_their_edges},
+    {"tracked_largest_queue_fills_and_drains", tracked_largest_queue_fills_and_drains},
     {NULL, NULL},
   };
   return qtest_run("lfq", cases);
