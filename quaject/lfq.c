@@ -157,8 +157,9 @@
  *     put's test of the flag and its count (15a) are two steps, so a put that passed the test
  *     before close() can count after another put returned CLOSED and a get then found S == 0:
  *     no order puts that put before the close and that get after it. Exactness here needs the
- *     test and the count in one RMW (a closed bit in W); the lincheck suite saw it once in
- *     120 generic runs of its close case.
+ *     test and the count in one RMW (a closed bit in W). The lincheck suite checks close
+ *     against what this note promises (its racy_close: a put that overlapped close() may
+ *     land after it); against the strict close it failed twice in 120 generic runs.
  *
  * The live switch to tracked mode (SP-SC): W made exact without quiescence
  * 19. A live queue is never quiescent, so set_tracked's snapshot (17) cannot be taken; an

@@ -88,6 +88,7 @@ typedef struct qstate {
   uint64_t *v; /* items v[head .. tail) */
   size_t head, tail;
   bool closed, final;
+  uint64_t close_resp; /* when closed: the close's response time */
 } qstate_t;
 
 /* Applies op to s when the specification allows it with op's result. */
@@ -96,6 +97,8 @@ static bool apply(const lin_spec_t *spec, qstate_t *s, const iop_t *io) {
   size_t len = s->tail - s->head;
   switch (io->kind) {
   case K_CLOSE1:
+    if (!s->closed)
+      s->close_resp = op->resp; /* the first close's: the rest change nothing */
     s->closed = true;
     return true;
   case K_CLOSE2:
@@ -104,7 +107,7 @@ static bool apply(const lin_spec_t *spec, qstate_t *s, const iop_t *io) {
     s->final = true;
     return true;
   case K_PUT:
-    if (s->closed)
+    if (s->closed && (op->result == LIN_CLOSED || !spec->racy_close || op->inv >= s->close_resp))
       return op->result == LIN_CLOSED;
     if (op->result == LIN_FULL)
       return (spec->lax && !op->exact) || (spec->capacity != 0 && len >= spec->capacity);

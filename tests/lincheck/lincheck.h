@@ -20,6 +20,11 @@
  * for operations marked exact (made while nothing else ran, as a final
  * drain: an item lost inside the queue shows there).
  *
+ * With `racy_close` (the queues' documented close: lfq.c, design note 18) a
+ * put invoked before the close responded may also succeed after the close
+ * (even after a get returned CLOSED): CLOSED is promised only to puts that
+ * start after close() returned. A put invoked after that must return CLOSED.
+ *
  * Every put's value must be distinct (the recorders make them so); the
  * checker refuses a history that repeats one (LIN_EINVAL).
  */
@@ -46,6 +51,7 @@ typedef struct lin_op {
 typedef struct lin_spec {
   uint32_t capacity; /* 0: unbounded */
   bool lax;          /* FULL and EMPTY are hints (see above) */
+  bool racy_close;   /* a put overlapping the close may land after it (see above) */
   size_t max_states; /* memo budget per part; 0: 1 << 24 */
 } lin_spec_t;
 

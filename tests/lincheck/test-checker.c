@@ -123,6 +123,21 @@ static void get_reports_empty_between_the_close_steps(void) {
                         GET(2, 0, LIN_EMPTY, 4, 5), GET(2, 0, LIN_CLOSED, 11, 12)), 1);
 }
 
+/* racy_close: a put that overlapped the close may land after a get saw
+ * CLOSED (the queues' documented close); one that started after the close
+ * returned may not, and without racy_close neither may. */
+static void racy_close_allows_only_overlapping_puts_late(void) {
+  lin_op_t late[] = {PUT(0, 1, LIN_OK, 1, 9), CLOSE(1, 2, 3), GET(2, 0, LIN_CLOSED, 4, 5),
+                     GET(2, 1, LIN_OK, 10, 11)};
+  lin_op_t after[] = {CLOSE(1, 1, 2), GET(2, 0, LIN_CLOSED, 3, 4), PUT(0, 1, LIN_OK, 5, 6),
+                      GET(2, 1, LIN_OK, 7, 8)};
+  lin_spec_t racy = {.racy_close = true}, strict = {0};
+  lin_report_t rep;
+  CU_ASSERT_EQUAL(lin_check(&racy, late, 4, &rep), 1);
+  CU_ASSERT_EQUAL(lin_check(&strict, late, 4, &rep), 0);
+  CU_ASSERT_EQUAL(lin_check(&racy, after, 4, &rep), 0);
+}
+
 static void cuts_carry_the_queue_over(void) {
   /* One producer, a consumer behind: quiet points with items left in the
    * queue are cut, and the items carried. */
@@ -233,6 +248,7 @@ int main(void) {
       {"put_after_close_is_refused", put_after_close_is_refused},
       {"closed_get_only_when_drained_and_final", closed_get_only_when_drained_and_final},
       {"get_reports_empty_between_the_close_steps", get_reports_empty_between_the_close_steps},
+      {"racy_close_allows_only_overlapping_puts_late", racy_close_allows_only_overlapping_puts_late},
       {"cuts_carry_the_queue_over", cuts_carry_the_queue_over},
       {"no_cut_where_overlapping_puts_stay_queued", no_cut_where_overlapping_puts_stay_queued},
       {"long_concurrent_history_checks_fast", long_concurrent_history_checks_fast},
