@@ -9,7 +9,7 @@
  *    subtract, multiply, divide and square root once, correctly, in the
  *    rounding mode and to the precision of its control word, keeping the
  *    extended exponent range in single and double precision exactly as the
- *    68881 does (MC68881/MC68882 User's Manual, 4.4). So the FPCR's mode
+ *    68881 does (MC68881/MC68882 User's Manual). So the FPCR's mode
  *    and precision bits are copied into the x87 control word around each
  *    operation (fpu_enter/fpu_leave) and the x87 status flags become the
  *    68881's exception bits. That is exact and much faster than a software
@@ -18,18 +18,20 @@
  * 2. The transcendental instructions compute in quadruple precision with
  *    GCC's libquadmath (sinq, expm1q, log2q, ...) and round that once to
  *    the FPCR's precision and mode (round_quad). glibc's long double
- *    functions (sinl, tanhl, ...) were the first choice, but several are
- *    documented as up to 2-3 units in the last place off (tanhl(0.5) is
- *    2 off), more than the one unit this FPU promises; libquadmath's 113
- *    bits leave the extended result within one unit, nearly always the
- *    correctly rounded one. Domain errors (OPERR) and poles (DZ) are
- *    libquadmath's flags; OVFL, UNFL and INEX2 those of the rounding.
+ *    functions (sinl, tanhl, ...) were the first choice, but glibc's own
+ *    tables of known errors list several at 2 or 3 units in the last place
+ *    (tanhl(0.5) is 2 off), more than the one unit this FPU promises;
+ *    libquadmath's 113 bits leave the extended result within one unit,
+ *    nearly always the correctly rounded one. Domain errors (OPERR) and
+ *    poles (DZ) are libquadmath's flags; OVFL, UNFL and INEX2 those of the
+ *    rounding.
  * 3. Where the 68881 and the x87 differ, values are fixed at the border
  *    (to_ld/from_ld/nan_result):
  *    - unnormals (exponent neither 0 nor 0x7fff, integer bit clear) are
  *      normalized on input, as the 68881 does; the x87 rejects them;
  *    - infinities and NaNs need not have the integer bit set on the 68881;
- *      it is set on input;
+ *      it is set on input, and an infinite result has the all-zero
+ *      mantissa the 68881 gives (the x87's has the integer bit);
  *    - a NaN made from non-NaN operands is the 68881's default NaN,
  *      0x7fff_ffffffff_ffffffff (the x87 would give 0xffff_c0000000_00000000);
  *    - a NaN operand propagates as the 68881 does: the destination's if it
