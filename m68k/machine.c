@@ -111,6 +111,13 @@ static const char *const vector_names[] = {
     [14] = "format error",
     [15] = "uninitialised interrupt",
     [24] = "spurious interrupt",
+    [48] = "FPU branch or set on unordered (BSUN)",
+    [49] = "FPU inexact result",
+    [50] = "FPU divide by zero",
+    [51] = "FPU underflow",
+    [52] = "FPU operand error",
+    [53] = "FPU overflow",
+    [54] = "FPU signalling NaN",
 };
 
 const char *m68k__vector_name(int vector, char *buf, size_t len) {

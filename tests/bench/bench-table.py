@@ -35,6 +35,8 @@ ROWS = [
     ("pump_step_speedup", "pump_move_synth_mops", ["pump_move_generic_mops"], "higher",
      (">=", 1.5)),
     ("quamachine_vs_qemu", "quamachine_round_ms", ["qemu_m68k_round_ms"], "lower", (">=", 0.1)),
+    ("quamachine_fpu_vs_qemu", "quamachine_fpu_mflops", ["qemu_m68k_fpu_mflops"], "higher",
+     None),
 ] + [
     # The m68k backend against Massalin's thesis, Table 5.1 (tests/m68k/bench-qj.c).
     (f"m68k_{op}_vs_thesis", f"m68k_{op}_cycles", [f"m68k_{op}_thesis_cycles"], "lower",

@@ -21,6 +21,13 @@
  * for the one round; between its two timed sizes quamachine's count must
  * grow by that number per round within 0.01% (printing a longer number
  * costs a few instructions more). A disagreement exits 1.
+ *
+ * With a fourth argument FPU_PROG (progs/fpubench.c: 200000 double
+ * multiplies and adds per round) the same slope method, FPU_RUNS runs of
+ * FPU_SMALL and FPU_BIG rounds on both emulators, gives the FPU figures:
+ *   BENCH quamachine_fpu_mflops <v> MFLOPS
+ *   BENCH qemu_m68k_fpu_mflops <v> MFLOPS
+ *   BENCH quamachine_fpu_vs_qemu <x> x  quamachine's MFLOPS / qemu's
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +46,9 @@
 #define QEMU_SMALL_S 3.0
 #define QUAM_SMALL 20
 #define QUAM_BIG 100
+#define FPU_RUNS 5
+#define FPU_SMALL 10
+#define FPU_BIG 50
 
 /* Runs argv; stdout and stderr into the given buffers. Returns the time. */
 static double run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
@@ -127,12 +137,53 @@ static double timed(char **argv, int rounds, bool quam, unsigned long long *insn
   return t;
 }
 
+/* One run of the FPU workload; checks its line. Returns the time; exits on failure. */
+static double fpu_timed(char **argv, int rounds) {
+  static char out[4096], err[4096];
+  int st, r = -1;
+  long flops = 0;
+  double t = run(argv, out, sizeof out, err, sizeof err, &st);
+  if (st != 0 || sscanf(out, "rounds %d flops %ld", &r, &flops) != 2 || r != rounds ||
+      flops != 200000L * rounds) {
+    fprintf(stderr, "bench-m68k: %s at %d rounds failed (status %d)\nout: %s\nerr: %s\n",
+            argv[0], rounds, st, out, err);
+    exit(1);
+  }
+  return t;
+}
+
+/* The FPU figures (the header comment). */
+static void fpu_bench(char *quam, char *qemu, char *prog) {
+  char small[16], big[16];
+  snprintf(small, sizeof small, "%d", FPU_SMALL);
+  snprintf(big, sizeof big, "%d", FPU_BIG);
+  char *e_small[] = {qemu, "-cpu", "m68030", prog, small, NULL};
+  char *e_big[] = {qemu, "-cpu", "m68030", prog, big, NULL};
+  char *m_small[] = {quam, "run", prog, small, NULL};
+  char *m_big[] = {quam, "run", prog, big, NULL};
+  double es[FPU_RUNS], eb[FPU_RUNS], ms[FPU_RUNS], mb[FPU_RUNS];
+  for (int i = 0; i < FPU_RUNS; i++) {
+    es[i] = fpu_timed(e_small, FPU_SMALL);
+    ms[i] = fpu_timed(m_small, FPU_SMALL);
+    eb[i] = fpu_timed(e_big, FPU_BIG);
+    mb[i] = fpu_timed(m_big, FPU_BIG);
+  }
+  double rounds = FPU_BIG - FPU_SMALL;
+  double qemu_round = (qbench_median(eb, FPU_RUNS) - qbench_median(es, FPU_RUNS)) / rounds;
+  double quam_round = (qbench_median(mb, FPU_RUNS) - qbench_median(ms, FPU_RUNS)) / rounds;
+  printf("BENCH quamachine_fpu_mflops %.1f MFLOPS\n", 200000.0 / quam_round / 1e6);
+  printf("BENCH qemu_m68k_fpu_mflops %.1f MFLOPS\n", 200000.0 / qemu_round / 1e6);
+  printf("BENCH quamachine_fpu_vs_qemu %.3f x\n", qemu_round / quam_round);
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: bench-m68k QUAMACHINE QEMU_M68K BENCH_PROG\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc > 4)
+    fpu_bench(argv[1], argv[2], argv[4]);
   /* Instructions per round, from qemu's own trace. */
   long long q0 = qemu_count(argv[2], argv[3], "0"), q1 = qemu_count(argv[2], argv[3], "1");
   if (q0 < 0 || q1 < 0) {

@@ -219,9 +219,9 @@ static void fmovem_saves_and_restores_extended_registers(void)
   tm_done(&tm);
 }
 
-static void fpu_transcendental_raises_line_f(void)
+static void fpu_undefined_opmode_raises_line_f(void)
 {
-  static const uint16_t code[] = {0xf200, 0x000e}; /* fsin.x %fp0 */
+  static const uint16_t code[] = {0xf200, 0x0005}; /* opmode 0x05: none on the 68881 */
   start(code, 2);
   m68k_step(tm.cpu);
   CU_ASSERT_EQUAL(tm_pc(&tm), TM_HANDLER + 11 * 4);
@@ -331,7 +331,7 @@ int main(void)
       {"movec_vbr_moves_the_vector_table", movec_vbr_moves_the_vector_table},
       {"extb_and_chk2", extb_and_chk2},
       {"fmovem_saves_and_restores_extended_registers", fmovem_saves_and_restores_extended_registers},
-      {"fpu_transcendental_raises_line_f", fpu_transcendental_raises_line_f},
+      {"fpu_undefined_opmode_raises_line_f", fpu_undefined_opmode_raises_line_f},
       {"unaligned_access_68030_ok_68000_address_error", unaligned_access_68030_ok_68000_address_error},
       {"autovectored_interrupt_and_stop", autovectored_interrupt_and_stop},
       {"privileged_instruction_in_user_mode_traps", privileged_instruction_in_user_mode_traps},
