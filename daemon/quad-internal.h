@@ -260,7 +260,7 @@ typedef struct quad_server {
   uv_tcp_t tcp_listener;
   bool have_unix, have_tcp, unix_bound;
   bool socket_activated; /* the unix socket came from systemd: not ours to remove */
-  uv_signal_t sigterm, sigint;
+  uv_async_t stop; /* the signal thread: a stop signal came (signals.c) */
   uv_async_t wake; /* any thread: uv_async_send after putting an event */
   uv_timer_t deadline;
   bool stopping;
@@ -295,6 +295,26 @@ int quad_metrics_listen(const char *spec); /* 0, or an exit status after a messa
 void quad_metrics_close(void);
 /* Counts a response of method (any value; invalid ones together) and status. */
 void quad_metrics_reply(uint32_t method, int status);
+
+/* signals.c: SIGTERM and SIGINT, taken by a thread of their own (its
+ * note). At QUAD_EXIT_DEADLINE_MS after the signal the loop closes every
+ * socket, written or not; at QUAD_EXIT_HARD_MS the signal thread ends the
+ * process with status QUAD_EXIT_FORCED whatever the loop is doing. */
+#define QUAD_EXIT_DEADLINE_MS 2500
+#define QUAD_EXIT_HARD_MS 3500
+#define QUAD_EXIT_FORCED 3
+/* Blocks the stop signals in the calling thread and the threads it makes
+ * from then on: called first in main. */
+void quad_signals_block(void);
+/* Starts the thread that takes the stop signals and wakes the loop
+ * through `stop`. 0, or -1 after a message. */
+int quad_signals_start(uv_async_t *stop);
+/* The first stop signal (0 when none came yet), and the ms since it. */
+int quad_signals_received(uint64_t *elapsed_ms);
+/* The loop is about to close `stop`: no more uv_async_send on it. */
+void quad_signals_detach(void);
+/* Everything is done: the thread ends without acting. */
+void quad_signals_stop(void);
 
 /* systemd.c: notifications, socket activation, journald priorities. */
 void quad_sd_init(void);

@@ -727,11 +727,31 @@ void quad_conns_force_close(void) {
   uv_walk(quad_srv->loop, force_close_one, NULL);
 }
 
+/* The stop: what c's socket already holds goes into its empty rbuf (one
+ * non-blocking read, at most QUAD_RBUF), as the loop would have read it
+ * had the signal come a moment later. */
+static void conn_take_pending(quad_conn_t *c) {
+  uv_os_fd_t fd;
+  if (!c->reading || c->rbuf_off < c->rbuf_len || uv_fileno(&c->u.h, &fd) != 0)
+    return;
+  ssize_t n;
+  do
+    n = recv(fd, c->rbuf, QUAD_RBUF, MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return; /* nothing, or an EOF or error that the close reports */
+  quad_srv->bytes_in += (uint64_t)n;
+  c->rbuf_off = 0;
+  c->rbuf_len = (size_t)n;
+}
+
 void quad_conns_shutdown(void) {
   while (quad_srv->conns != NULL) {
     quad_conn_t *c = quad_srv->conns;
-    /* Requests already read are answered before the connection closes, up
-     * to --max-inflight: what is past it was not taken and gets no answer. */
+    /* Requests that reached quad before the stop are answered before the
+     * connection closes, up to --max-inflight: what is past it was not
+     * taken and gets no answer. */
+    conn_take_pending(c);
     if (c->rbuf_off < c->rbuf_len)
       conn_process(c);
     if (c->state < QUAD_CLOSING)

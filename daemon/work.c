@@ -32,7 +32,8 @@
  *  6. On SIGTERM the loop answers what it read, closes every socket, and
  *     then exits without waiting for jobs that only destroy what closed
  *     connections owned (the process's end does that at once); with no job
- *     left it destroys what remains itself. The watchdog (quad.c) bounds it.
+ *     left it destroys what remains itself. The exit deadline bounds it,
+ *     kept by the signal thread (signals.c).
  *  7. Exceptions, which wait on the loop at most for the job the worker is
  *     running (the control lock), never for the queue: links are made and
  *     destroyed on the loop (their init and fini use its handles; a

@@ -10,17 +10,24 @@
  *   faultsim: 0xID: N allocations, none failed
  * so a test can sweep k from 1 until nothing fails and know each allocation was tried
  * (SQLite's faultsim does the same with its malloc counter).
+ *
+ * A request whose id is STALL_ID(ms) (high 16 bits 0x57A1, low 24 bits ms)
+ * makes the loop thread sleep ms milliseconds before its dispatch: a loop
+ * that is slow to see anything, for the tests of the exit deadline.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "quad-internal.h"
 
 /* High 16 bits of a request id that asks for a fault; the low 24 bits are k. */
 #define FAULTSIM_TAG UINT64_C(0xFA17)
+/* High 16 bits of a request id that stalls the loop; the low 24 bits are ms. */
+#define STALL_TAG UINT64_C(0x57A1)
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -53,6 +60,14 @@ void *__wrap_realloc(void *p, size_t n) { return fail_now() ? NULL : __real_real
 char *__wrap_strdup(const char *s) { return fail_now() ? NULL : __real_strdup(s); }
 
 void quad_faultsim_begin(const Qua__V1__Frame *f) {
+  if (f->id >> 48 == STALL_TAG) {
+    unsigned ms = (unsigned)(f->id & 0xffffff);
+    quad_log(QUAD_LOG_WARN, "faultsim: the loop sleeps %u ms", ms);
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+      ;
+    return;
+  }
   if (f->id >> 48 != FAULTSIM_TAG || (f->id & 0xffffff) == 0)
     return;
   armed_id = f->id;
