@@ -85,6 +85,11 @@ static const char usage_text[] =
     "                      past it Create is refused with ELIMIT.\n"
     "  --max-threads N     quajects with a thread of their own (pumps,\n"
     "                      clocks) in all (default 256); past it: ELIMIT.\n"
+    "  --thread-nice N     the nice increment (0 to 19, default 19) of those\n"
+    "                      quajects' threads over quad's own, so that however\n"
+    "                      many tick or move items, the threads that answer\n"
+    "                      clients and stop quad get the CPU first. 0 runs\n"
+    "                      them at quad's priority.\n"
     "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
     "  --allow-group GROUP\n"
     "                      let unix peers in this group (name or gid) connect\n"
@@ -183,6 +188,7 @@ enum {
   OPT_ALLOW_UID,
   OPT_MAX_QUAJECTS_TOTAL,
   OPT_MAX_THREADS,
+  OPT_THREAD_NICE,
   OPT_ALLOW_GROUP,
   OPT_MAX_FRAME,
   OPT_MAX_QUAJECTS,
@@ -207,6 +213,7 @@ static const struct option long_options[] = {
     {"allow-uid", required_argument, NULL, OPT_ALLOW_UID},
     {"max-quajects", required_argument, NULL, OPT_MAX_QUAJECTS_TOTAL},
     {"max-threads", required_argument, NULL, OPT_MAX_THREADS},
+    {"thread-nice", required_argument, NULL, OPT_THREAD_NICE},
     {"allow-group", required_argument, NULL, OPT_ALLOW_GROUP},
     {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
@@ -328,6 +335,7 @@ void quad_config_defaults(quad_config_t *cfg) {
   cfg->hello_timeout_ms = 5000;
   cfg->max_quajects_total = 100000;
   cfg->max_threads = 256;
+  cfg->thread_nice = 19;
   cfg->log_level = QUAD_LOG_INFO;
 }
 
@@ -376,6 +384,11 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (!parse_num(optarg, 0, 100000, &v))
         return usage_error("--max-threads '%s': expected 0 to 100000", optarg);
       cfg->max_threads = (unsigned)v;
+      break;
+    case OPT_THREAD_NICE:
+      if (!parse_num(optarg, 0, 19, &v))
+        return usage_error("--thread-nice '%s': expected 0 to 19", optarg);
+      cfg->thread_nice = (int)v;
       break;
     case OPT_ALLOW_UID:
       if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))
@@ -841,6 +854,7 @@ int main(int argc, char **argv) {
   if (rc >= 0)
     goto out_cfg;
   quad_log_level = srv.cfg.log_level;
+  qua_set_thread_nice(srv.cfg.thread_nice);
   signal(SIGPIPE, SIG_IGN);
 
   srv.loop = uv_default_loop();
