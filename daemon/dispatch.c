@@ -340,7 +340,7 @@ static void teardown_done(quad_job_t *j) {
     free(o);
   }
   if (j->request && named)
-    quad_state_changed(); /* written ahead of the answer */
+    quad_state_changed(j->c); /* written ahead of the answer */
   if (j->request && j->c->state < QUAD_CLOSING) {
     Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
     quad_metrics_reply(td->method, 0);
@@ -502,7 +502,7 @@ static void ctl_done_empty(quad_job_t *j) {
  * ahead of the answer. */
 static void ctl_done_saved(quad_job_t *j) {
   if (((ctl_t *)j)->status >= 0)
-    quad_state_changed();
+    quad_state_changed(j->c);
   ctl_done_empty(j);
 }
 
@@ -758,7 +758,7 @@ static void create_done(quad_job_t *j) {
       (o->params = quad_state_params(x->params, x->nparams)) == NULL)
     goto nomem;
   if (o->name != NULL)
-    quad_state_changed(); /* written ahead of the answer */
+    quad_state_changed(c); /* written ahead of the answer */
   quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
            in->type, o->id, o->name ? " as " : "", o->name ? o->name : "");
   Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
@@ -921,7 +921,7 @@ static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest
     FAIL(QUA_ESTATE, "already published as '%s'", o->name);
   if ((o->name = strdup(in->name)) == NULL)
     FAIL(QUA_ENOMEM, "out of memory");
-  quad_state_changed();
+  quad_state_changed(call->c);
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -939,7 +939,7 @@ static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishReq
     o->owner = call->c;
     call->c->owned++;
   }
-  quad_state_changed();
+  quad_state_changed(call->c);
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }

@@ -207,6 +207,7 @@ struct quad_conn {
   quap_buf_t out;              /* frames not yet handed to uv_write */
   unsigned out_responses;      /* responses among them */
   size_t write_bytes;          /* handed to uv_write, not yet written */
+  unsigned out_held;           /* while > 0, `out` waits (a --state-dir write, state.c) */
   unsigned inflight;           /* requests read whose responses are not yet written */
 
   quad_map_t handles;          /* handle -> quad_ref_t */
@@ -243,12 +244,19 @@ struct quad_job {
   void (*done)(quad_job_t *j); /* the loop, after work: records, replies, frees j */
   quad_conn_t *c;              /* held while the job lives, or NULL */
   bool request;                /* the job answers one of c's requests: c is busy meanwhile */
+  int lane;                    /* QUAD_LANE_* (work.c note 2) */
   quad_job_t *next;
 };
+
+/* Job lanes: each runs its jobs one at a time in submission order; lanes
+ * run side by side. */
+enum { QUAD_LANE_CONTROL, QUAD_LANE_DISK, QUAD_LANES };
 
 /* Queues j behind every job submitted before it (work.c note 2). With a
  * connection, holds it; a request job also makes it busy until done. */
 void quad_job_submit(quad_job_t *j, quad_conn_t *c, bool request);
+/* The same in another lane (QUAD_LANE_DISK: --state-dir's writes). */
+void quad_job_submit_to(quad_job_t *j, quad_conn_t *c, bool request, int lane);
 /* True when no job is queued or running. */
 bool quad_jobs_idle(void);
 
@@ -373,6 +381,10 @@ int quad_conn_reserve(quad_conn_t *c, size_t reply);
 /* A request job of c finished (work.c): decoding goes on, or the close
  * that waited for it happens. */
 void quad_conn_resume(quad_conn_t *c);
+/* Holds c's output back (flushes write nothing) until the matching
+ * release, which flushes: an answer that must wait for the disk. */
+void quad_conn_hold_output(quad_conn_t *c);
+void quad_conn_release_output(quad_conn_t *c);
 /* Keeps c's memory (and its event ring) until the matching unhold. */
 void quad_conn_hold(quad_conn_t *c);
 void quad_conn_unhold(quad_conn_t *c);

@@ -142,15 +142,18 @@ static const char usage_text[] =
     "                      between them are written ahead on every change and\n"
     "                      restored at start, before clients are accepted;\n"
     "                      unpublished quajects belong to their connection and\n"
-    "                      are not saved. On SIGTERM or SIGINT the contents of\n"
-    "                      queues, buffers, stacks and counters are saved too,\n"
-    "                      so a restart loses nothing. After kill -9 or a crash\n"
-    "                      the graph comes back empty (counters at initial=):\n"
-    "                      the items in quajects when quad died are missing,\n"
-    "                      those put since the last save among them; none\n"
-    "                      comes twice. A corrupt or truncated state file is\n"
-    "                      named and quad refuses to start; the previous\n"
-    "                      generation is kept.\n"
+    "                      are not saved. The writes run beside the loop, which\n"
+    "                      goes on serving others; the client that made a\n"
+    "                      change gets its answer (and any later one) once the\n"
+    "                      change is on disk (fsynced). On SIGTERM or SIGINT the\n"
+    "                      contents of queues, buffers, stacks and counters\n"
+    "                      are saved too, so a restart loses nothing. After\n"
+    "                      kill -9 or a crash the graph comes back empty\n"
+    "                      (counters at initial=): the items in quajects when\n"
+    "                      quad died are missing, those put since the last save\n"
+    "                      among them; none comes twice. A corrupt or truncated\n"
+    "                      state file is named and quad refuses to start; the\n"
+    "                      previous generation is kept.\n"
     "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
@@ -789,7 +792,8 @@ static void maybe_finish(void) {
   if (!srv->stopping || srv->conns != NULL || srv->nalive > 0 ||
       uv_is_closing((uv_handle_t *)&srv->wake))
     return;
-  quad_state_save_final();
+  if (quad_state_save_final() > 0)
+    return; /* a --state-dir write is on the worker: its end wakes us */
   if (!quad_jobs_idle()) {
     /* Every client has its answers and its socket closed, and the state is
      * saved; what is left is the worker destroying their quajects (thread

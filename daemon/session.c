@@ -127,6 +127,14 @@ static void on_handle_closed(uv_handle_t *h) {
 
 void quad_conn_hold(quad_conn_t *c) { c->holds++; }
 
+void quad_conn_hold_output(quad_conn_t *c) { c->out_held++; }
+
+void quad_conn_release_output(quad_conn_t *c) {
+  assert(c->out_held > 0);
+  if (--c->out_held == 0)
+    quad_conn_flush(c);
+}
+
 void quad_conn_unhold(quad_conn_t *c) {
   assert(c->holds > 0);
   if (--c->holds == 0 && c->freed)
@@ -312,7 +320,7 @@ static void on_write(uv_write_t *req, int status) {
 }
 
 void quad_conn_flush(quad_conn_t *c) {
-  if (c->out.len == 0 || c->state == QUAD_CLOSED)
+  if (c->out.len == 0 || c->state == QUAD_CLOSED || c->out_held > 0)
     return;
   quad_write_t *w = malloc(sizeof *w);
   if (w == NULL) {

@@ -14,6 +14,9 @@
  * A request whose id is STALL_ID(ms) (high 16 bits 0x57A1, low 24 bits ms)
  * makes the loop thread sleep ms milliseconds before its dispatch: a loop
  * that is slow to see anything, for the tests of the exit deadline.
+ *
+ * With QUAD_FAULTSIM_FSYNC_MS=ms in the environment every fsync of quad's
+ * own code (--state-dir's writes) takes ms milliseconds more: a slow disk.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +32,8 @@
 /* High 16 bits of a request id that stalls the loop; the low 24 bits are ms. */
 #define STALL_TAG UINT64_C(0x57A1)
 
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
@@ -59,13 +64,25 @@ void *__wrap_calloc(size_t n, size_t size) { return fail_now() ? NULL : __real_c
 void *__wrap_realloc(void *p, size_t n) { return fail_now() ? NULL : __real_realloc(p, n); }
 char *__wrap_strdup(const char *s) { return fail_now() ? NULL : __real_strdup(s); }
 
+/* Sleeps ms milliseconds, through signals. */
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+    ;
+}
+
+int __wrap_fsync(int fd) {
+  const char *e = getenv("QUAD_FAULTSIM_FSYNC_MS");
+  if (e != NULL)
+    sleep_ms((unsigned)atoi(e));
+  return __real_fsync(fd);
+}
+
 void quad_faultsim_begin(const Qua__V1__Frame *f) {
   if (f->id >> 48 == STALL_TAG) {
     unsigned ms = (unsigned)(f->id & 0xffffff);
     quad_log(QUAD_LOG_WARN, "faultsim: the loop sleeps %u ms", ms);
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-      ;
+    sleep_ms(ms);
     return;
   }
   if (f->id >> 48 != FAULTSIM_TAG || (f->id & 0xffffff) == 0)
