@@ -41,10 +41,11 @@
  *     running (the control lock), never for the queue: links are made and
  *     destroyed on the loop (their init and fini use its handles; a
  *     teardown's done destroys them after its work closed their sites);
- *     List and Describe read wires and code under the lock; Destroy's
- *     not-wired check asks libqua (qua_wired_in); a drain opens its count
- *     site when its queue closes; the peer side of links opens and closes
- *     its sites (link.c).
+ *     Destroy's not-wired check asks libqua (qua_wired_in); a drain opens
+ *     its count site when its queue closes; the peer side of links opens
+ *     and closes its sites (link.c); a metrics scrape and --state-dir's
+ *     graph read queues' state lines (qua_quaject_describe). List and
+ *     Describe are jobs (dispatch.c, "Listings").
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,6 +15,11 @@
  * makes the loop thread sleep ms milliseconds before its dispatch: a loop
  * that is slow to see anything, for the tests of the exit deadline.
  *
+ * A Create whose request id is HOLD_ID(ms) (high 16 bits 0x57A2) holds
+ * libqua's control lock for ms milliseconds on the worker before it makes
+ * its quaject: a long control job, for the tests of what must not wait
+ * for one.
+ *
  * With QUAD_FAULTSIM_FSYNC_MS=ms in the environment every fsync of quad's
  * own code (--state-dir's writes) takes ms milliseconds more: a slow disk.
  */
@@ -31,6 +36,20 @@
 #define FAULTSIM_TAG UINT64_C(0xFA17)
 /* High 16 bits of a request id that stalls the loop; the low 24 bits are ms. */
 #define STALL_TAG UINT64_C(0x57A1)
+/* High 16 bits of a Create's request id whose job holds the control lock. */
+#define HOLD_TAG UINT64_C(0x57A2)
+
+/* libqua's control lock (its internal header is libqua's own). */
+void qua__ctl_lock(void);
+void qua__ctl_unlock(void);
+int __real_qua_create(const char *type, const char *const *params, int nparams, qua_quaject_t **out,
+                      qua_error_t *err);
+int __wrap_qua_create(const char *type, const char *const *params, int nparams, qua_quaject_t **out,
+                      qua_error_t *err);
+
+/* The ms the next qua_create (on the worker) holds the lock: set on the
+ * loop when a HOLD_ID request is dispatched, taken by the worker. */
+static _Atomic unsigned hold_next_ms;
 
 int __real_fsync(int fd);
 int __wrap_fsync(int fd);
@@ -71,6 +90,17 @@ static void sleep_ms(unsigned ms) {
     ;
 }
 
+int __wrap_qua_create(const char *type, const char *const *params, int nparams, qua_quaject_t **out,
+                      qua_error_t *err) {
+  unsigned ms = atomic_exchange(&hold_next_ms, 0);
+  if (ms > 0) {
+    qua__ctl_lock();
+    sleep_ms(ms);
+    qua__ctl_unlock();
+  }
+  return __real_qua_create(type, params, nparams, out, err);
+}
+
 int __wrap_fsync(int fd) {
   const char *e = getenv("QUAD_FAULTSIM_FSYNC_MS");
   if (e != NULL)
@@ -79,6 +109,10 @@ int __wrap_fsync(int fd) {
 }
 
 void quad_faultsim_begin(const Qua__V1__Frame *f) {
+  if (f->id >> 48 == HOLD_TAG) {
+    atomic_store(&hold_next_ms, (unsigned)(f->id & 0xffffff));
+    return;
+  }
   if (f->id >> 48 == STALL_TAG) {
     unsigned ms = (unsigned)(f->id & 0xffffff);
     quad_log(QUAD_LOG_WARN, "faultsim: the loop sleeps %u ms", ms);
