@@ -43,7 +43,7 @@ typedef struct quad_config {
   unsigned max_quajects;
   unsigned max_quajects_total; /* daemon-wide (--max-quajects) */
   unsigned max_threads;        /* active quajects (pumps, clocks), daemon-wide */
-  int thread_nice;             /* their threads' nice increment (qua_set_thread_nice) */
+  int thread_nice;             /* clocks' threads' nice increment (qua_set_thread_nice) */
   unsigned max_inflight;
   size_t max_conn_queued; /* bytes of replies and events waiting to be written, per connection */
   size_t max_queued;      /* the same, all connections together */

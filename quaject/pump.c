@@ -138,7 +138,7 @@ static bool pump_run(pump_t *p, uint64_t want) {
 
 static void *pump_main(void *arg) {
   pump_t *p = arg;
-  qua__active_thread_begin();
+  qua_thread_online();
   for (;;) {
     uint64_t want = QUA_PUMP_BATCH;
     if (p->limit != 0) {

@@ -132,7 +132,7 @@ int qua_set_thread_nice(int increment) {
   return atomic_exchange(&thread_nice, increment < 0 ? 0 : increment > 19 ? 19 : increment);
 }
 
-void qua__active_thread_begin(void) {
+void qua__clock_thread_begin(void) {
   qua_thread_online();
   int inc = atomic_load(&thread_nice);
   if (inc == 0)
