@@ -293,7 +293,7 @@ static void teardown_done(quad_job_t *j) {
     free(o);
   }
   if (j->request && named)
-    quad_state_changed(); /* written ahead of the answer */
+    quad_state_changed(j->c); /* written ahead of the answer */
   if (j->request && j->c->state < QUAD_CLOSING) {
     Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
     quad_metrics_reply(td->method, 0);
@@ -454,7 +454,7 @@ static void ctl_done_empty(quad_job_t *j) {
  * ahead of the answer. */
 static void ctl_done_saved(quad_job_t *j) {
   if (((ctl_t *)j)->status >= 0)
-    quad_state_changed();
+    quad_state_changed(j->c);
   ctl_done_empty(j);
 }
 
@@ -779,7 +779,7 @@ static void create_done(quad_job_t *j) {
       (o->params = quad_state_params(x->params, x->nparams)) == NULL)
     goto nomem;
   if (o->name != NULL)
-    quad_state_changed(); /* written ahead of the answer */
+    quad_state_changed(c); /* written ahead of the answer */
   quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
            in->type, o->id, o->name ? " as " : "", o->name ? o->name : "");
   Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
@@ -943,7 +943,7 @@ static void svc_publish(Qua__V1__Qua_Service *svc, const Qua__V1__PublishRequest
     FAIL(QUA_ESTATE, "already published as '%s'", o->name);
   if (quad_reg_publish(&quad_srv->reg, o, in->name) < 0)
     FAIL(QUA_ENOMEM, "out of memory");
-  quad_state_changed();
+  quad_state_changed(call->c);
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -960,7 +960,7 @@ static void svc_unpublish(Qua__V1__Qua_Service *svc, const Qua__V1__UnpublishReq
     quad_reg_set_owner(o, call->c);
     call->c->owned++;
   }
-  quad_state_changed();
+  quad_state_changed(call->c);
   Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
   closure(&out, call);
 }
@@ -1391,44 +1391,135 @@ static void svc_credit(Qua__V1__Qua_Service *svc, const Qua__V1__CreditRequest *
 
 /* --- Listings ---------------------------------------------------------------------- */
 
-/* Appends which code q's entry (or body) runs, its synthesis time and,
- * when synthesised, the code (for a target=m68k entry, disassembled too). */
-static int add_impl(arena_t *a, Qua__V1__QuajectInfo *qi, qua_quaject_t *q, int entry,
-                    const char *name) {
-  Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
-  if (im == NULL)
-    return QUA_ENOMEM;
-  qua__v1__entry_impl__init(im);
-  im->entry = (char *)name;
+/* List and Describe read libqua's side of a quaject (its state line, which
+ * the type's describe hook reads under the control lock; its wires; the
+ * code each entry runs) on the worker, in the connection's order, as a
+ * control job: the control lock is the worker's to wait for, so the loop
+ * never waits behind another client's long control job (a join, a grace
+ * period) to answer anyone. Reading under RCU without the lock instead
+ * would need every type's describe hook, and the code strings resynthesis
+ * rewrites, made safe against concurrent control operations. The loop
+ * chooses the page (ids) at submission; the quajects are alive when the
+ * job runs (work.c note 3); done fills the reply from what the loop knows
+ * then (names, handles, bindings), leaving out quajects destroyed since. */
+typedef struct qsnap_impl {
+  const char *entry;
   char impl[sizeof((qua_site_t *)0)->impl_buf + 64];
-  char *code = NULL;
-  qua_code_t *mc = NULL;
-  if (entry >= 0 && quad_m68k_is(q)) {
-    if (quad_m68k_entry_info(q, entry, impl, sizeof impl, &code, &mc) < 0)
-      return QUA_ENOMEM;
-    if (code != NULL)
-      im->code = arena_strdup(a, code);
-    free(code);
-  } else {
-    qua_quaject_entry_info(q, entry, impl, sizeof impl, &im->synth_ns);
-    if (qua_quaject_entry_code(q, entry, &mc) < 0)
-      return QUA_ENOMEM;
+  char *code;      /* an m68k entry disassembled (malloc'ed), or NULL */
+  qua_code_t *mc;  /* its synthesised code, holes and parts (malloc'ed), or NULL */
+  uint64_t synth_ns;
+} qsnap_impl_t;
+
+typedef struct qsnap {
+  uint64_t id;
+  qua_quaject_t *q;
+  char *line; /* the state line and synth= (malloc'ed); NULL for a link */
+  int nwires;
+  struct { int callout; uint64_t dst_id; const char *entry; } wires[QUA_MAX_CALLOUTS];
+  int nimpls;
+  qsnap_impl_t *impls; /* Describe only */
+} qsnap_t;
+
+typedef struct listing {
+  ctl_t x;    /* first: ctl_finish frees the whole */
+  bool full;  /* Describe: impls too */
+  bool more;  /* List: the page was cut at QUAD_LIST_PAGE */
+  size_t n;
+  qsnap_t s[];
+} listing_t;
+
+/* Worker: which code q's entry (or body) runs, its synthesis time and,
+ * when synthesised, the code (for a target=m68k entry, disassembled too). */
+static int snap_impl(qsnap_impl_t *im, qua_quaject_t *q, int entry, const char *name) {
+  im->entry = name;
+  if (entry >= 0 && quad_m68k_is(q))
+    return quad_m68k_entry_info(q, entry, im->impl, sizeof im->impl, &im->code, &im->mc) < 0
+               ? QUA_ENOMEM
+               : 0;
+  qua_quaject_entry_info(q, entry, im->impl, sizeof im->impl, &im->synth_ns);
+  return qua_quaject_entry_code(q, entry, &im->mc) < 0 ? QUA_ENOMEM : 0;
+}
+
+/* q's state line into line[len], and synth= (every type's parameter, not
+ * in the type's own line). A link's describe reads the loop's link state,
+ * not libqua's (link.c): it runs on the loop, without the control lock. */
+static const char *state_line(qua_quaject_t *q, char *line, size_t len) {
+  const qua_type_t *t = qua_quaject_type(q);
+  if (quad_link_is_type(t))
+    t->ops.describe(q, line, len);
+  else
+    qua_quaject_describe(q, line, len);
+  size_t n = strlen(line);
+  snprintf(line + n, len - n, "%ssynth=%s", n > 0 ? " " : "",
+           qua_quaject_synth(q) == QUA_SYNTH_OFF ? "off" : "stencil");
+  return line;
+}
+
+/* Worker: fills sn from its quaject (libqua only). 0 or QUA_ENOMEM. */
+static int snap_take(qsnap_t *sn, bool full) {
+  qua_quaject_t *q = sn->q;
+  const qua_type_t *t = qua_quaject_type(q);
+  char line[512];
+  if (!quad_link_is_type(t) && (sn->line = strdup(state_line(q, line, sizeof line))) == NULL)
+    return QUA_ENOMEM; /* a link's line is taken on the loop (quaject_info) */
+  for (int k = 0; k < t->ncallouts && k < QUA_MAX_CALLOUTS; k++) {
+    int e = 0;
+    qua_quaject_t *dst = qua_wired_to(q, k, &e);
+    if (dst == NULL)
+      continue;
+    sn->wires[sn->nwires].callout = k;
+    sn->wires[sn->nwires].dst_id = qua_quaject_id(dst);
+    sn->wires[sn->nwires].entry = qua_quaject_type(dst)->entries[e].name;
+    sn->nwires++;
   }
-  if (mc != NULL) {
-    void *block = arena_alloc(a, quad_code_message_size(mc));
-    if (block != NULL)
-      im->machine_code = quad_code_message(block, mc);
-    free(mc);
-    if (block == NULL)
+  if (!full)
+    return 0;
+  sn->impls = calloc((size_t)t->nentries + 1, sizeof *sn->impls); /* + a body */
+  if (sn->impls == NULL)
+    return QUA_ENOMEM;
+  for (int e = 0; e < t->nentries; e++)
+    if (snap_impl(&sn->impls[sn->nimpls++], q, e, t->entries[e].name) < 0)
       return QUA_ENOMEM;
-  }
-  im->impl = arena_strdup(a, impl);
-  qi->impls[qi->n_impls++] = im;
+  if (qua_quaject_body(q) != NULL && snap_impl(&sn->impls[sn->nimpls++], q, QUA_ENTRY_BODY,
+                                               "(step)") < 0)
+    return QUA_ENOMEM; /* a pump's step */
   return 0;
 }
 
-/* Fills qi for o as connection c sees it, wires included; `full` adds impls. */
-static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
+static void listing_work(quad_job_t *j) {
+  listing_t *l = (listing_t *)j;
+  for (size_t i = 0; i < l->n && l->x.status == 0; i++)
+    if (snap_take(&l->s[i], l->full) < 0)
+      ctl_err(&l->x, QUA_ENOMEM, "out of memory");
+}
+
+/* Loop: the listing for call, of the quajects ids[0..n) (alive), or NULL
+ * when out of memory. */
+static listing_t *listing_new(quad_call_t *call, bool full, size_t n, void (*done)(quad_job_t *)) {
+  listing_t *l = calloc(1, sizeof *l + n * sizeof *l->s);
+  if (l == NULL)
+    return NULL;
+  l->x.job.work = listing_work;
+  l->x.job.done = done;
+  l->x.id = call->id;
+  l->x.method = call->method;
+  l->full = full;
+  return l;
+}
+
+/* Loop: answers, after freeing the snapshots, and frees l. */
+static void listing_finish(listing_t *l, const ProtobufCMessage *out) {
+  for (size_t i = 0; i < l->n; i++) {
+    free(l->s[i].line);
+    for (int k = 0; k < l->s[i].nimpls; k++)
+      free(l->s[i].impls[k].code), free(l->s[i].impls[k].mc);
+    free(l->s[i].impls);
+  }
+  ctl_finish(&l->x, out);
+}
+
+/* Loop: fills qi for o as connection c sees it, from its snapshot. */
+static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, const qsnap_t *sn,
                         Qua__V1__QuajectInfo *qi) {
   const qua_type_t *t = qua_quaject_type(o->q);
   qua__v1__quaject_info__init(qi);
@@ -1438,34 +1529,25 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
   qi->type = (char *)t->name;
   qi->name = o->name != NULL ? o->name : (char *)"";
   char line[512];
-  qua_quaject_describe(o->q, line, sizeof line);
-  /* synth is every type's parameter, and not in the type's own line. */
-  size_t n = strlen(line);
-  snprintf(line + n, sizeof line - n, "%ssynth=%s", n > 0 ? " " : "",
-           qua_quaject_synth(o->q) == QUA_SYNTH_OFF ? "off" : "stencil");
-  qi->state = arena_strdup(a, line);
+  qi->state = arena_strdup(a, sn->line != NULL ? sn->line : state_line(o->q, line, sizeof line));
   qi->params = arena_alloc(a, (size_t)t->nparams * sizeof *qi->params);
   if (qi->params == NULL)
     return QUA_ENOMEM;
   for (int k = 0; k < t->nparams; k++)
     qi->params[qi->n_params++] = qua_quaject_param(o->q, k);
-  qi->wires = arena_alloc(a, (size_t)t->ncallouts * sizeof *qi->wires);
-  if (qi->wires == NULL)
+  qi->wires = arena_alloc(a, (size_t)sn->nwires * sizeof *qi->wires);
+  if (sn->nwires > 0 && qi->wires == NULL)
     return QUA_ENOMEM;
-  for (int k = 0; k < t->ncallouts; k++) {
-    int e = 0;
-    qua_quaject_t *dst = qua_wired_to(o->q, k, &e);
-    if (dst == NULL)
-      continue;
+  for (int k = 0; k < sn->nwires; k++) {
     Qua__V1__WireInfo *w = arena_alloc(a, sizeof *w);
     if (w == NULL)
       return QUA_ENOMEM;
     qua__v1__wire_info__init(w);
-    const quad_obj_t *d = obj_by_id(qua_quaject_id(dst));
-    w->callout = (char *)t->callouts[k].name;
-    w->dst_id = qua_quaject_id(dst);
+    const quad_obj_t *d = obj_by_id(sn->wires[k].dst_id);
+    w->callout = (char *)t->callouts[sn->wires[k].callout].name;
+    w->dst_id = sn->wires[k].dst_id;
     w->dst_name = d != NULL && d->name != NULL ? d->name : (char *)(d == NULL ? "(client)" : "");
-    w->entry = (char *)qua_quaject_type(dst)->entries[e].name;
+    w->entry = (char *)sn->wires[k].entry;
     qi->wires[qi->n_wires++] = w;
   }
   /* Who is bound to it: every handle's bindings, in proportion to them. */
@@ -1489,53 +1571,102 @@ static int quaject_info(arena_t *a, quad_conn_t *c, quad_obj_t *o, bool full,
       bi->peer = r->conn->peer;
       qi->bindings[qi->n_bindings++] = bi;
     }
-  if (!full)
-    return 0;
-  qi->impls = arena_alloc(a, (size_t)(t->nentries + 1) * sizeof *qi->impls); /* + a body */
+  if (sn->impls == NULL)
+    return a->failed ? QUA_ENOMEM : 0;
+  qi->impls = arena_alloc(a, (size_t)sn->nimpls * sizeof *qi->impls);
   if (qi->impls == NULL)
     return QUA_ENOMEM;
-  for (int e = 0; e < t->nentries; e++)
-    if (add_impl(a, qi, o->q, e, t->entries[e].name) < 0)
+  for (int e = 0; e < sn->nimpls; e++) {
+    Qua__V1__EntryImpl *im = arena_alloc(a, sizeof *im);
+    if (im == NULL)
       return QUA_ENOMEM;
-  if (qua_quaject_body(o->q) != NULL && add_impl(a, qi, o->q, QUA_ENTRY_BODY, "(step)") < 0)
-    return QUA_ENOMEM; /* a pump's step */
-  return 0;
+    qua__v1__entry_impl__init(im);
+    im->entry = (char *)sn->impls[e].entry;
+    im->impl = arena_strdup(a, sn->impls[e].impl);
+    im->synth_ns = sn->impls[e].synth_ns;
+    if (sn->impls[e].code != NULL)
+      im->code = arena_strdup(a, sn->impls[e].code);
+    const qua_code_t *mc = sn->impls[e].mc;
+    if (mc != NULL) {
+      void *block = arena_alloc(a, quad_code_message_size(mc));
+      if (block == NULL)
+        return QUA_ENOMEM;
+      im->machine_code = quad_code_message(block, mc);
+    }
+    qi->impls[qi->n_impls++] = im;
+  }
+  return a->failed ? QUA_ENOMEM : 0;
 }
 
-static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
-                     Qua__V1__ListReply_Closure closure, void *data) {
-  quad_call_t *call = data;
+static void list_done(quad_job_t *j) {
+  listing_t *l = (listing_t *)j;
+  quad_conn_t *c = j->c;
   arena_t a = {0};
   Qua__V1__ListReply out = QUA__V1__LIST_REPLY__INIT;
-  out.quajects = arena_alloc(&a, quad_srv->nobjs * sizeof *out.quajects);
-  Qua__V1__QuajectInfo *qis = arena_alloc(&a, quad_srv->nobjs * sizeof *qis);
-  /* One page: ids above after_id, at most QUAD_LIST_PAGE of them and what
-   * fits in --max-frame; `more` when others follow. */
+  out.more = l->more;
+  out.quajects = arena_alloc(&a, (l->n ? l->n : 1) * sizeof *out.quajects);
+  Qua__V1__QuajectInfo *qis = arena_alloc(&a, (l->n ? l->n : 1) * sizeof *qis);
+  /* What fits in --max-frame; `more` when others follow. */
   size_t bytes = QUAD_FRAME_OVERHEAD;
-  for (quad_obj_t *o = TAILQ_FIRST(&quad_srv->reg.objs); !a.failed && o != NULL;
-       o = TAILQ_NEXT(o, link)) { /* oldest first */
-    if (o->id <= in->after_id || (o->name == NULL && quad_ref_find(call->c, o) == NULL))
-      continue; /* before the page, or what this connection can neither open nor reach */
-    if (out.n_quajects == QUAD_LIST_PAGE) {
-      out.more = true;
-      break;
-    }
+  for (size_t i = 0; !a.failed && l->x.status == 0 && i < l->n; i++) {
+    quad_obj_t *o = obj_by_id(l->s[i].id);
+    if (o == NULL || o->q != l->s[i].q)
+      continue; /* destroyed since the page was chosen */
     Qua__V1__QuajectInfo *qi = &qis[out.n_quajects];
-    if (quaject_info(&a, call->c, o, false, qi) < 0)
+    if (quaject_info(&a, c, o, &l->s[i], qi) < 0)
       break;
     bytes += qua__v1__quaject_info__get_packed_size(qi) + PB_LEN_MAX;
     if (bytes > quad_srv->cfg.max_frame) {
       out.more = true;
       break;
     }
-    out.quajects[out.n_quajects] = qi;
-    out.n_quajects++;
+    out.quajects[out.n_quajects++] = qi;
   }
-  if (a.failed) {
-    arena_free(&a);
+  if (a.failed && l->x.status == 0)
+    ctl_err(&l->x, QUA_ENOMEM, "out of memory");
+  listing_finish(l, &out.base);
+  arena_free(&a);
+}
+
+static void svc_list(Qua__V1__Qua_Service *svc, const Qua__V1__ListRequest *in,
+                     Qua__V1__ListReply_Closure closure, void *data) {
+  quad_call_t *call = data;
+  /* One page: ids above after_id that this connection can open or
+   * reach, oldest first, at most QUAD_LIST_PAGE of them. */
+  size_t n = 0;
+  quad_obj_t *o;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) { /* oldest first */
+    if (n > QUAD_LIST_PAGE)
+      break;
+    n += o->id > in->after_id && (o->name != NULL || quad_ref_find(call->c, o) != NULL);
+  }
+  listing_t *l = listing_new(call, false, n > QUAD_LIST_PAGE ? QUAD_LIST_PAGE : n, list_done);
+  if (l == NULL)
     FAIL(QUA_ENOMEM, "out of memory");
+  l->more = n > QUAD_LIST_PAGE;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) {
+    if (l->n == QUAD_LIST_PAGE)
+      break;
+    if (o->id > in->after_id && (o->name != NULL || quad_ref_find(call->c, o) != NULL)) {
+      l->s[l->n].id = o->id;
+      l->s[l->n++].q = o->q;
+    }
   }
-  closure(&out, call);
+  ctl_submit(&l->x, call);
+}
+
+static void describe_done(quad_job_t *j) {
+  listing_t *l = (listing_t *)j;
+  arena_t a = {0};
+  Qua__V1__QuajectInfo qi;
+  Qua__V1__DescribeReply out = QUA__V1__DESCRIBE_REPLY__INIT;
+  quad_obj_t *o = obj_by_id(l->s[0].id);
+  if (l->x.status == 0 && (o == NULL || o->q != l->s[0].q))
+    ctl_err(&l->x, QUA_ENOTFOUND, "quaject #%" PRIu64 " was destroyed", l->s[0].id);
+  else if (l->x.status == 0 && quaject_info(&a, j->c, o, &l->s[0], &qi) < 0)
+    ctl_err(&l->x, QUA_ENOMEM, "out of memory");
+  out.quaject = &qi;
+  listing_finish(l, &out.base);
   arena_free(&a);
 }
 
@@ -1551,16 +1682,13 @@ static void svc_describe(Qua__V1__Qua_Service *svc, const Qua__V1__DescribeReque
     GET_REF(ref, in->handle);
     o = ref->obj;
   }
-  arena_t a = {0};
-  Qua__V1__QuajectInfo qi;
-  if (quaject_info(&a, call->c, o, true, &qi) < 0) {
-    arena_free(&a);
+  listing_t *l = listing_new(call, true, 1, describe_done);
+  if (l == NULL)
     FAIL(QUA_ENOMEM, "out of memory");
-  }
-  Qua__V1__DescribeReply out = QUA__V1__DESCRIBE_REPLY__INIT;
-  out.quaject = &qi;
-  closure(&out, call);
-  arena_free(&a);
+  l->n = 1;
+  l->s[0].id = o->id;
+  l->s[0].q = o->q;
+  ctl_submit(&l->x, call);
 }
 
 static void svc_stats(Qua__V1__Qua_Service *svc, const Qua__V1__StatsRequest *in,

@@ -44,6 +44,7 @@ typedef struct quad_config {
   unsigned max_quajects;
   unsigned max_quajects_total; /* daemon-wide (--max-quajects) */
   unsigned max_threads;        /* active quajects (pumps, clocks), daemon-wide */
+  int thread_nice;             /* clocks' threads' nice increment (qua_set_thread_nice) */
   unsigned max_inflight;
   size_t max_conn_queued; /* bytes of replies and events waiting to be written, per connection */
   size_t max_queued;      /* the same, all connections together */
@@ -218,6 +219,7 @@ struct quad_conn {
   quap_buf_t out;              /* frames not yet handed to uv_write */
   unsigned out_responses;      /* responses among them */
   size_t write_bytes;          /* handed to uv_write, not yet written */
+  unsigned out_held;           /* while > 0, `out` waits (a --state-dir write, state.c) */
   unsigned inflight;           /* requests read whose responses are not yet written */
 
   quad_map_t handles;          /* handle -> quad_ref_t */
@@ -255,12 +257,19 @@ struct quad_job {
   void (*done)(quad_job_t *j); /* the loop, after work: records, replies, frees j */
   quad_conn_t *c;              /* held while the job lives, or NULL */
   bool request;                /* the job answers one of c's requests: c is busy meanwhile */
+  int lane;                    /* QUAD_LANE_* (work.c note 2) */
   quad_job_t *next;
 };
+
+/* Job lanes: each runs its jobs one at a time in submission order; lanes
+ * run side by side. */
+enum { QUAD_LANE_CONTROL, QUAD_LANE_DISK, QUAD_LANES };
 
 /* Queues j behind every job submitted before it (work.c note 2). With a
  * connection, holds it; a request job also makes it busy until done. */
 void quad_job_submit(quad_job_t *j, quad_conn_t *c, bool request);
+/* The same in another lane (QUAD_LANE_DISK: --state-dir's writes). */
+void quad_job_submit_to(quad_job_t *j, quad_conn_t *c, bool request, int lane);
 /* True when no job is queued or running. */
 bool quad_jobs_idle(void);
 
@@ -273,7 +282,7 @@ typedef struct quad_server {
   uv_tcp_t tcp_listener;
   bool have_unix, have_tcp, unix_bound;
   bool socket_activated; /* the unix socket came from systemd: not ours to remove */
-  uv_signal_t sigterm, sigint;
+  uv_async_t stop; /* the signal thread: a stop signal came (signals.c) */
   uv_async_t wake; /* any thread: uv_async_send after putting an event */
   uv_timer_t deadline;
   bool stopping;
@@ -307,6 +316,26 @@ int quad_metrics_listen(const char *spec); /* 0, or an exit status after a messa
 void quad_metrics_close(void);
 /* Counts a response of method (any value; invalid ones together) and status. */
 void quad_metrics_reply(uint32_t method, int status);
+
+/* signals.c: SIGTERM and SIGINT, taken by a thread of their own (its
+ * note). At QUAD_EXIT_DEADLINE_MS after the signal the loop closes every
+ * socket, written or not; at QUAD_EXIT_HARD_MS the signal thread ends the
+ * process with status QUAD_EXIT_FORCED whatever the loop is doing. */
+#define QUAD_EXIT_DEADLINE_MS 2500
+#define QUAD_EXIT_HARD_MS 3500
+#define QUAD_EXIT_FORCED 3
+/* Blocks the stop signals in the calling thread and the threads it makes
+ * from then on: called first in main. */
+void quad_signals_block(void);
+/* Starts the thread that takes the stop signals and wakes the loop
+ * through `stop`. 0, or -1 after a message. */
+int quad_signals_start(uv_async_t *stop);
+/* The first stop signal (0 when none came yet), and the ms since it. */
+int quad_signals_received(uint64_t *elapsed_ms);
+/* The loop is about to close `stop`: no more uv_async_send on it. */
+void quad_signals_detach(void);
+/* Everything is done: the thread ends without acting. */
+void quad_signals_stop(void);
 
 /* systemd.c: notifications, socket activation, journald priorities. */
 void quad_sd_init(void);
@@ -364,6 +393,10 @@ int quad_conn_reserve(quad_conn_t *c, size_t reply);
 /* A request job of c finished (work.c): decoding goes on, or the close
  * that waited for it happens. */
 void quad_conn_resume(quad_conn_t *c);
+/* Holds c's output back (flushes write nothing) until the matching
+ * release, which flushes: an answer that must wait for the disk. */
+void quad_conn_hold_output(quad_conn_t *c);
+void quad_conn_release_output(quad_conn_t *c);
 /* Keeps c's memory (and its event ring) until the matching unhold. */
 void quad_conn_hold(quad_conn_t *c);
 void quad_conn_unhold(quad_conn_t *c);

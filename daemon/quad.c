@@ -59,8 +59,13 @@ static const char usage_text[] =
     "(libquaclient, the qua command) create quajects, wire them into graphs,\n"
     "invoke their callentries and bind their callbacks and callouts to\n"
     "themselves. It logs to standard error and runs until SIGTERM or SIGINT,\n"
-    "on which it stops accepting, answers the requests it has read, sends the\n"
-    "events it has queued and exits with status 0 within 5 seconds.\n"
+    "on which it stops accepting and reading requests, answers those it has\n"
+    "read, sends the events it has queued, saves its state (--state-dir) and\n"
+    "exits with status 0. The stop has a deadline counted from the signal,\n"
+    "kept by a thread of its own whatever the rest of quad is doing: 2.5 s\n"
+    "after it the connections still open are closed, written or not; 3.5 s\n"
+    "after it quad exits with status 3 if it has still not finished. A second\n"
+    "signal during the stop is only logged.\n"
     "\n"
     "Options:\n"
     "  --socket PATH       listen on the unix socket PATH (mode 0660; peer\n"
@@ -81,6 +86,11 @@ static const char usage_text[] =
     "                      past it Create is refused with ELIMIT.\n"
     "  --max-threads N     quajects with a thread of their own (pumps,\n"
     "                      clocks) in all (default 256); past it: ELIMIT.\n"
+    "  --thread-nice N     the nice increment (0 to 19, default 19) of clocks'\n"
+    "                      threads over quad's own, so that however many clocks\n"
+    "                      tick, the threads that answer clients and stop quad\n"
+    "                      get the CPU first. 0 runs them at quad's priority.\n"
+    "                      Pumps keep quad's priority.\n"
     "  --allow-uid UID     let unix peers with this uid connect (repeatable).\n"
     "  --allow-group GROUP\n"
     "                      let unix peers in this group (name or gid) connect\n"
@@ -133,15 +143,18 @@ static const char usage_text[] =
     "                      between them are written ahead on every change and\n"
     "                      restored at start, before clients are accepted;\n"
     "                      unpublished quajects belong to their connection and\n"
-    "                      are not saved. On SIGTERM or SIGINT the contents of\n"
-    "                      queues, buffers, stacks and counters are saved too,\n"
-    "                      so a restart loses nothing. After kill -9 or a crash\n"
-    "                      the graph comes back empty (counters at initial=):\n"
-    "                      the items in quajects when quad died are missing,\n"
-    "                      those put since the last save among them; none\n"
-    "                      comes twice. A corrupt or truncated state file is\n"
-    "                      named and quad refuses to start; the previous\n"
-    "                      generation is kept.\n"
+    "                      are not saved. The writes run beside the loop, which\n"
+    "                      goes on serving others; the client that made a\n"
+    "                      change gets its answer (and any later one) once the\n"
+    "                      change is on disk (fsynced). On SIGTERM or SIGINT the\n"
+    "                      contents of queues, buffers, stacks and counters\n"
+    "                      are saved too, so a restart loses nothing. After\n"
+    "                      kill -9 or a crash the graph comes back empty\n"
+    "                      (counters at initial=): the items in quajects when\n"
+    "                      quad died are missing, those put since the last save\n"
+    "                      among them; none comes twice. A corrupt or truncated\n"
+    "                      state file is named and quad refuses to start; the\n"
+    "                      previous generation is kept.\n"
     "  --log-level LEVEL   error, warn, info (default) or debug.\n"
     "  --synth MODE        code quajects run: stencil (default; methods\n"
     "                      synthesised per wire) or off (generic C code). A\n"
@@ -163,7 +176,10 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 after a clean shutdown, 1 when the daemon cannot run (the\n"
     "socket is taken, the address cannot be bound, the state directory or\n"
-    "file is refused), 2 for bad options or a bad token file.\n"
+    "file is refused), 2 for bad options or a bad token file, 3 when the stop\n"
+    "did not finish by its deadline (answers not yet written, and the final\n"
+    "save of queue contents if it was not made, are lost; what was written\n"
+    "ahead to --state-dir is kept).\n"
     "\n"
     "The protocol, the connection states, the limits and every status code are\n"
     "described in proto/README.md.\n";
@@ -176,6 +192,7 @@ enum {
   OPT_ALLOW_UID,
   OPT_MAX_QUAJECTS_TOTAL,
   OPT_MAX_THREADS,
+  OPT_THREAD_NICE,
   OPT_ALLOW_GROUP,
   OPT_MAX_FRAME,
   OPT_MAX_QUAJECTS,
@@ -200,6 +217,7 @@ static const struct option long_options[] = {
     {"allow-uid", required_argument, NULL, OPT_ALLOW_UID},
     {"max-quajects", required_argument, NULL, OPT_MAX_QUAJECTS_TOTAL},
     {"max-threads", required_argument, NULL, OPT_MAX_THREADS},
+    {"thread-nice", required_argument, NULL, OPT_THREAD_NICE},
     {"allow-group", required_argument, NULL, OPT_ALLOW_GROUP},
     {"max-frame", required_argument, NULL, OPT_MAX_FRAME},
     {"max-quajects-per-client", required_argument, NULL, OPT_MAX_QUAJECTS},
@@ -321,6 +339,7 @@ void quad_config_defaults(quad_config_t *cfg) {
   cfg->hello_timeout_ms = 5000;
   cfg->max_quajects_total = 100000;
   cfg->max_threads = 256;
+  cfg->thread_nice = 19;
   cfg->log_level = QUAD_LOG_INFO;
 }
 
@@ -369,6 +388,11 @@ static int parse_options(int argc, char **argv, quad_config_t *cfg) {
       if (!parse_num(optarg, 0, 100000, &v))
         return usage_error("--max-threads '%s': expected 0 to 100000", optarg);
       cfg->max_threads = (unsigned)v;
+      break;
+    case OPT_THREAD_NICE:
+      if (!parse_num(optarg, 0, 19, &v))
+        return usage_error("--thread-nice '%s': expected 0 to 19", optarg);
+      cfg->thread_nice = (int)v;
       break;
     case OPT_ALLOW_UID:
       if (!parse_num(optarg, 0, UINT32_MAX - 1, &v))
@@ -761,67 +785,6 @@ static int listen_tcp(quad_server_t *srv) {
 
 /* --- Shutdown ------------------------------------------------------------------------ */
 
-/* After SIGTERM: at QUAD_EXIT_DEADLINE_MS the loop closes every socket,
- * written or not; at QUAD_EXIT_HARD_MS a watchdog thread ends the process
- * (exit status 0, socket file removed) whatever the loop is doing: a
- * thread join or a grace period inside a destroy cannot hold quad. */
-#define QUAD_EXIT_DEADLINE_MS 2500
-#define QUAD_EXIT_HARD_MS 3500
-
-static pthread_mutex_t watchdog_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t watchdog_cv;
-static pthread_t watchdog_thread;
-static bool watchdog_started, watchdog_done;
-
-static void *watchdog(void *arg) {
-  struct timespec end;
-  clock_gettime(CLOCK_MONOTONIC, &end);
-  end.tv_sec += QUAD_EXIT_HARD_MS / 1000;
-  end.tv_nsec += (long)(QUAD_EXIT_HARD_MS % 1000) * 1000000L;
-  if (end.tv_nsec >= 1000000000L) {
-    end.tv_sec++;
-    end.tv_nsec -= 1000000000L;
-  }
-  pthread_mutex_lock(&watchdog_mu);
-  int r = 0;
-  while (!watchdog_done && r != ETIMEDOUT)
-    r = pthread_cond_timedwait(&watchdog_cv, &watchdog_mu, &end);
-  bool done = watchdog_done;
-  pthread_mutex_unlock(&watchdog_mu);
-  if (done)
-    return NULL;
-  /* The loop is stuck in control work: what it did not write is lost. */
-  quad_log(QUAD_LOG_WARN, "still busy %d ms after the signal; exiting now", QUAD_EXIT_HARD_MS);
-  if (!quad_srv->socket_activated)
-    unlink(quad_srv->cfg.socket_path);
-  fflush(stderr);
-  _exit(0);
-}
-
-/* Starts the watchdog (once). */
-static void watchdog_start(void) {
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&watchdog_cv, &ca);
-  pthread_condattr_destroy(&ca);
-  if (pthread_create(&watchdog_thread, NULL, watchdog, NULL) == 0)
-    watchdog_started = true;
-  else
-    quad_log(QUAD_LOG_ERROR, "cannot start the exit watchdog: the exit deadline is not enforced");
-}
-
-/* The loop finished: the watchdog ends without acting. */
-static void watchdog_stop(void) {
-  if (!watchdog_started)
-    return;
-  pthread_mutex_lock(&watchdog_mu);
-  watchdog_done = true;
-  pthread_cond_signal(&watchdog_cv);
-  pthread_mutex_unlock(&watchdog_mu);
-  pthread_join(watchdog_thread, NULL);
-}
-
 static void on_closed_quietly(uv_handle_t *h) {}
 
 /* When every connection is gone: destroy what is left, close the last handles. */
@@ -830,7 +793,8 @@ static void maybe_finish(void) {
   if (!srv->stopping || !LIST_EMPTY(&srv->conns) || srv->nalive > 0 ||
       uv_is_closing((uv_handle_t *)&srv->wake))
     return;
-  quad_state_save_final();
+  if (quad_state_save_final() > 0)
+    return; /* a --state-dir write is on the worker: its end wakes us */
   if (!quad_jobs_idle()) {
     /* Every client has its answers and its socket closed, and the state is
      * saved; what is left is the worker destroying their quajects (thread
@@ -843,10 +807,8 @@ static void maybe_finish(void) {
   }
   quad_objs_destroy_all();
   quad_link_shutdown();
-  /* The signal handlers stay until now: a second SIGTERM must not kill
-   * a daemon that is finishing its work. */
-  uv_close((uv_handle_t *)&srv->sigterm, on_closed_quietly);
-  uv_close((uv_handle_t *)&srv->sigint, on_closed_quietly);
+  quad_signals_detach();
+  uv_close((uv_handle_t *)&srv->stop, on_closed_quietly);
   uv_close((uv_handle_t *)&srv->wake, on_closed_quietly);
   uv_close((uv_handle_t *)&srv->deadline, on_closed_quietly);
   quad_sd_finish();
@@ -863,23 +825,25 @@ static void on_deadline(uv_timer_t *t) {
   quad_conns_force_close();
 }
 
-static void on_signal(uv_signal_t *s, int signum) {
+/* The signal thread took a stop signal (signals.c): the graceful stop.
+ * Requests that reached a socket before it are still read and answered,
+ * up to --max-inflight (quad_conns_shutdown). */
+static void on_stop(uv_async_t *a) {
   quad_server_t *srv = quad_srv;
-  if (srv->stopping) {
-    quad_log(QUAD_LOG_INFO, "%s: already shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+  uint64_t since = 0;
+  if (srv->stopping || quad_signals_received(&since) == 0)
     return;
-  }
   srv->stopping = true;
-  quad_log(QUAD_LOG_INFO, "%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
   quad_sd_stopping();
-  watchdog_start();
   if (srv->have_unix)
     uv_close((uv_handle_t *)&srv->unix_listener, on_closed_quietly);
   if (srv->have_tcp)
     uv_close((uv_handle_t *)&srv->tcp_listener, on_closed_quietly);
   srv->have_unix = srv->have_tcp = false;
   quad_metrics_close();
-  uv_timer_start(&srv->deadline, on_deadline, QUAD_EXIT_DEADLINE_MS, 0);
+  /* The deadline counts from the signal, not from now. */
+  uv_timer_start(&srv->deadline, on_deadline,
+                 since < QUAD_EXIT_DEADLINE_MS ? QUAD_EXIT_DEADLINE_MS - since : 0, 0);
   quad_conns_shutdown();
   maybe_finish();
 }
@@ -889,12 +853,14 @@ static void on_signal(uv_signal_t *s, int signum) {
 int main(int argc, char **argv) {
   static quad_server_t srv;
   quad_srv = &srv;
+  quad_signals_block(); /* before any thread is made (signals.c note 1) */
   quad_reg_init(&srv.reg);
   quad_sd_init();
   int rc = parse_options(argc, argv, &srv.cfg);
   if (rc >= 0)
     goto out_cfg;
   quad_log_level = srv.cfg.log_level;
+  qua_set_thread_nice(srv.cfg.thread_nice);
   signal(SIGPIPE, SIG_IGN);
 
   srv.loop = uv_default_loop();
@@ -905,10 +871,11 @@ int main(int argc, char **argv) {
   }
   uv_async_init(srv.loop, &srv.wake, on_wake);
   uv_timer_init(srv.loop, &srv.deadline);
-  uv_signal_init(srv.loop, &srv.sigterm);
-  uv_signal_init(srv.loop, &srv.sigint);
-  uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
-  uv_signal_start(&srv.sigint, on_signal, SIGINT);
+  uv_async_init(srv.loop, &srv.stop, on_stop);
+  if (quad_signals_start(&srv.stop) < 0) {
+    rc = 1;
+    goto out_loop;
+  }
   srv.start_ms = uv_now(srv.loop);
 
   rc = srv.cfg.state_dir != NULL && quad_state_open(srv.cfg.state_dir) < 0 ? 1 : 0;
@@ -940,12 +907,12 @@ int main(int argc, char **argv) {
   uv_run(srv.loop, UV_RUN_DEFAULT);
   if (!srv.socket_activated)
     unlink(srv.cfg.socket_path);
-  watchdog_stop();
   rc = 0;
 
 out_loop:
   quad_m68k_shutdown();
   uv_loop_close(srv.loop);
+  quad_signals_stop();
 out_cfg:
   free(srv.cfg.socket_path);
   free(srv.cfg.listen);

@@ -138,6 +138,14 @@ static void on_handle_closed(uv_handle_t *h) {
 
 void quad_conn_hold(quad_conn_t *c) { c->holds++; }
 
+void quad_conn_hold_output(quad_conn_t *c) { c->out_held++; }
+
+void quad_conn_release_output(quad_conn_t *c) {
+  assert(c->out_held > 0);
+  if (--c->out_held == 0)
+    quad_conn_flush(c);
+}
+
 void quad_conn_unhold(quad_conn_t *c) {
   assert(c->holds > 0);
   if (--c->holds == 0 && c->freed)
@@ -348,7 +356,7 @@ static void conn_write_queued(quad_conn_t *c, size_t written) {
  * and the connection is open (note 7a). Returns true when all of it went
  * out; otherwise what is left is queued as quad_conn_flush does. */
 static bool conn_write_now(quad_conn_t *c) {
-  if (c->out.len == 0 || c->state == QUAD_CLOSED)
+  if (c->out.len == 0 || c->state == QUAD_CLOSED || c->out_held > 0)
     return false;
   size_t written = 0;
   if (c->write_bytes == 0 && c->state < QUAD_CLOSING) {
@@ -375,7 +383,7 @@ static bool conn_write_now(quad_conn_t *c) {
 }
 
 void quad_conn_flush(quad_conn_t *c) {
-  if (c->out.len == 0 || c->state == QUAD_CLOSED)
+  if (c->out.len == 0 || c->state == QUAD_CLOSED || c->out_held > 0)
     return;
   conn_write_queued(c, 0);
 }
@@ -773,11 +781,31 @@ void quad_conns_force_close(void) {
   uv_walk(quad_srv->loop, force_close_one, NULL);
 }
 
+/* The stop: what c's socket already holds goes into its empty rbuf (one
+ * non-blocking read, at most QUAD_RBUF), as the loop would have read it
+ * had the signal come a moment later. */
+static void conn_take_pending(quad_conn_t *c) {
+  uv_os_fd_t fd;
+  if (!c->reading || c->rbuf_off < c->rbuf_len || uv_fileno(&c->u.h, &fd) != 0)
+    return;
+  ssize_t n;
+  do
+    n = recv(fd, c->rbuf, QUAD_RBUF, MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return; /* nothing, or an EOF or error that the close reports */
+  quad_srv->bytes_in += (uint64_t)n;
+  c->rbuf_off = 0;
+  c->rbuf_len = (size_t)n;
+}
+
 void quad_conns_shutdown(void) {
   while (!LIST_EMPTY(&quad_srv->conns)) {
     quad_conn_t *c = LIST_FIRST(&quad_srv->conns);
-    /* Requests already read are answered before the connection closes, up
-     * to --max-inflight: what is past it was not taken and gets no answer. */
+    /* Requests that reached quad before the stop are answered before the
+     * connection closes, up to --max-inflight: what is past it was not
+     * taken and gets no answer. */
+    conn_take_pending(c);
     if (c->rbuf_off < c->rbuf_len)
       conn_process(c);
     if (c->state < QUAD_CLOSING)

@@ -13,11 +13,30 @@
  * open the names again after a restart.
  *
  * When. Every control operation that may change that graph calls
- * quad_state_changed() before it replies: the graph is serialised, and
- * when it differs from the last one written a new generation is written
- * (so a reply that says "done" comes after the change is on disk). A write
- * that fails is logged and replaces nothing; the change stays in force and
- * the next change (or the exit) writes the whole graph again. At an
+ * quad_state_changed(c) as it replies to connection c: the graph is
+ * serialised on the loop, and when it differs from the last one submitted
+ * a new generation is written by a control job on quad's worker (work.c),
+ * so the loop never waits for the disk. The write-ahead guarantee holds
+ * per connection:
+ *
+ *   W1. c's output is held (quad_conn_hold_output) from the change until
+ *       the job has written and fsynced it: the reply that says "done",
+ *       appended meanwhile, goes out only once the change is on disk, and
+ *       so does every reply and event after it (their order is kept).
+ *   W2. The job is a request job of c (c is busy): c decodes no further
+ *       request, and a close waits, until it is done.
+ *   W3. The writes run one at a time in submission order, in a lane of
+ *       their own (work.c note 2: control jobs do not wait for the disk),
+ *       so generations are written in the order of the changes, each the
+ *       whole graph as of its change; only the running write touches
+ *       st.gen and the files.
+ *   W4. Other connections go on meanwhile, and may see the change (List,
+ *       Open) up to one write before it is durable; its author is not
+ *       answered before it is.
+ *
+ * A write that fails is logged and replaces nothing; the change stays in
+ * force, the reply goes out, and the next change (or the exit) writes the
+ * whole graph again. At an
  * orderly exit (SIGTERM, SIGINT), once every connection has closed,
  * quad_state_save_final() stops the active quajects by unwiring their
  * callouts and writes the graph with the contents:
@@ -71,8 +90,8 @@
  *     u32 wires, then each: str source, str callout, str target, str entry
  *   str: u32 length (1 or more; names 1..63), then the bytes (no NUL)
  *
- * All of it runs on the loop thread; writing blocks the loop for the
- * fsyncs of one file and one directory.
+ * All of it runs on the loop thread, except the writes of changes (W1-W3):
+ * the restore at start and the final save at exit write on the loop.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -153,8 +172,9 @@ static struct {
   char dir[PATH_MAX];
   int dirfd, lockfd;
   uint64_t gen;     /* the newest generation on disk (0: none) */
-  uint8_t *last;    /* the records of the last graph-only write */
+  uint8_t *last;    /* the records of the last graph-only write submitted */
   size_t last_len;
+  unsigned writing; /* write jobs submitted and not done (loop only) */
 } st = {.dirfd = -1, .lockfd = -1};
 
 static void graph_free(st_graph_t *g) {
@@ -941,7 +961,7 @@ int quad_state_open(const char *dir) {
   st.open = true;
   /* Contents are applied once: the next generation has none (note). */
   if (flags & ST_F_CONTENTS)
-    quad_state_changed();
+    quad_state_changed(NULL);
   if ((flags & ST_F_CONTENTS) && st.last == NULL) {
     quad_log(QUAD_LOG_ERROR, "state: cannot write the graph after restoring %s/%s: quad does not "
              "start (the items it put back would come back again after a crash)", dir, name);
@@ -959,7 +979,37 @@ fail:
   return -1;
 }
 
-void quad_state_changed(void) {
+/* A change's write on the worker (W1-W3). */
+typedef struct state_job {
+  quad_job_t job;
+  st_buf_t b;
+  int result;
+  bool held; /* the connection's output is held until done */
+} state_job_t;
+
+static void state_job_work(quad_job_t *j) {
+  state_job_t *x = (state_job_t *)j;
+  x->result = write_generation(&x->b, 0);
+}
+
+static void state_job_done(quad_job_t *j) {
+  state_job_t *x = (state_job_t *)j;
+  st.writing--;
+  if (x->result < 0 && st.last != NULL && st.last_len == x->b.len &&
+      memcmp(st.last, x->b.p, x->b.len) == 0) {
+    /* Not on disk: the next change writes again, even the same graph. */
+    free(st.last);
+    st.last = NULL;
+  }
+  if (x->held)
+    quad_conn_release_output(j->c); /* the reply (and all after it) goes out */
+  if (quad_srv->stopping)
+    uv_async_send(&quad_srv->wake); /* the final save waits for no write (quad.c) */
+  free(x->b.p);
+  free(x);
+}
+
+void quad_state_changed(quad_conn_t *c) {
   if (!st.open)
     return;
   st_graph_t g;
@@ -979,23 +1029,45 @@ void quad_state_changed(void) {
     free(b.p);
     return;
   }
-  if (write_generation(&b, 0) < 0) {
-    free(b.p);
-    return; /* st.last unchanged: the next change writes again */
+  state_job_t *x = c != NULL ? calloc(1, sizeof *x) : NULL;
+  uint8_t *copy = x != NULL ? malloc(b.len ? b.len : 1) : NULL;
+  if (copy == NULL) {
+    /* At start (no connection), or out of memory: written here, on the
+     * loop, before the reply, as the guarantee demands. */
+    free(x);
+    if (write_generation(&b, 0) < 0) {
+      free(b.p);
+      return; /* st.last unchanged: the next change writes again */
+    }
+    free(st.last);
+    st.last = b.p;
+    st.last_len = b.len;
+    return;
   }
+  memcpy(copy, b.p, b.len);
   free(st.last);
-  st.last = b.p;
+  st.last = copy;
   st.last_len = b.len;
+  x->b = b;
+  x->job.work = state_job_work;
+  x->job.done = state_job_done;
+  x->held = c->state < QUAD_CLOSING;
+  if (x->held)
+    quad_conn_hold_output(c);
+  st.writing++;
+  quad_job_submit_to(&x->job, c, x->held, QUAD_LANE_DISK);
 }
 
-void quad_state_save_final(void) {
+int quad_state_save_final(void) {
   if (!st.open)
-    return;
+    return 0;
+  if (st.writing > 0)
+    return 1; /* a change's write is on the worker: its end wakes the loop */
   st.open = false;
   st_graph_t g;
   if (graph_collect(&g) < 0) {
     quad_log(QUAD_LOG_ERROR, "state: out of memory: the contents are not saved");
-    return;
+    return 0;
   }
   /* Nothing moves once the active quajects' callouts are unwired. */
   quad_obj_t *o;
@@ -1029,4 +1101,5 @@ void quad_state_save_final(void) {
   close(st.lockfd);
   close(st.dirfd);
   st.lockfd = st.dirfd = -1;
+  return 0;
 }

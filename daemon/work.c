@@ -11,7 +11,10 @@
  *  2. Jobs run one at a time, in the order they were submitted, daemon
  *     wide. libqua serialises control operations under one lock anyway, so
  *     a second worker would only wait for that lock; one worker gives the
- *     order below for free.
+ *     order below for free. --state-dir's writes (state.c) have a lane of
+ *     their own, with the same rules: they touch only their files, never
+ *     libqua, so control jobs do not wait for the disk, nor writes for the
+ *     control lock.
  *  3. The daemon's own state (objects, handles, bindings, names, counts)
  *     belongs to the loop and is changed at submission: a destroy removes
  *     the object and every handle on it before its job is queued, a create
@@ -32,25 +35,30 @@
  *  6. On SIGTERM the loop answers what it read, closes every socket, and
  *     then exits without waiting for jobs that only destroy what closed
  *     connections owned (the process's end does that at once); with no job
- *     left it destroys what remains itself. The watchdog (quad.c) bounds it.
+ *     left it destroys what remains itself. The exit deadline bounds it,
+ *     kept by the signal thread (signals.c).
  *  7. Exceptions, which wait on the loop at most for the job the worker is
  *     running (the control lock), never for the queue: links are made and
  *     destroyed on the loop (their init and fini use its handles; a
  *     teardown's done destroys them after its work closed their sites);
- *     List and Describe read wires and code under the lock; Destroy's
- *     not-wired check asks libqua (qua_wired_in); a drain opens its count
- *     site when its queue closes; the peer side of links opens and closes
- *     its sites (link.c).
+ *     Destroy's not-wired check asks libqua (qua_wired_in); a drain opens
+ *     its count site when its queue closes; the peer side of links opens
+ *     and closes its sites (link.c); a metrics scrape and --state-dir's
+ *     graph read queues' state lines (qua_quaject_describe). List and
+ *     Describe are jobs (dispatch.c, "Listings").
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "quad-internal.h"
 
-static quad_job_t *queue_head, **queue_tail = &queue_head;
-static quad_job_t *running;
+/* Each lane: its queue and the job its worker runs. */
+static struct lane {
+  quad_job_t *head, **tail;
+  quad_job_t *running;
+} lanes[QUAD_LANES] = {{NULL, &lanes[0].head, NULL}, {NULL, &lanes[1].head, NULL}};
 
-static void start_next(void);
+static void start_next(struct lane *l);
 
 static void on_work(uv_work_t *req) {
   quad_job_t *j = req->data;
@@ -59,7 +67,8 @@ static void on_work(uv_work_t *req) {
 
 static void after_work(uv_work_t *req, int status) {
   quad_job_t *j = req->data;
-  running = NULL;
+  struct lane *l = &lanes[j->lane];
+  l->running = NULL;
   quad_conn_t *c = j->c;
   bool request = j->request;
   /* Cancelled only if the loop is torn down, which waits for us. */
@@ -70,19 +79,19 @@ static void after_work(uv_work_t *req, int status) {
       quad_conn_resume(c);
     quad_conn_unhold(c);
   }
-  start_next();
-  if (running == NULL && quad_srv->stopping)
+  start_next(l);
+  if (l->running == NULL && quad_srv->stopping)
     uv_async_send(&quad_srv->wake); /* maybe_finish re-checks */
 }
 
-static void start_next(void) {
-  if (running != NULL || queue_head == NULL)
+static void start_next(struct lane *l) {
+  if (l->running != NULL || l->head == NULL)
     return;
-  quad_job_t *j = queue_head;
-  queue_head = j->next;
-  if (queue_head == NULL)
-    queue_tail = &queue_head;
-  running = j;
+  quad_job_t *j = l->head;
+  l->head = j->next;
+  if (l->head == NULL)
+    l->tail = &l->head;
+  l->running = j;
   j->req.data = j;
   int r = uv_queue_work(quad_srv->loop, &j->req, on_work, after_work);
   if (r < 0) {
@@ -96,17 +105,28 @@ static void start_next(void) {
 }
 
 void quad_job_submit(quad_job_t *j, quad_conn_t *c, bool request) {
+  quad_job_submit_to(j, c, request, QUAD_LANE_CONTROL);
+}
+
+void quad_job_submit_to(quad_job_t *j, quad_conn_t *c, bool request, int lane) {
+  struct lane *l = &lanes[lane];
+  j->lane = lane;
   j->c = c;
   j->request = request;
   j->next = NULL;
   if (c != NULL) {
     quad_conn_hold(c);
     if (request)
-      c->busy = true;
+      c->busy++; /* a done may submit another request job (state.c) */
   }
-  *queue_tail = j;
-  queue_tail = &j->next;
-  start_next();
+  *l->tail = j;
+  l->tail = &j->next;
+  start_next(l);
 }
 
-bool quad_jobs_idle(void) { return running == NULL && queue_head == NULL; }
+bool quad_jobs_idle(void) {
+  for (int i = 0; i < QUAD_LANES; i++)
+    if (lanes[i].running != NULL || lanes[i].head != NULL)
+      return false;
+  return true;
+}

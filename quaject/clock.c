@@ -29,7 +29,7 @@ static int64_t now_ns(void) {
 
 static void *clock_main(void *arg) {
   qclock_t *c = arg;
-  qua_thread_online();
+  qua__clock_thread_begin();
   int64_t next = now_ns() + (int64_t)c->period_ns;
   uint64_t n = 0;
   while (c->limit == 0 || n < c->limit) {

@@ -97,6 +97,9 @@ int qua__refuse(int code, const char *why);
 
 /* QSBR readers (pump and clock threads) report quiescence through these. */
 void qua__quiescent(void);
+/* A clock's thread begins: online (QSBR), at the nice increment of
+ * qua_set_thread_nice. Ends with qua_thread_offline. */
+void qua__clock_thread_begin(void);
 void qua__offline(void);
 void qua__online(void);
 

@@ -279,4 +279,14 @@ QUA_API void qua_thread_online(void);
 QUA_API void qua_thread_offline(void);
 QUA_API void qua_thread_quiescent(void);
 
+/* The nice increment, 0 (the default: the same priority) to 19, that
+ * clocks' threads take over the thread that starts them; values outside
+ * are clamped. A daemon gives them one so that a thousand clocks waking
+ * every millisecond cannot starve its control threads of the CPU. (Pumps
+ * sleep until items come and keep their creator's priority: at 19, 8,192
+ * of them took seconds to end on a loaded machine.)
+ * Applies to threads started afterwards; where the system refuses (a
+ * seccomp filter), they keep their creator's. Returns the previous value. */
+QUA_API int qua_set_thread_nice(int increment);
+
 #endif /* QUA_H */

@@ -36,6 +36,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <urcu/urcu-bp.h>
 #include <urcu/urcu-qsbr.h>
 
@@ -122,6 +125,26 @@ void qua__offline(void) {
 void qua__online(void) { urcu_qsbr_thread_online(); }
 
 void qua_thread_online(void) { urcu_qsbr_register_thread(); }
+
+static _Atomic int thread_nice;
+
+int qua_set_thread_nice(int increment) {
+  return atomic_exchange(&thread_nice, increment < 0 ? 0 : increment > 19 ? 19 : increment);
+}
+
+void qua__clock_thread_begin(void) {
+  qua_thread_online();
+  int inc = atomic_load(&thread_nice);
+  if (inc == 0)
+    return;
+  /* Linux keeps a nice value per thread; a new one starts at its creator's. */
+  id_t tid = (id_t)syscall(SYS_gettid);
+  errno = 0;
+  int cur = getpriority(PRIO_PROCESS, tid);
+  if (cur == -1 && errno != 0)
+    return;
+  (void)setpriority(PRIO_PROCESS, tid, cur + inc > 19 ? 19 : cur + inc);
+}
 
 void qua_thread_offline(void) {
   QUA__TSAN_READER_DONE();
