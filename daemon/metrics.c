@@ -8,11 +8,17 @@
  *    gets the text format 0.0.4; another path 404, another method 405, a
  *    head too long 431. At most QUAD_METRICS_CONNS scrapers at a time: one
  *    more is closed at once, so scrapes cannot hold the daemon's memory.
- * 2. The body is built on the loop thread from what the loop owns (the
- *    server's counters, the object list) and libqua's own counters, so it
- *    is the daemon at one instant. Each quaject contributes the numbers of
- *    its state line (qua_quaject_describe: KEY=N words) as samples of
- *    qua_quaject_value{id,name,type,key}.
+ * 2. Each quaject contributes the numbers of its state line
+ *    (qua_quaject_describe: KEY=N words) as samples of
+ *    qua_quaject_value{id,name,type,key}. Describe takes libqua's control
+ *    lock, which a control job may hold across a grace period or a thread
+ *    join, so the lines are read by a job of the control lane (work.c) and
+ *    the loop never waits for it: the loop takes the object list at the
+ *    scrape (each object stays alive until the job has run, work.c note 3;
+ *    a link's line is the loop's own data and is taken then), the worker
+ *    reads the lines, and the job's done builds the body from them and the
+ *    loop's counters, then answers. A scrape that closes meanwhile leaves
+ *    its job to be freed when it ends.
  * 3. Requests are counted by method and status as their responses are
  *    queued (quad_metrics_reply, from dispatch.c), protocol refusals of
  *    frames that named no valid method under method="(invalid)".
@@ -42,6 +48,7 @@ typedef struct scrape {
   char head[QUAD_METRICS_HEAD];
   size_t len;
   int closing; /* handles still to close */
+  struct mjob *job; /* the job reading the state lines, or NULL */
   LIST_ENTRY(scrape) link; /* in scrapes */
 } scrape_t;
 
@@ -119,16 +126,32 @@ static const char *status_name(unsigned s) {
                                                 : qua_err_name(-(int)(s - 1));
 }
 
-static void put_quajects(body_t *b) {
+/* A scrape's job: the quajects at the scrape, their lines read by the worker. */
+typedef struct mquaject {
+  uint64_t id;
+  qua_quaject_t *q; /* NULL: the line is taken (a link's, on the loop) or none */
+  char *name;       /* malloc'ed, or NULL */
+  const char *type;
+  bool ok;          /* line holds the state line */
+  char line[512];
+} mquaject_t;
+
+typedef struct mjob {
+  quad_job_t j; /* first */
+  scrape_t *sc; /* NULL once the scrape closed */
+  size_t n;
+  mquaject_t s[];
+} mjob_t;
+
+static void put_quajects(body_t *b, mjob_t *mj) {
   family(b, "qua_quaject_value", "gauge",
          "the numbers of each quaject's state line (qua show), by key");
-  char line[512];
-  quad_obj_t *o;
-  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) {
-    if (qua_quaject_describe(o->q, line, sizeof line) < 0)
+  for (size_t i = 0; i < mj->n; i++) {
+    mquaject_t *m = &mj->s[i];
+    if (!m->ok)
       continue;
-    const char *type = qua_quaject_type(o->q)->name;
-    for (char *w = strtok(line, " "); w != NULL; w = strtok(NULL, " ")) {
+    char *save = NULL;
+    for (char *w = strtok_r(m->line, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
       char *eq = strchr(w, '=');
       if (eq == NULL || eq == w)
         continue;
@@ -137,10 +160,10 @@ static void put_quajects(body_t *b) {
       if (end == eq + 1 || *end != '\0' || eq[1] == '-')
         continue;
       *eq = '\0';
-      put(b, "qua_quaject_value{id=\"%" PRIu64 "\",name=\"", o->id);
-      put_label(b, o->name != NULL ? o->name : "");
+      put(b, "qua_quaject_value{id=\"%" PRIu64 "\",name=\"", m->id);
+      put_label(b, m->name != NULL ? m->name : "");
       put(b, "\",type=\"");
-      put_label(b, type);
+      put_label(b, m->type);
       put(b, "\",key=\"");
       put_label(b, w);
       put(b, "\"} %llu\n", v);
@@ -148,7 +171,7 @@ static void put_quajects(body_t *b) {
   }
 }
 
-static void build(body_t *b) {
+static void build(body_t *b, mjob_t *mj) {
   quad_server_t *s = quad_srv;
   one(b, "qua_connections", "gauge", "connections open", s->nconns);
   one(b, "qua_quajects", "gauge", "quajects the daemon runs", s->nobjs);
@@ -181,7 +204,7 @@ static void build(body_t *b) {
   one(b, "qua_synth_total", "counter", "methods synthesised (per site and wire)", nsynth);
   family(b, "qua_synth_seconds_total", "counter", "time spent synthesising them");
   put(b, "qua_synth_seconds_total %.9f\n", (double)synth_ns / 1e9);
-  put_quajects(b);
+  put_quajects(b, mj);
 }
 
 /* --- The exchange ----------------------------------------------------------------- */
@@ -189,6 +212,8 @@ static void build(body_t *b) {
 static void on_closed(uv_handle_t *h) {
   scrape_t *sc = h->data;
   if (--sc->closing == 0) {
+    if (sc->job != NULL)
+      sc->job->sc = NULL; /* its done only frees it */
     LIST_REMOVE(sc, link);
     free(sc);
     nscrapes--;
@@ -248,6 +273,66 @@ static void answer_text(scrape_t *sc, const char *status, const char *text) {
   answer(sc, status, text, strlen(text));
 }
 
+static void mjob_free(mjob_t *mj) {
+  for (size_t i = 0; i < mj->n; i++)
+    free(mj->s[i].name);
+  free(mj);
+}
+
+/* Worker: the state lines (the control lock is the worker's to wait for). */
+static void mjob_work(quad_job_t *j) {
+  mjob_t *mj = (mjob_t *)j;
+  for (size_t i = 0; i < mj->n; i++)
+    if (mj->s[i].q != NULL)
+      mj->s[i].ok = qua_quaject_describe(mj->s[i].q, mj->s[i].line, sizeof mj->s[i].line) >= 0;
+}
+
+/* Loop: the body from the lines and the loop's counters, and the answer. */
+static void mjob_done(quad_job_t *j) {
+  mjob_t *mj = (mjob_t *)j;
+  scrape_t *sc = mj->sc;
+  if (sc != NULL) {
+    sc->job = NULL;
+    body_t b = {0};
+    build(&b, mj);
+    if (b.failed)
+      answer_text(sc, "500 Internal Server Error", "out of memory building the metrics\n");
+    else
+      answer(sc, "200 OK", b.p != NULL ? b.p : "", b.len);
+    free(b.p);
+  }
+  mjob_free(mj);
+}
+
+/* Loop: a job for sc with every quaject as it is now (design note 2). */
+static mjob_t *mjob_new(scrape_t *sc) {
+  size_t n = 0;
+  quad_obj_t *o;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link)
+    n++;
+  mjob_t *mj = calloc(1, sizeof *mj + n * sizeof mj->s[0]);
+  if (mj == NULL)
+    return NULL;
+  mj->j.work = mjob_work;
+  mj->j.done = mjob_done;
+  mj->sc = sc;
+  TAILQ_FOREACH(o, &quad_srv->reg.objs, link) {
+    mquaject_t *m = &mj->s[mj->n++];
+    const qua_type_t *t = qua_quaject_type(o->q);
+    m->id = o->id;
+    m->type = t->name;
+    if (o->name != NULL && (m->name = strdup(o->name)) == NULL) {
+      mjob_free(mj);
+      return NULL;
+    }
+    if (!quad_link_is_type(t))
+      m->q = o->q;
+    else if (t->ops.describe != NULL) /* the loop's own data (link.c) */
+      m->ok = t->ops.describe(o->q, m->line, sizeof m->line) >= 0;
+  }
+  return mj;
+}
+
 /* The request line: GET /metrics (or /) is served. */
 static void serve(scrape_t *sc) {
   char method[16], path[256];
@@ -263,13 +348,15 @@ static void serve(scrape_t *sc) {
     answer_text(sc, "404 Not Found", "quad serves /metrics\n");
     return;
   }
-  body_t b = {0};
-  build(&b);
-  if (b.failed)
+  if (sc->job != NULL)
+    return; /* more of the head after it was served: the answer is coming */
+  mjob_t *mj = mjob_new(sc);
+  if (mj == NULL) {
     answer_text(sc, "500 Internal Server Error", "out of memory building the metrics\n");
-  else
-    answer(sc, "200 OK", b.p != NULL ? b.p : "", b.len);
-  free(b.p);
+    return;
+  }
+  sc->job = mj;
+  quad_job_submit(&mj->j, NULL, false);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {

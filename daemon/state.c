@@ -241,12 +241,7 @@ static int graph_collect(st_graph_t *g) {
     for (const char *p = o->params; p != NULL && *p != '\0' && so->nparams < QUA_MAX_PARAMS * 4;
          p += strlen(p) + 1)
       so->params[so->nparams++] = p;
-    if (strcmp(t->name, "queue") == 0) {
-      /* Closed-ness is not in the public API but in the queue's own line. */
-      char line[256];
-      qua_quaject_describe(o->q, line, sizeof line);
-      so->closed = strstr(line, " closed") != NULL;
-    }
+    so->closed = qua_queue_is_closed(o->q); /* no lock: the loop never waits here */
     for (int k = 0; k < t->ncallouts; k++) {
       int e = 0;
       qua_quaject_t *dst = qua_wired_to(o->q, k, &e);

@@ -43,9 +43,10 @@
  *     teardown's done destroys them after its work closed their sites);
  *     Destroy's not-wired check asks libqua (qua_wired_in); a drain opens
  *     its count site when its queue closes; the peer side of links opens
- *     and closes its sites (link.c); a metrics scrape and --state-dir's
- *     graph read queues' state lines (qua_quaject_describe). List and
- *     Describe are jobs (dispatch.c, "Listings").
+ *     and closes its sites (link.c). List, Describe and a metrics scrape's
+ *     state lines are jobs (dispatch.c, "Listings"; metrics.c note 2);
+ *     --state-dir's graph read asks whether a queue is closed without a
+ *     lock (qua_queue_is_closed).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -267,6 +267,9 @@ QUA_API void qua_unwatch(qua_watch_t *w);
 /* Closes a queue: waiting pumps wake and stop, later puts fail with
  * QUA_ECLOSED, gets drain what is left. */
 QUA_API int qua_queue_close(qua_quaject_t *q);
+/* True when q is a queue whose close has completed (qua_queue_close
+ * returned, or is about to). Takes no lock: any thread, any time. */
+QUA_API bool qua_queue_is_closed(const qua_quaject_t *q);
 
 /* Waits until an active quaject (a pump) has stopped by itself (its source
  * closed and drained), at most timeout_ms; QUA_ESTATE on timeout. */

@@ -215,6 +215,11 @@ static int queue_count(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
   return QUA_OK;
 }
 
+bool qua_queue_is_closed(const qua_quaject_t *q) {
+  return q != NULL && q->type == &qua__queue_type &&
+         atomic_load_explicit(&QUA__STATE(q, queue_t)->closed_final, memory_order_acquire);
+}
+
 int qua_queue_close(qua_quaject_t *q) {
   if (q == NULL || q->type != &qua__queue_type)
     return QUA_EINVAL;

@@ -1,5 +1,5 @@
-/* test-listing.c -- List and Describe wait on the worker, not the loop: while another client's
- * control job holds libqua's control lock, the loop answers everyone else. */
+/* test-listing.c -- List, Describe and a metrics scrape wait on the worker, not the loop: while
+ * another client's control job holds libqua's control lock, the loop answers everyone else. */
 #include <inttypes.h>
 
 #include "qtest.h"
@@ -37,12 +37,43 @@ static double adds_worst(rawconn_t *c, uint64_t h, int n, uint64_t *value) {
   return worst;
 }
 
-/* Before, List and Describe took the control lock on the loop: behind a
- * 1.5 s control job, the whole daemon waited with them. */
+/* The metrics port quad printed in its log ("metrics on http://127.0.0.1:PORT"), or 0. */
+static int metrics_port(const quad_child_t *q) {
+  int port = 0;
+  for (double end = rc_now() + 5; port == 0 && rc_now() < end; usleep(10 * 1000)) {
+    FILE *f = fopen(q->log, "r");
+    char line[512];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+      const char *p = strstr(line, "metrics on http://127.0.0.1:");
+      if (p != NULL)
+        port = atoi(p + strlen("metrics on http://127.0.0.1:"));
+    }
+    if (f != NULL)
+      fclose(f);
+  }
+  return port;
+}
+
+/* Reads c to its end (quad closes a scrape after the answer), at most 5 s. */
+static size_t read_all(rawconn_t *c, char *buf, size_t len) {
+  size_t n = 0;
+  struct timeval tv = {.tv_sec = 5};
+  setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  for (ssize_t r; n < len - 1 && (r = recv(c->fd, buf + n, len - 1 - n, 0)) > 0;)
+    n += (size_t)r;
+  buf[n] = '\0';
+  return n;
+}
+
+/* Before, List, Describe and a scrape took the control lock on the loop:
+ * behind a 1.5 s control job, the whole daemon waited with them. */
 static void list_and_describe_behind_a_long_control_job_leave_the_loop_free(void) {
   quad_child_t q;
-  CU_ASSERT_EQUAL_FATAL(quad_start(&q, quad_exe, NULL), 0);
-  rawconn_t a, b, p;
+  const char *extra[] = {"--metrics-listen", "127.0.0.1:0", NULL};
+  CU_ASSERT_EQUAL_FATAL(quad_start(&q, quad_exe, extra), 0);
+  int mport = metrics_port(&q);
+  CU_ASSERT_FATAL(mport > 0);
+  rawconn_t a, b, p, sc;
   CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&a, q.sock), 0);
   CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&b, q.sock), 0);
   CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&p, q.sock), 0);
@@ -60,6 +91,9 @@ static void list_and_describe_behind_a_long_control_job_leave_the_loop_free(void
   Qua__V1__DescribeRequest dr = QUA__V1__DESCRIBE_REQUEST__INIT;
   dr.name = (char *)"listed";
   uint64_t desc_id = rc_send(&b, QUAP_DESCRIBE, &dr.base);
+  CU_ASSERT_EQUAL_FATAL(rc_connect_tcp(&sc, mport), 0);
+  static const char get[] = "GET /metrics HTTP/1.0\r\n\r\n";
+  CU_ASSERT_EQUAL(rc_write(&sc, get, sizeof get - 1), 0);
   usleep(50 * 1000);
   double worst = adds_worst(&p, ph, 5, &v);
   double adds_done = rc_now() - t0;
@@ -88,17 +122,24 @@ static void list_and_describe_behind_a_long_control_job_leave_the_loop_free(void
   if (m != NULL)
     protobuf_c_message_free_unpacked(m, NULL);
   quap_frame_free(f);
+  static char scrape[1 << 16];
+  read_all(&sc, scrape, sizeof scrape);
+  double scrape_done = rc_now() - t0;
+  CU_ASSERT(strstr(scrape, "200 OK") != NULL);
+  CU_ASSERT(strstr(scrape, "name=\"listed\",type=\"counter\",key=\"value\"} 0") != NULL);
+  rc_close(&sc);
   f = rc_response(&a, HOLD_ID(HOLD_MS), 5000);
   CU_ASSERT(f != NULL && f->status == 0);
   if (f != NULL)
     quap_frame_free(f);
 
   fprintf(stderr, "\n  adds beside a List behind a %d ms control job: worst %.1f ms, done at "
-          "%.0f ms; the List answered at %.0f ms", HOLD_MS, worst * 1000, adds_done * 1000,
-          list_done * 1000);
+          "%.0f ms; the List answered at %.0f ms, the scrape at %.0f ms", HOLD_MS, worst * 1000,
+          adds_done * 1000, list_done * 1000, scrape_done * 1000);
   CU_ASSERT(worst < 0.5);                          /* the loop was free */
   CU_ASSERT(adds_done < HOLD_MS / 1000.0 - 0.3);   /* while the job held the lock */
   CU_ASSERT(list_done >= HOLD_MS / 1000.0 - 0.2);  /* the List waited on the worker */
+  CU_ASSERT(scrape_done >= HOLD_MS / 1000.0 - 0.2); /* and the scrape's lines too */
   rc_close(&a);
   rc_close(&b);
   rc_close(&p);
