@@ -56,6 +56,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/queue.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <urcu/urcu-memb.h>
@@ -76,6 +77,13 @@
 #define TSAN_RELEASE(p) ((void)(p))
 #define TSAN_ACQUIRE(p) ((void)(p))
 #endif
+
+/* Closes the chunk's memfd with the raw system call, as libuv closes its
+ * sockets. ThreadSanitizer intercepts neither memfd_create nor libuv's
+ * closes, so through close(3) it would take our fd for a socket that had
+ * the same number earlier and report our close as racing with the loop's
+ * epoll_ctl on it. The call is the same one close(3) makes. */
+static void fd_close(int fd) { syscall(SYS_close, fd); }
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -281,7 +289,7 @@ static int chunk_map(jit_codemem_t *cm, size_t len, jit_chunk_t **out)
   }
   if (rx == MAP_FAILED || !in_reach((uintptr_t)rx, len, cm->text_lo, cm->text_hi))
     goto fail;
-  close(fd);
+  fd_close(fd);
   ch->rw = rw;
   ch->rx = rx;
   ch->size = len;
@@ -295,7 +303,7 @@ fail:
   if (rw != MAP_FAILED)
     munmap(rw, len);
   if (fd >= 0)
-    close(fd);
+    fd_close(fd);
   if (ch)
     free(ch->used);
   free(ch);
