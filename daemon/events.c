@@ -287,6 +287,12 @@ int quad_bind_work(quad_binding_t *b, qua_error_t *err) {
                "this queue was created with notify=0: it cannot wake a drainer");
     goto fail;
   }
+  /* The count the drain reads once its queue has closed (closed_and_empty),
+   * opened here on the worker, so that the loop never opens a site (which
+   * may resynthesise and wait for a grace period). A queue without one
+   * leaves it NULL, and its drain's end cannot be told, as before. */
+  if (qua_site_open(target, "count", NULL, 0, &b->count_site, NULL) < 0)
+    b->count_site = NULL;
   return 0;
 
 fail:
@@ -364,9 +370,8 @@ static void send_closed(quad_conn_t *c, quad_binding_t *b) {
 static bool closed_and_empty(quad_binding_t *b) {
   if (!atomic_load_explicit(&b->closed_seen, memory_order_acquire))
     return false;
-  if (b->count_site == NULL &&
-      qua_site_open(b->get_site->target, "count", NULL, 0, &b->count_site, NULL) < 0)
-    return false;
+  if (b->count_site == NULL)
+    return false; /* its queue has no count (quad_bind_work) */
   uint64_t n = 1;
   return qua_call(b->count_site, 0, 0, &n) == QUA_OK && n == 0;
 }

@@ -136,7 +136,7 @@ struct quad_binding {
   const char *name;         /* callback or callout name (the type table's string) */
   qua_watch_t *watch;       /* CALLBACK */
   qua_site_t *get_site;     /* DRAIN: the consumer site, with notempty and closed handlers */
-  qua_site_t *count_site;   /* DRAIN: opened once the queue is closed and credits ran out */
+  qua_site_t *count_site;   /* DRAIN: its queue's count (a closed queue's end), or NULL */
   _Atomic bool closed_seen; /* any thread: DRAIN: the queue broadcast "closed" */
   _Atomic bool may_hold;    /* any thread: DRAIN: no get has found the queue empty since its
                                last notempty (note 8 of events.c) */

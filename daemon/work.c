@@ -41,9 +41,9 @@
  *     running (the control lock), never for the queue: links are made and
  *     destroyed on the loop (their init and fini use its handles; a
  *     teardown's done destroys them after its work closed their sites);
- *     Destroy's not-wired check asks libqua (qua_wired_in); a drain opens
- *     its count site when its queue closes; the peer side of links opens
- *     and closes its sites (link.c). List, Describe and a metrics scrape's
+ *     Destroy's not-wired check asks libqua (qua_wired_in); the peer side
+ *     of links opens and closes its sites (link.c). A drain's count site is
+ *     opened in its bind job (events.c). List, Describe and a metrics scrape's
  *     state lines are jobs (dispatch.c, "Listings"; metrics.c note 2);
  *     --state-dir's graph read asks whether a queue is closed without a
  *     lock (qua_queue_is_closed).
