@@ -2,6 +2,7 @@
 #ifndef QUA_TESTS_RAWCONN_H
 #define QUA_TESTS_RAWCONN_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -231,6 +232,23 @@ typedef struct quad_child {
 /* Starts quad (argv[0] = its path) with extra options, in a fresh
  * mkdtemp() folder, and waits until its socket answers (or it exits).
  * Returns 0, or the exit status of a quad that stopped at once (+1000). */
+/* The ids of pid's threads (/proc/PID/task) into tids[], at most max; how
+ * many, or -1 when the folder cannot be read. */
+static inline int rc_threads(pid_t pid, int *tids, int max) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  if (d == NULL)
+    return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && n < max)
+    if (e->d_name[0] != '.')
+      tids[n++] = atoi(e->d_name);
+  closedir(d);
+  return n;
+}
+
 static inline int quad_start(quad_child_t *q, const char *exe, const char *const *extra) {
   memset(q, 0, sizeof *q);
   snprintf(q->dir, sizeof q->dir, "/tmp/quad-test-XXXXXX");

@@ -1,5 +1,4 @@
 /* test-priority.c -- clocks' threads run at --thread-nice below quad's; pumps' at quad's. */
-#include <dirent.h>
 #include <sys/resource.h>
 
 #include "qtest.h"
@@ -10,17 +9,10 @@ static const char *quad_exe;
 
 /* The nice values of pid's threads into nice[] (at most max); how many. */
 static int thread_nices(pid_t pid, int *nice, int max) {
-  char path[320], buf[1024];
-  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-  DIR *d = opendir(path);
-  if (d == NULL)
-    return 0;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL && n < max) {
-    if (e->d_name[0] == '.')
-      continue;
-    snprintf(path, sizeof path, "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+  char path[96], buf[1024];
+  int tids[64], nt = rc_threads(pid, tids, max < 64 ? max : 64), n = 0;
+  for (int i = 0; i < nt; i++) {
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, tids[i]);
     FILE *f = fopen(path, "r");
     if (f == NULL)
       continue;
@@ -37,7 +29,6 @@ static int thread_nices(pid_t pid, int *nice, int max) {
     if (p != NULL)
       nice[n++] = atoi(p + 1);
   }
-  closedir(d);
   return n;
 }
 

@@ -1,6 +1,5 @@
 /* test-stop.c -- the exit deadline holds from outside the loop: a stalled loop, a second signal,
  * and the stop signals blocked in every thread but the one that takes them. */
-#include <dirent.h>
 #include <inttypes.h>
 
 #include "qtest.h"
@@ -110,9 +109,9 @@ static void a_second_signal_is_logged_and_the_stop_finishes_with_0(void) {
 }
 
 /* Whether SIGTERM and SIGINT are in the SigBlk mask of /proc/pid/task/tid/status. */
-static bool blocks_stop_signals(pid_t pid, const char *tid) {
-  char path[320], line[256];
-  snprintf(path, sizeof path, "/proc/%d/task/%s/status", (int)pid, tid);
+static bool blocks_stop_signals(pid_t pid, int tid) {
+  char path[96], line[256];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, tid);
   FILE *f = fopen(path, "r");
   if (f == NULL)
     return true; /* the thread ended meanwhile */
@@ -135,19 +134,10 @@ static void every_thread_blocks_the_stop_signals(void) {
   CU_ASSERT_EQUAL_FATAL(rc_connect_unix(&c, q.sock), 0);
   CU_ASSERT_NOT_EQUAL(create(&c, "clock", NULL, NULL, "period_us=100000"), 0);
   CU_ASSERT_NOT_EQUAL(create(&c, "pump", NULL, NULL, NULL), 0);
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/task", (int)q.pid);
-  DIR *d = opendir(path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-  int threads = 0, blocking = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.')
-      continue;
-    threads++;
-    blocking += blocks_stop_signals(q.pid, e->d_name);
-  }
-  closedir(d);
+  int tids[256], threads = rc_threads(q.pid, tids, 256), blocking = 0;
+  CU_ASSERT_FATAL(threads > 0);
+  for (int i = 0; i < threads; i++)
+    blocking += blocks_stop_signals(q.pid, tids[i]);
   fprintf(stderr, "\n  %d threads, %d block SIGTERM and SIGINT", threads, blocking);
   CU_ASSERT(threads >= 4); /* the loop, the signal thread, a worker, the clock, the pump */
   /* The signal thread's own mask shows them unblocked while it waits in

@@ -66,17 +66,25 @@ static uint64_t open_queue(quac_conn_t *c, const char *name) {
   return quac_open(c, name, &o) == 0 ? o.handle : 0;
 }
 
+/* A steady side's start: connects, opens r's queue (counting a failure),
+ * and waits for the go. The handle, or 0 (then *c may be NULL). */
+static uint64_t join(run_t *r, quac_conn_t **c) {
+  *c = itest_connect(&daemon_);
+  uint64_t h = *c != NULL ? open_queue(*c, r->name) : 0;
+  if (h == 0)
+    atomic_fetch_add(&r->failures, 1);
+  while (h != 0 && !atomic_load(&r->go))
+    sched_yield();
+  return h;
+}
+
 /* Reconnections of the second side each run must see. */
 #define MIN_FLAPS 5
 
 static void *producer(void *arg) {
   run_t *r = arg;
-  quac_conn_t *c = itest_connect(&daemon_);
-  uint64_t h = c != NULL ? open_queue(c, r->name) : 0;
-  if (h == 0)
-    atomic_fetch_add(&r->failures, 1);
-  while (h != 0 && !atomic_load(&r->go))
-    sched_yield();
+  quac_conn_t *c;
+  uint64_t h = join(r, &c);
   /* r->items at least, and on until the flapper has reconnected MIN_FLAPS
    * times (a slow build makes few reconnections per item), for at most 60 s. */
   double end = itest_now() + 60;
@@ -97,12 +105,8 @@ static void *producer(void *arg) {
 
 static void *consumer(void *arg) {
   run_t *r = arg;
-  quac_conn_t *c = itest_connect(&daemon_);
-  uint64_t h = c != NULL ? open_queue(c, r->name) : 0;
-  if (h == 0)
-    atomic_fetch_add(&r->failures, 1);
-  while (h != 0 && !atomic_load(&r->go))
-    sched_yield();
+  quac_conn_t *c;
+  uint64_t h = join(r, &c);
   while (h != 0 && !atomic_load(&r->stop) && !lin_log_full(&r->logs[1])) {
     lin_result_t lr = rcall(c, h, &r->logs[1], 1, false, 0, r);
     atomic_fetch_or(&r->steady, 2);
@@ -265,8 +269,5 @@ int main(int argc, char **argv) {
       {"rpc_clients_with_close_midway", rpc_clients_with_close_midway},
       {NULL, NULL},
   };
-  int rc = qtest_run("lincheck-rpc", cases);
-  if (!itest_stop_clean(&daemon_))
-    rc = 1;
-  return rc;
+  return itest_run_and_stop(&daemon_, "lincheck-rpc", cases);
 }
