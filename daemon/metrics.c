@@ -132,13 +132,13 @@ typedef struct mquaject {
   qua_quaject_t *q; /* NULL: the line is taken (a link's, on the loop) or none */
   char *name;       /* malloc'ed, or NULL */
   const char *type;
-  bool ok;          /* line holds the state line */
-  char line[512];
+  char *line;       /* its state line (malloc'ed, as long as it is), or NULL */
 } mquaject_t;
 
 typedef struct mjob {
   quad_job_t j; /* first */
   scrape_t *sc; /* NULL once the scrape closed */
+  bool failed;  /* a line could not be kept: out of memory */
   size_t n;
   mquaject_t s[];
 } mjob_t;
@@ -148,7 +148,7 @@ static void put_quajects(body_t *b, mjob_t *mj) {
          "the numbers of each quaject's state line (qua show), by key");
   for (size_t i = 0; i < mj->n; i++) {
     mquaject_t *m = &mj->s[i];
-    if (!m->ok)
+    if (m->line == NULL)
       continue;
     char *save = NULL;
     for (char *w = strtok_r(m->line, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
@@ -275,8 +275,16 @@ static void answer_text(scrape_t *sc, const char *status, const char *text) {
 
 static void mjob_free(mjob_t *mj) {
   for (size_t i = 0; i < mj->n; i++)
-    free(mj->s[i].name);
+    free(mj->s[i].name), free(mj->s[i].line);
   free(mj);
+}
+
+/* m's line from describe (q's type's, or libqua's under the control lock). */
+static void mquaject_line(mjob_t *mj, mquaject_t *m, qua_quaject_t *q,
+                          int (*describe)(const qua_quaject_t *q, char *buf, size_t len)) {
+  char line[512];
+  if (describe(q, line, sizeof line) >= 0 && (m->line = strdup(line)) == NULL)
+    mj->failed = true;
 }
 
 /* Worker: the state lines (the control lock is the worker's to wait for). */
@@ -284,7 +292,7 @@ static void mjob_work(quad_job_t *j) {
   mjob_t *mj = (mjob_t *)j;
   for (size_t i = 0; i < mj->n; i++)
     if (mj->s[i].q != NULL)
-      mj->s[i].ok = qua_quaject_describe(mj->s[i].q, mj->s[i].line, sizeof mj->s[i].line) >= 0;
+      mquaject_line(mj, &mj->s[i], mj->s[i].q, qua_quaject_describe);
 }
 
 /* Loop: the body from the lines and the loop's counters, and the answer. */
@@ -295,7 +303,7 @@ static void mjob_done(quad_job_t *j) {
     sc->job = NULL;
     body_t b = {0};
     build(&b, mj);
-    if (b.failed)
+    if (b.failed || mj->failed)
       answer_text(sc, "500 Internal Server Error", "out of memory building the metrics\n");
     else
       answer(sc, "200 OK", b.p != NULL ? b.p : "", b.len);
@@ -328,7 +336,7 @@ static mjob_t *mjob_new(scrape_t *sc) {
     if (!quad_link_is_type(t))
       m->q = o->q;
     else if (t->ops.describe != NULL) /* the loop's own data (link.c) */
-      m->ok = t->ops.describe(o->q, m->line, sizeof m->line) >= 0;
+      mquaject_line(mj, m, o->q, t->ops.describe);
   }
   return mj;
 }
