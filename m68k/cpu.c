@@ -157,9 +157,17 @@ static void jump_vector(m68k_cpu_t *c, int vector)
   m68k__update_pending(c);
 }
 
+/* Whether the 68000's clocks are being counted (cycles68000.c). */
+static bool counting_68000(const m68k_cpu_t *c)
+{
+  return M68K_UNLIKELY(c->count_cycles) && c->model == M68K_MODEL_68000;
+}
+
 void m68k__exception(m68k_cpu_t *c, int vector, uint32_t pc, int fmt, uint32_t addr)
 {
   c->tail = 0; /* the handler's first instruction overlaps nothing */
+  if (counting_68000(c))
+    m68k__c000_exception(c, vector, false, false);
   if (c->hook && c->hook(c->hook_ctx, c, vector))
     return;
   uint32_t sr = enter_super(c);
@@ -254,6 +262,8 @@ _Noreturn void m68k__address_error(m68k_cpu_t *c, uint32_t addr, bool write, boo
 {
   if (c->model != M68K_MODEL_68000) /* only odd instruction fetches fault */
     group0(c, M68K_VEC_ADDRESS_ERROR, addr, write, prog, c->pc);
+  if (counting_68000(c))
+    m68k__c000_exception(c, M68K_VEC_ADDRESS_ERROR, write, prog);
   if (c->ae_undo) {
     c->r[c->ae_undo - 1] = c->ae_undo_val;
     addr += c->ae_addr_adj;
@@ -264,11 +274,15 @@ _Noreturn void m68k__address_error(m68k_cpu_t *c, uint32_t addr, bool write, boo
 
 _Noreturn void m68k__jump_fault(m68k_cpu_t *c, uint32_t target, uint32_t pc)
 {
+  if (counting_68000(c))
+    m68k__c000_exception(c, M68K_VEC_ADDRESS_ERROR, false, true);
   group0(c, M68K_VEC_ADDRESS_ERROR, target, false, true, pc);
 }
 
 _Noreturn void m68k__bus_error(m68k_cpu_t *c, uint32_t addr, bool write, bool prog)
 {
+  if (counting_68000(c))
+    m68k__c000_exception(c, M68K_VEC_BUS_ERROR, write, prog);
   group0(c, M68K_VEC_BUS_ERROR, addr, write,
          prog || (c->model == M68K_MODEL_68000 && c->ae_prog), c->pc);
 }
@@ -447,15 +461,24 @@ static void trace_insn(m68k_cpu_t *c)
   fprintf(c->trace, "%08x  %s\n", c->pc, buf);
 }
 
-/* Runs one instruction and adds its cycle estimate (m68k-cycles.tab): its
- * cache-case time less its overlap with the previous instruction's tail
- * (m68k-timing.h, the manual's Equation 11-1). An instruction that raises
- * an exception leaves by longjmp and adds nothing; exception processing
- * ends the overlap (m68k__exception clears the tail). */
+/* Runs one instruction and adds its cycles. The 68000 model: the chip's
+ * clocks (cycles68000.c), decided before the instruction runs and replaced
+ * by an exception's if it takes one. The 68030: its estimate
+ * (m68k-cycles.tab), its cache-case time less its overlap with the
+ * previous instruction's tail (m68k-timing.h, the manual's Equation 11-1).
+ * An instruction that raises an exception leaves by longjmp and adds
+ * nothing; exception processing ends the overlap (m68k__exception clears
+ * the tail). */
 static void exec_counted(m68k_cpu_t *c)
 {
   uint32_t pc = c->pc;
   uint32_t op = m68k__rd(c, pc, 2);
+  if (c->model == M68K_MODEL_68000) {
+    m68k__c000_begin(c, pc, op);
+    m68k__exec(c, c->icount + 1);
+    m68k__c000_end(c);
+    return;
+  }
   const m68k__cycles_t *k = &m68k__cycles[c->optab[op]];
   m68k__timing_t t = {k->cc, k->head, k->tail};
   m68k__timing_t alt = {k->alt_cc, k->alt_head, k->alt_tail};
@@ -572,6 +595,7 @@ void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on)
 {
   cpu->count_cycles = on;
   cpu->tail = 0;
+  cpu->c0.in = false;
   m68k__update_pending(cpu);
 }
 

@@ -62,6 +62,16 @@ typedef struct m68k__fpreg {
   uint64_t mant; /* explicit integer bit 63 */
 } m68k__fpreg_t;
 
+/* The MC68000's clock count of the instruction being run (cycles68000.c):
+ * the count at its start, its time when it completes, when it takes an
+ * address error on a read, a write or a jump, and when it takes its own
+ * exception (CHK, zero divide). */
+typedef struct m68k__c000 {
+  uint64_t start;
+  unsigned normal, ae_rd, ae_wr, ae_jmp, exc;
+  bool in; /* inside a counted instruction */
+} m68k__c000_t;
+
 struct m68k_cpu {
   uint32_t r[16]; /* D0-D7 then A0-A7; r[15] is the live stack pointer */
   uint32_t pc;    /* architectural PC (next word to fetch) */
@@ -120,8 +130,9 @@ struct m68k_cpu {
   FILE *trace;
 
   uint64_t icount;    /* instructions executed */
-  uint64_t cycles;    /* estimated MC68030 cycles, while count_cycles */
+  uint64_t cycles;    /* cycles while count_cycles: the 68000's clocks, the MC68030 estimate */
   unsigned tail;      /* the last counted instruction's tail (m68k-timing.h) */
+  m68k__c000_t c0;    /* 68000 model: the instruction's count (cycles68000.c) */
   uint64_t ncas, ncas2; /* CAS and CAS2 instructions executed */
   bool count_cycles;  /* m68k_set_cycle_count() */
   uint64_t run_end;   /* m68k_run stops when icount reaches it */
@@ -178,6 +189,16 @@ typedef struct m68k__cycles {
   uint8_t kind;
 } m68k__cycles_t;
 extern const m68k__cycles_t m68k__cycles[];
+
+/* cycles68000.c: the 68000 model's clock count (its design notes).
+ * m68k__c000_begin decides the count of the instruction at pc (first word
+ * op) from the state before it runs; m68k__c000_end adds it when the
+ * instruction completes; m68k__c000_exception replaces it with the
+ * exception's (write, jump: the faulting access of an address error), or
+ * adds an interrupt's or trace's between instructions. */
+void m68k__c000_begin(m68k_cpu_t *c, uint32_t pc, uint32_t op);
+void m68k__c000_end(m68k_cpu_t *c);
+void m68k__c000_exception(m68k_cpu_t *c, int vector, bool write, bool jump);
 
 /* cpu-fpu.c */
 void m68k__fpu_general(m68k_cpu_t *c, uint32_t op);

@@ -124,7 +124,13 @@ M68K_API int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, s
 /* Executed-instruction count since creation. */
 M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
 
-/* Cycle estimates. While on, the CPU adds to a counter, for every
+/* Cycle counts. On the 68000 model, while on, the CPU adds to a counter
+ * the clocks the MC68000 takes (its User's Manual, section 8: effective
+ * addresses, MOVEM per register, shifts per count, MULU/MULS by the
+ * source's bits, DIVU/DIVS by the division's steps, branches taken or not,
+ * exception processing including address errors, interrupts and trace),
+ * as the real chip does with no wait states (cycles68000.c).
+ * On the 68030 model it adds, for every
  * instruction it completes, the MC68030 cycles of the MC68030 User's
  * Manual's timing model (section 11): the instruction's cache-case time
  * from m68k-cycles.tab (section 11.6's tables: instruction fetches hit the
@@ -134,8 +140,7 @@ M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
  * 11-1 and 11-2, m68k-timing.h); Bcc and DBcc by whether they branch, CAS
  * by whether it succeeds, MOVEM by the registers it moves. Cache misses,
  * bus contention, exception processing and the 68881 are ignored; an
- * exception ends the overlap. The estimate is the 68030's whatever the
- * model. Counting runs the CPU one instruction at a time (as tracing
+ * exception ends the overlap. Counting runs the CPU one instruction at a time (as tracing
  * does); off (the default) it costs nothing. */
 M68K_API void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on);
 /* Whether counting is on. */
@@ -152,13 +157,16 @@ M68K_API uint64_t m68k_cas_executed(const m68k_cpu_t *cpu, unsigned operands);
 M68K_API void m68k_get_fpreg(const m68k_cpu_t *cpu, int n, uint16_t *sign_exp, uint64_t *mant);
 M68K_API void m68k_set_fpreg(m68k_cpu_t *cpu, int n, uint16_t sign_exp, uint64_t mant);
 
-/* Single-step conformance tests (../shared/m68k-sst/FORMAT.md).
+/* Single-step conformance tests (the m68k-sst format: SingleStepTests' m68000 data).
  * m68k_sst_run_file() runs every test of one gzip-compressed file on a fresh
  * CPU of `model` with a 16 MiB RAM, prints "SST <file> <passed>/<total>" to
- * `out` (a FILE *; NULL for silence) and, when verbose, the first differences
- * of each failing test. Returns 0, or a negative errno when the file cannot
- * be read or is malformed. */
+ * `out` (a FILE *; NULL for silence), on the 68000 model followed by
+ * "cycles <agreeing>/<total> (<percent>%)", and, when verbose, the first
+ * differences of each failing test. *passed counts the tests whose state
+ * agrees, *cycles_ok (68000 model; 0 on the 68030) those whose clock count
+ * is the test's. Returns 0, or a negative errno when the file cannot be
+ * read or is malformed. */
 M68K_API int m68k_sst_run_file(const char *path, m68k_model_t model, bool verbose, void *out,
-                               unsigned *passed, unsigned *total);
+                               unsigned *passed, unsigned *total, unsigned *cycles_ok);
 
 #endif /* QUA_M68K_H */

@@ -533,7 +533,7 @@ static int cmd_sst(int argc, char **argv) {
     fprintf(stderr, "quamachine: sst: note: the m68k-sst data are 68000-only (SingleStepTests' "
                     "m68000 set): on the 68030 model, tests where the CPUs differ (exception "
                     "frames, address errors) fail by design\n");
-  unsigned passed = 0, total = 0, upassed = 0, utotal = 0;
+  unsigned passed = 0, total = 0, upassed = 0, utotal = 0, cpassed = 0;
   int status = 0;
   for (int i = optind; i < argc; i++) {
     char **files = NULL;
@@ -550,8 +550,8 @@ static int cmd_sst(int argc, char **argv) {
       status = 1;
     }
     for (size_t k = 0; k < nfiles; k++) {
-      unsigned p = 0, t = 0;
-      int rc = m68k_sst_run_file(files[k], model, verbose, stdout, &p, &t);
+      unsigned p = 0, t = 0, cp = 0;
+      int rc = m68k_sst_run_file(files[k], model, verbose, stdout, &p, &t, &cp);
       if (rc < 0) {
         fprintf(stderr, "quamachine: sst: %s: %s\n", files[k], strerror(-rc));
         status = 1;
@@ -564,6 +564,7 @@ static int cmd_sst(int argc, char **argv) {
       }
       passed += p;
       total += t;
+      cpassed += cp;
       free(files[k]);
     }
     free(files);
@@ -574,8 +575,11 @@ static int cmd_sst(int argc, char **argv) {
   }
   if (utotal != 0)
     printf("SST unverified-upstream (TAS, TRAPV) %u/%u\n", upassed, utotal);
-  printf("SST total %u/%u%s\n", passed, total,
-         model != M68K_MODEL_68000 ? " (68000 data on the 68030 model)" : "");
+  if (model == M68K_MODEL_68000)
+    printf("SST total %u/%u cycles %u/%u (%.2f%%)\n", passed, total, cpassed, total,
+           100.0 * cpassed / total);
+  else
+    printf("SST total %u/%u (68000 data on the 68030 model)\n", passed, total);
   return status != 0 || passed != total ? 1 : 0;
 }
 

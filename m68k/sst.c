@@ -3,7 +3,10 @@
  * Each test loads registers and memory, runs one instruction from pc - 4
  * (the data's pc is the 68000 prefetch address, 4 bytes past the opcode),
  * and compares D0-D7, A0-A6, USP, SSP, SR, pc - 4 and every listed memory
- * word. The prefetch words pf0/pf1 and the cycle count are not compared.
+ * word (the state); on the 68000 model it also counts the instruction's
+ * clocks (cycles68000.c) and compares them with the test's `c` line (the
+ * cycles), apart from the state. The prefetch words pf0/pf1 are not
+ * compared.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +31,7 @@ typedef struct sst_test {
   uint32_t in[SST_NREG], out[SST_NREG];
   sst_mem_t min[SST_MAXMEM], mout[SST_MAXMEM];
   int nmin, nmout;
+  unsigned cycles; /* the `c` line's bus-cycle count */
 } sst_test_t;
 
 static const char *const reg_names[SST_NREG] = {
@@ -83,10 +87,12 @@ static uint16_t peek16(const uint8_t *ram, uint32_t a)
   return (uint16_t)((ram[a & 0xffffff] << 8) | ram[(a + 1) & 0xffffff]);
 }
 
-/* Runs one test; returns true when it passes. */
+/* Runs one test; returns true when its state passes, and sets *cycles_ok
+ * when the 68000 model's clock count is the test's. */
 static bool run_test(const sst_test_t *t, uint8_t *ram, m68k_model_t model, FILE *out,
-                     bool verbose, const char *file)
+                     bool verbose, const char *file, bool *cycles_ok)
 {
+  *cycles_ok = false;
   for (int i = 0; i < t->nmin; i++)
     poke16(ram, t->min[i].addr, t->min[i].val);
   m68k_bus_t bus = {.ram = ram, .ram_base = 0, .ram_size = SST_RAM};
@@ -100,7 +106,17 @@ static bool run_test(const sst_test_t *t, uint8_t *ram, m68k_model_t model, FILE
   m68k_set_reg(c, M68K_REG_USP, t->in[15]);
   m68k_set_reg(c, M68K_REG_ISP, t->in[16]);
   m68k_set_reg(c, M68K_REG_PC, t->in[18] - 4);
+  bool count = model == M68K_MODEL_68000;
+  if (count)
+    m68k_set_cycle_count(c, true);
   m68k_step(c);
+  if (count) {
+    uint64_t have = m68k_cycles(c);
+    *cycles_ok = have == t->cycles;
+    if (!*cycles_ok && verbose && out)
+      fprintf(out, "  %s %s: cycles got %llu want %u\n", file, t->name, (unsigned long long)have,
+              t->cycles);
+  }
   uint32_t got[SST_NREG];
   for (int i = 0; i < 15; i++)
     got[i] = m68k_get_reg(c, (m68k_reg_t)i);
@@ -143,11 +159,11 @@ cleanup:
 }
 
 int m68k_sst_run_file(const char *path, m68k_model_t model, bool verbose, void *outp,
-                      unsigned *passed, unsigned *total)
+                      unsigned *passed, unsigned *total, unsigned *cycles_ok)
 {
   FILE *out = outp;
   int rc = 0;
-  unsigned np = 0, nt = 0;
+  unsigned np = 0, nt = 0, nc = 0;
   char *line = NULL;
   sst_test_t *t = NULL;
   uint8_t *ram = NULL;
@@ -181,22 +197,31 @@ int m68k_sst_run_file(const char *path, m68k_model_t model, bool verbose, void *
     case 'm': rc = parse_mem(line + 1, t->min, &t->nmin); have |= 4; break;
     case 'f': rc = parse_regs(line + 2, t->out); have |= 8; break;
     case 'n': rc = parse_mem(line + 1, t->mout, &t->nmout); have |= 16; break;
-    case 'c':
-      if (have != 31) {
+    case 'c': {
+      char *end;
+      unsigned long cyc = strtoul(line + 2, &end, 10);
+      if (have != 31 || end == line + 2 || cyc > 1000000) {
         rc = -EINVAL;
         break;
       }
+      t->cycles = (unsigned)cyc;
       nt++;
-      if (run_test(t, ram, model, out, verbose, base))
+      bool cok;
+      if (run_test(t, ram, model, out, verbose, base, &cok))
         np++;
+      nc += cok;
       have = 0;
       break;
+    }
     default: break;
     }
     if (rc < 0)
       goto done;
   }
-  if (out)
+  if (out && model == M68K_MODEL_68000)
+    fprintf(out, "SST %s %u/%u cycles %u/%u (%.1f%%)\n", base, np, nt, nc, nt,
+            nt ? 100.0 * nc / nt : 0.0);
+  else if (out)
     fprintf(out, "SST %s %u/%u\n", base, np, nt);
 done:
   if (gz)
@@ -208,5 +233,7 @@ done:
     *passed = np;
   if (total)
     *total = nt;
+  if (cycles_ok)
+    *cycles_ok = nc;
   return rc;
 }

@@ -51,8 +51,8 @@ static void sst_every_verified_case_passes(void)
   for (int i = 0; i < n; i++) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", sst_dir, names[i]);
-    unsigned fp = 0, ft = 0;
-    int rc = m68k_sst_run_file(path, M68K_MODEL_68000, sst_verbose, stdout, &fp, &ft);
+    unsigned fp = 0, ft = 0, fc = 0;
+    int rc = m68k_sst_run_file(path, M68K_MODEL_68000, sst_verbose, stdout, &fp, &ft, &fc);
     CU_ASSERT_EQUAL(rc, 0);
     if (unverified(names[i])) {
       up += fp;
