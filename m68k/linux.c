@@ -1398,6 +1398,7 @@ M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char
   }
   m68k_machine_set_trace(m, opt->trace);
   m68k_machine_set_limit(m, opt->limit);
+  m68k_machine_set_cycle_count(m, opt->cycles);
   m68k_machine_run(m, res);
   snprintf(msg, msglen, "%s", m68k_machine_message(m));
 out:

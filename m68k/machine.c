@@ -478,6 +478,19 @@ M68K_API void m68k_machine_set_trace(m68k_machine_t *m, FILE *out) {
 
 M68K_API void m68k_machine_set_limit(m68k_machine_t *m, uint64_t max) { m->limit = max; }
 
+M68K_API void m68k_machine_set_cycle_count(m68k_machine_t *m, bool on) {
+  for (unsigned i = 0; i < m->ncpus; i++)
+    m68k_set_cycle_count(m->cpus[i].cpu, on);
+}
+
+/* The cycles all CPUs counted. */
+static uint64_t machine_cycles(const m68k_machine_t *m) {
+  uint64_t n = 0;
+  for (unsigned i = 0; i < m->ncpus; i++)
+    n += m68k_cycles(m->cpus[i].cpu);
+  return n;
+}
+
 M68K_API const char *m68k_machine_message(const m68k_machine_t *m) { return m->message; }
 
 /* Freestanding images: a vector holding 0 has no handler (note in the header). */
@@ -926,6 +939,7 @@ M68K_API bool m68k_machine_stopped(const m68k_machine_t *m, m68k_machine_result_
   if (m->stopped && res != NULL) {
     *res = m->result;
     res->clock = m->clock;
+    res->cycles = machine_cycles(m);
   }
   return m->stopped;
 }
@@ -942,6 +956,7 @@ M68K_API int m68k_machine_run(m68k_machine_t *m, m68k_machine_result_t *res) {
       run_generated(m);
   }
   m->result.clock = m->clock;
+  m->result.cycles = machine_cycles(m);
   if (res != NULL)
     *res = m->result;
   return M68K_OK;

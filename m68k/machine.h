@@ -137,6 +137,7 @@ typedef struct m68k_machine_result {
   unsigned cpu;       /* the CPU that stopped the machine */
   uint32_t pc;        /* its PC then */
   uint64_t clock;     /* instructions executed by all CPUs */
+  uint64_t cycles;    /* cycles all CPUs counted (m68k_machine_set_cycle_count) */
 } m68k_machine_result_t;
 
 /* Creates a machine with zeroed RAM; the CPUs are created but not reset
@@ -193,6 +194,10 @@ M68K_API void m68k_machine_set_trace(m68k_machine_t *m, FILE *out);
 
 /* Stops runs after `max` instructions of all CPUs together (0: never). */
 M68K_API void m68k_machine_set_limit(m68k_machine_t *m, uint64_t max);
+/* Turns cycle counting on or off on every CPU (m68k_set_cycle_count in
+ * m68k.h: the 68000's clocks, or the MC68030 estimate); a result's `cycles`
+ * is then their sum. */
+M68K_API void m68k_machine_set_cycle_count(m68k_machine_t *m, bool on);
 
 /* Runs until the machine stops (halt port, exit, fault, deadlock, limit,
  * end of a replayed schedule) and fills *res. A machine that stopped
@@ -327,6 +332,7 @@ typedef struct m68k_run_options {
   uint32_t ram_size; /* 0: default */
   FILE *trace;       /* NULL: no trace */
   uint64_t limit;    /* 0: none */
+  bool cycles;       /* count cycles (m68k_machine_set_cycle_count) */
 } m68k_run_options_t;
 /* Returns 0 and fills *res (and `msg` with the machine's message), or a
  * negative code with the reason in msg. */

@@ -61,12 +61,20 @@ static const char usage_text[] =
     "      --limit N           stop after N instructions\n"
     "      --stats             print the instructions executed and the speed\n"
     "                          to stderr at the end\n"
+    "      --cycles            print the cycles the program took to stderr at\n"
+    "                          the end: on the 68000 the chip's clocks (as the\n"
+    "                          MC68000 User's Manual times them, no wait\n"
+    "                          states), on the 68030 an estimate (its manual's\n"
+    "                          cache-case times; it says which)\n"
     "\n"
     "  sst [OPTION]... FILE_OR_DIR...\n"
     "      Run single-instruction tests (the m68k-sst format: gzip'ed text, six\n"
     "      lines a test) and print \"SST <file> <passed>/<total>\" per file and\n"
-    "      \"SST total <passed>/<total>\" last. A folder without *.txt.gz files is\n"
-    "      an error. The data (SingleStepTests' m68000 set) are 68000-only.\n"
+    "      \"SST total <passed>/<total>\" last; on the 68000, each line adds\n"
+    "      \"cycles <agreeing>/<total> (<percent>%)\": the tests whose clock count\n"
+    "      is the data's (the exit status is the state's). A folder without\n"
+    "      *.txt.gz files is an error. The data (SingleStepTests' m68000 set)\n"
+    "      are 68000-only.\n"
     "      --cpu 68000|68030   CPU model (default 68000); on the 68030, tests\n"
     "                          where the two CPUs differ (exception frames,\n"
     "                          address errors) fail, as they should\n"
@@ -244,6 +252,7 @@ static int cmd_run(int argc, char **argv) {
       {"trace", no_argument, NULL, 't'},
       {"limit", required_argument, NULL, 'l'},
       {"stats", no_argument, NULL, 's'},
+      {"cycles", no_argument, NULL, 'C'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -268,6 +277,7 @@ static int cmd_run(int argc, char **argv) {
         return qm_usage(NULL, "run: bad instruction limit '%s'", optarg);
       break;
     case 's': stats = true; break;
+    case 'C': opt.cycles = true; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
       return qm_usage(NULL, "run: unknown option or missing argument in '%s'", argv[optind - 1]);
@@ -292,6 +302,11 @@ static int cmd_run(int argc, char **argv) {
     fprintf(stderr, "quamachine: %" PRIu64 " instructions in %.3f s (%.2f MIPS)\n", res.clock, secs,
             secs > 0 ? (double)res.clock / secs / 1e6 : 0.0);
   }
+  if (opt.cycles)
+    fprintf(stderr, "quamachine: %" PRIu64 " cycles (%s)\n", res.cycles,
+            opt.model == M68K_MODEL_68000
+                ? "MC68000 clocks, as the chip takes them with no wait states"
+                : "MC68030 estimate: cache-case times with overlap, no cache misses");
   int status = report(&res, msg, false);
   /* A 68020 instruction or a misaligned word access on the 68000 model:
    * say why when the program was not built for the 68000. */

@@ -938,6 +938,31 @@ static void cli_run_on_the_68000_explains_68020_code(void) {
   unlink(path);
 }
 
+/* --cycles prints the total at exit: on the 68000 the chip's clocks (MOVEQ
+ * 4, DBRA 10 taken and 14 expired, TRAP 34), on the 68030 the estimate,
+ * each saying which. */
+static void cli_run_cycles_prints_the_total_saying_which(void) {
+  static const uint16_t code[] = {
+      0x7002,         /* moveq #2,d0: 4 */
+      0x51C8, 0xFFFE, /* dbra d0,self: 10 + 10 + 14 */
+      0x7200,         /* moveq #0,d1: 4 */
+      0x7001,         /* moveq #1,d0 (exit): 4 */
+      0x4E40,         /* trap #0: 34 */
+  };
+  char path[] = "/tmp/qua-cyc-XXXXXX";
+  write_image(path, code, 7);
+  tool_run_t r;
+  run_tool(&r, "run", "--cpu", "68000", "--cycles", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "quamachine: 80 cycles (MC68000 clocks"));
+  run_tool(&r, "run", "--cycles", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cycles (MC68030 estimate"));
+  run_tool(&r, "run", "--cpu", "68000", path, NULL);
+  CU_ASSERT_PTR_NULL(strstr(r.err, "cycles"));
+  unlink(path);
+}
+
 static void errors_come_from_one_table(void) {
   CU_ASSERT_STRING_EQUAL(m68k_strerror(M68K_ENOTELF), "not an ELF file");
   CU_ASSERT_STRING_EQUAL(m68k_err_name(M68K_ETRUNCATED), "M68K_ETRUNCATED");
@@ -962,6 +987,8 @@ int main(int argc, char **argv) {
       {"cli_smp_image_outside_ram_names_the_linker_script",
        cli_smp_image_outside_ram_names_the_linker_script},
       {"cli_run_on_the_68000_explains_68020_code", cli_run_on_the_68000_explains_68020_code},
+      {"cli_run_cycles_prints_the_total_saying_which",
+       cli_run_cycles_prints_the_total_saying_which},
       {NULL, NULL},
   };
   static const qtest_case_t cases[] = {
