@@ -419,6 +419,8 @@ static void take_interrupt(m68k_cpu_t *c, int level)
     m68k__update_pending(c);
     return;
   }
+  if (counting_68000(c))
+    m68k__c000_exception(c, M68K_VEC_AUTOVECTOR + level, false, false);
   uint32_t sr = enter_super(c);
   c->imask = (uint32_t)level;
   if (c->model == M68K_MODEL_68000) {
