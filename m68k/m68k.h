@@ -129,19 +129,19 @@ M68K_API uint64_t m68k_instructions(const m68k_cpu_t *cpu);
  * addresses, MOVEM per register, shifts per count, MULU/MULS by the
  * source's bits, DIVU/DIVS by the division's steps, branches taken or not,
  * exception processing including address errors, interrupts and trace),
- * as the real chip does with no wait states (cycles68000.c).
- * On the 68030 model it adds, for every
- * instruction it completes, the MC68030 cycles of the MC68030 User's
- * Manual's timing model (section 11): the instruction's cache-case time
- * from m68k-cycles.tab (section 11.6's tables: instruction fetches hit the
- * instruction cache, operands take two-clock bus cycles, no wait states),
- * its effective address's component composed with its operation, less the
- * overlap of its head with the previous instruction's tail (Equations
- * 11-1 and 11-2, m68k-timing.h); Bcc and DBcc by whether they branch, CAS
- * by whether it succeeds, MOVEM by the registers it moves. Cache misses,
- * bus contention, exception processing and the 68881 are ignored; an
- * exception ends the overlap. Counting runs the CPU one instruction at a time (as tracing
- * does); off (the default) it costs nothing. */
+ * as the real chip does with no wait states (cycles68000.c). On the 68030
+ * model it adds, for every instruction it completes, the MC68030 cycles of
+ * the MC68030 User's Manual's timing model (section 11): the instruction's
+ * cache-case time from m68k-cycles.tab (section 11.6's tables: instruction
+ * fetches hit the instruction cache, operands take two-clock bus cycles,
+ * no wait states), its effective address's component composed with its
+ * operation, less the overlap of its head with the previous instruction's
+ * tail (Equations 11-1 and 11-2, m68k-timing.h); Bcc and DBcc by whether
+ * they branch, CAS by whether it succeeds, MOVEM by the registers it
+ * moves. Cache misses, bus contention, exception processing and the 68881
+ * are ignored there; an exception ends the overlap. Counting runs the CPU
+ * one instruction at a time (as tracing does); off (the default) it costs
+ * nothing. */
 M68K_API void m68k_set_cycle_count(m68k_cpu_t *cpu, bool on);
 /* Whether counting is on. */
 M68K_API bool m68k_cycle_counting(const m68k_cpu_t *cpu);

@@ -77,6 +77,7 @@ expect "$M smp --cpu 680" 68000 68030
 expect "$M smp --sc" --schedule
 expect "$M quaject --pro" --producers
 expect "$M run --st" --stats
+expect "$M run --cy" --cycles
 expect "$M explore --max" --max-schedules
 
 # The words the completions know by heart are the ones the help names.

@@ -37,7 +37,7 @@ static uint64_t clocks(const uint16_t *code, size_t n, uint32_t d0v, uint32_t d1
 }
 
 /* MULU: 38 + 2 per one bit of the source; MULS: 38 + 2 per 01 or 10 pair
- * of the source with a 0 below it (Table 8-12), plus #imm's 4. */
+ * of the source with a 0 below it (Table 8-4), plus #imm's 4. */
 static void multiply_costs_two_clocks_per_bit_or_pair(void)
 {
   static const uint16_t mulu0[] = {0xC0FC, 0x0000};  /* mulu.w #0,d0 */
