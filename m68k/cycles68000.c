@@ -11,7 +11,8 @@
  *    starts in (m68k__c000_begin): all the data the chip's time depends on
  *    is known then (a branch's condition, DBcc's counter, a shift count in
  *    Dn, MULU/MULS's source bits, DIVU/DIVS's operands, MOVEM's mask, CHK's
- *    bound, BSET's bit number), read from RAM without side effects. The
+ *    bound, BSET's bit number), read from RAM without side effects (an
+ *    operand outside RAM, in the device page, counts as 0). The
  *    interpreter is not touched: this runs only while cycle counting is on
  *    (cpu.c's exec_counted), which steps one instruction at a time anyway.
  * 3. Exceptions. An instruction that traps (CHK, TRAP, TRAPV, zero divide,

@@ -950,7 +950,7 @@ static void cli_run_cycles_prints_the_total_saying_which(void) {
       0x4E40,         /* trap #0: 34 */
   };
   char path[] = "/tmp/qua-cyc-XXXXXX";
-  write_image(path, code, 7);
+  write_image(path, code, sizeof code / sizeof code[0]);
   tool_run_t r;
   run_tool(&r, "run", "--cpu", "68000", "--cycles", path, NULL);
   CU_ASSERT_EQUAL(r.status, 0);
