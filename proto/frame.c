@@ -1,6 +1,8 @@
 /* frame.c -- qua.v1 framing: encode frames into buffers, decode them incrementally. */
 #include "frame.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,15 +176,71 @@ void quap_decoder_fini(quap_decoder_t *d) {
 
 int quap_decoder_partial(const quap_decoder_t *d) { return d->hdr_len > 0; }
 
+/* A decoded frame and what protobuf-c allocates for it (the copy of its
+ * body, its message, its event) are carved from one heap block sized from
+ * the frame's length, so a frame costs one malloc and one free, not two to
+ * four. What does not fit (a frame whose fields repeat, many unknown
+ * fields) is allocated alone and freed alone. protobuf-c allocates the
+ * message itself first, so the frame is the start of data[], and
+ * quap_frame_free finds its block from it. */
+typedef struct frame_block {
+  size_t used, cap; /* bytes of data[] handed out, and its size */
+  _Alignas(16) unsigned char data[];
+} frame_block_t;
+
+/* Room for the frame, an event, and the frame's length again for the body's
+ * copy and the strings, with the rounding of a few allocations. */
+#define FRAME_BLOCK_SLACK (sizeof(Qua__V1__Frame) + sizeof(Qua__V1__Event) + 128)
+
+static bool frame_block_has(const frame_block_t *b, const void *p) {
+  return (const unsigned char *)p >= b->data && (const unsigned char *)p < b->data + b->cap;
+}
+
+static void *frame_block_alloc(void *data, size_t size) {
+  frame_block_t *b = data;
+  size_t n = (size + 15) & ~(size_t)15;
+  if (n >= size && n <= b->cap - b->used) {
+    void *p = b->data + b->used;
+    b->used += n;
+    return p;
+  }
+  return malloc(size);
+}
+
+static void frame_block_free(void *data, void *p) {
+  if (!frame_block_has(data, p))
+    free(p);
+}
+
 void quap_frame_free(Qua__V1__Frame *f) {
-  if (f != NULL)
-    protobuf_c_message_free_unpacked(&f->base, NULL);
+  if (f == NULL)
+    return;
+  frame_block_t *b = (frame_block_t *)(void *)((unsigned char *)f - offsetof(frame_block_t, data));
+  ProtobufCAllocator a = {frame_block_alloc, frame_block_free, b};
+  protobuf_c_message_free_unpacked(&f->base, &a);
+  free(b);
 }
 
 static int unpack_frame(quap_decoder_t *d, const uint8_t *p, size_t n, Qua__V1__Frame **out) {
-  Qua__V1__Frame *f = qua__v1__frame__unpack(NULL, n, p);
-  if (f == NULL)
+  if (n > SIZE_MAX - sizeof(frame_block_t) - FRAME_BLOCK_SLACK)
+    return d->error = QUA_ETOOBIG;
+  size_t cap = n + FRAME_BLOCK_SLACK;
+  frame_block_t *b = malloc(sizeof *b + cap);
+  if (b == NULL)
+    return d->error = QUA_ENOMEM;
+  b->used = 0;
+  b->cap = cap;
+  ProtobufCAllocator a = {frame_block_alloc, frame_block_free, b};
+  Qua__V1__Frame *f = qua__v1__frame__unpack(&a, n, p);
+  if (f == NULL) {
+    free(b);
     return d->error = QUA_EPROTO;
+  }
+  if ((void *)f != (void *)b->data) { /* a protobuf-c that allocates otherwise */
+    protobuf_c_message_free_unpacked(&f->base, &a);
+    free(b);
+    return d->error = QUA_EPROTO;
+  }
   *out = f;
   return 1;
 }
