@@ -950,15 +950,20 @@ int quac_invoke_recv(quac_conn_t *c, int timeout_ms, uint64_t *id, quac_result_t
   c->async_outstanding--;
   if (id != NULL)
     *id = f->id;
+  /* The reply is read here and dropped: unpacked into an arena on the
+   * stack (a reply without fired callbacks fits in a fraction of it). */
+  _Alignas(16) unsigned char space[512];
+  quap_arena_t arena = {space, 0, sizeof space};
+  ProtobufCAllocator alloc = quap_arena_allocator(&arena);
   ProtobufCMessage *msg = NULL;
-  int r = quap_response_unpack(f, QUAP_INVOKE, &msg);
+  int r = quap_response_unpack_in(f, QUAP_INVOKE, &alloc, &msg);
   memset(res, 0, offsetof(quac_result_t, fired));
   if (r < 0) {
     res->status = r;
     seterr(c, r, "%s", f->message && f->message[0] ? f->message : quac_strerror(r));
   } else {
     fill_result(res, (Qua__V1__InvokeReply *)msg);
-    protobuf_c_message_free_unpacked(msg, NULL);
+    protobuf_c_message_free_unpacked(msg, &alloc);
   }
   quap_frame_free(f);
   return 0;

@@ -176,15 +176,39 @@ void quap_decoder_fini(quap_decoder_t *d) {
 
 int quap_decoder_partial(const quap_decoder_t *d) { return d->hdr_len > 0; }
 
+/* --- Arenas ---------------------------------------------------------------------- */
+
+static bool arena_has(const quap_arena_t *a, const void *p) {
+  return (const unsigned char *)p >= a->data && (const unsigned char *)p < a->data + a->cap;
+}
+
+static void *arena_alloc(void *data, size_t size) {
+  quap_arena_t *a = data;
+  size_t n = (size + 15) & ~(size_t)15;
+  if (n >= size && n <= a->cap - a->used) {
+    void *p = a->data + a->used;
+    a->used += n;
+    return p;
+  }
+  return malloc(size);
+}
+
+static void arena_free(void *data, void *p) {
+  if (!arena_has(data, p))
+    free(p);
+}
+
+ProtobufCAllocator quap_arena_allocator(quap_arena_t *a) {
+  return (ProtobufCAllocator){arena_alloc, arena_free, a};
+}
+
 /* A decoded frame and what protobuf-c allocates for it (the copy of its
  * body, its message, its event) are carved from one heap block sized from
- * the frame's length, so a frame costs one malloc and one free, not two to
- * four. What does not fit (a frame whose fields repeat, many unknown
- * fields) is allocated alone and freed alone. protobuf-c allocates the
- * message itself first, so the frame is the start of data[], and
- * quap_frame_free finds its block from it. */
+ * the frame's length, an arena, so a frame costs one malloc and one free,
+ * not two to four. protobuf-c allocates the message itself first, so the
+ * frame is the start of data[], and quap_frame_free finds its block from it. */
 typedef struct frame_block {
-  size_t used, cap; /* bytes of data[] handed out, and its size */
+  quap_arena_t arena; /* over data[] */
   _Alignas(16) unsigned char data[];
 } frame_block_t;
 
@@ -192,31 +216,11 @@ typedef struct frame_block {
  * copy and the strings, with the rounding of a few allocations. */
 #define FRAME_BLOCK_SLACK (sizeof(Qua__V1__Frame) + sizeof(Qua__V1__Event) + 128)
 
-static bool frame_block_has(const frame_block_t *b, const void *p) {
-  return (const unsigned char *)p >= b->data && (const unsigned char *)p < b->data + b->cap;
-}
-
-static void *frame_block_alloc(void *data, size_t size) {
-  frame_block_t *b = data;
-  size_t n = (size + 15) & ~(size_t)15;
-  if (n >= size && n <= b->cap - b->used) {
-    void *p = b->data + b->used;
-    b->used += n;
-    return p;
-  }
-  return malloc(size);
-}
-
-static void frame_block_free(void *data, void *p) {
-  if (!frame_block_has(data, p))
-    free(p);
-}
-
 void quap_frame_free(Qua__V1__Frame *f) {
   if (f == NULL)
     return;
   frame_block_t *b = (frame_block_t *)(void *)((unsigned char *)f - offsetof(frame_block_t, data));
-  ProtobufCAllocator a = {frame_block_alloc, frame_block_free, b};
+  ProtobufCAllocator a = quap_arena_allocator(&b->arena);
   protobuf_c_message_free_unpacked(&f->base, &a);
   free(b);
 }
@@ -228,9 +232,8 @@ static int unpack_frame(quap_decoder_t *d, const uint8_t *p, size_t n, Qua__V1__
   frame_block_t *b = malloc(sizeof *b + cap);
   if (b == NULL)
     return d->error = QUA_ENOMEM;
-  b->used = 0;
-  b->cap = cap;
-  ProtobufCAllocator a = {frame_block_alloc, frame_block_free, b};
+  b->arena = (quap_arena_t){b->data, 0, cap};
+  ProtobufCAllocator a = quap_arena_allocator(&b->arena);
   Qua__V1__Frame *f = qua__v1__frame__unpack(&a, n, p);
   if (f == NULL) {
     free(b);
@@ -301,11 +304,15 @@ done:
 /* --- Bodies --------------------------------------------------------------------- */
 
 int quap_request_unpack(const Qua__V1__Frame *f, ProtobufCMessage **out) {
+  return quap_request_unpack_in(f, NULL, out);
+}
+
+int quap_request_unpack_in(const Qua__V1__Frame *f, ProtobufCAllocator *a, ProtobufCMessage **out) {
   *out = NULL;
   const ProtobufCMethodDescriptor *m = quap_method(f->method);
   if (m == NULL)
     return QUA_ENOMETHOD;
-  ProtobufCMessage *msg = protobuf_c_message_unpack(m->input, NULL, f->body.len, f->body.data);
+  ProtobufCMessage *msg = protobuf_c_message_unpack(m->input, a, f->body.len, f->body.data);
   if (msg == NULL)
     return QUA_EPROTO;
   *out = msg;
@@ -313,6 +320,11 @@ int quap_request_unpack(const Qua__V1__Frame *f, ProtobufCMessage **out) {
 }
 
 int quap_response_unpack(const Qua__V1__Frame *f, unsigned method, ProtobufCMessage **out) {
+  return quap_response_unpack_in(f, method, NULL, out);
+}
+
+int quap_response_unpack_in(const Qua__V1__Frame *f, unsigned method, ProtobufCAllocator *a,
+                            ProtobufCMessage **out) {
   *out = NULL;
   const ProtobufCMethodDescriptor *m = quap_method(method);
   if (m == NULL)
@@ -321,7 +333,7 @@ int quap_response_unpack(const Qua__V1__Frame *f, unsigned method, ProtobufCMess
     return f->status;
   if (f->status > 0)
     return QUA_EPROTO;
-  ProtobufCMessage *msg = protobuf_c_message_unpack(m->output, NULL, f->body.len, f->body.data);
+  ProtobufCMessage *msg = protobuf_c_message_unpack(m->output, a, f->body.len, f->body.data);
   if (msg == NULL)
     return QUA_EPROTO;
   *out = msg;

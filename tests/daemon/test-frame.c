@@ -1,4 +1,5 @@
 /* test-frame.c -- qua.v1 framing: encode/decode round trips and every decoder error. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +278,53 @@ static void frame_whose_fields_repeat_decodes_past_its_block(void) {
   }
 }
 
+/* A reply unpacked into an arena: what fits is carved from it, the rest
+ * (here most of ten fired callbacks, past 64 bytes) comes from malloc and
+ * is freed by the arena's allocator. */
+static void reply_unpacks_into_an_arena_and_past_it(void) {
+  Qua__V1__InvokeReply rep = QUA__V1__INVOKE_REPLY__INIT;
+  Qua__V1__FiredCallback fc[10], *fp[10];
+  char names[10][16];
+  for (int i = 0; i < 10; i++) {
+    qua__v1__fired_callback__init(&fc[i]);
+    snprintf(names[i], sizeof names[i], "callback%d", i);
+    fc[i].callback = names[i];
+    fc[i].arg = (uint64_t)i * 3;
+    fp[i] = &fc[i];
+  }
+  rep.has_result = true;
+  rep.result = 42;
+  rep.n_fired = 10;
+  rep.fired = fp;
+  quap_buf_t b;
+  quap_buf_init(&b);
+  CU_ASSERT(quap_response_append(&b, 5, 0, NULL, &rep.base) > 0);
+  quap_decoder_t d;
+  quap_decoder_init(&d, 4096);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL_FATAL(quap_decoder_feed(&d, b.data, b.len, &used, &f), 1);
+  for (size_t cap = 0; cap <= 1024; cap += 64) {
+    static _Alignas(16) unsigned char space[1024];
+    quap_arena_t arena = {space, 0, cap};
+    ProtobufCAllocator a = quap_arena_allocator(&arena);
+    ProtobufCMessage *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(quap_response_unpack_in(f, QUAP_INVOKE, &a, &m), 0);
+    const Qua__V1__InvokeReply *r = (const Qua__V1__InvokeReply *)m;
+    CU_ASSERT(arena.used <= cap);
+    CU_ASSERT_EQUAL(r->result, 42);
+    CU_ASSERT_EQUAL_FATAL(r->n_fired, 10);
+    for (int i = 0; i < 10; i++) {
+      CU_ASSERT_STRING_EQUAL(r->fired[i]->callback, names[i]);
+      CU_ASSERT_EQUAL(r->fired[i]->arg, (uint64_t)i * 3);
+    }
+    protobuf_c_message_free_unpacked(m, &a);
+  }
+  quap_frame_free(f);
+  quap_decoder_fini(&d);
+  quap_buf_fini(&b);
+}
+
 static void garbage_frame_is_eproto(void) {
   /* Field 1 with wire type 7 (invalid), then junk. */
   uint8_t bad[] = {0, 0, 0, 4, 0x0f, 0xff, 0xff, 0xff};
@@ -388,6 +436,7 @@ int main(void) {
       {"frame_at_the_limit_is_accepted", frame_at_the_limit_is_accepted},
       {"frame_whose_fields_repeat_decodes_past_its_block",
        frame_whose_fields_repeat_decodes_past_its_block},
+      {"reply_unpacks_into_an_arena_and_past_it", reply_unpacks_into_an_arena_and_past_it},
       {"garbage_frame_is_eproto", garbage_frame_is_eproto},
       {"truncated_stream_is_partial", truncated_stream_is_partial},
       {"undecodable_body_is_eproto_but_frame_is_fine", undecodable_body_is_eproto_but_frame_is_fine},
