@@ -1828,11 +1828,9 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
   /* An Invoke, the hot path, is unpacked into an arena on the stack (its
    * handle, entry and arguments fit); only an Invoke can go to a job that
    * keeps its request (sites_wanted), which copies it to the heap. */
-  _Alignas(16) unsigned char space[512];
-  quap_arena_t arena = {space, 0, sizeof space};
-  ProtobufCAllocator alloc = quap_arena_allocator(&arena);
+  quap_stack_arena_t sa;
   if (f->method == QUAP_INVOKE)
-    call.alloc = &alloc;
+    call.alloc = quap_stack_arena_init(&sa);
   ProtobufCMessage *in = NULL;
   if (quap_request_unpack_in(f, call.alloc, &in) < 0) {
     snprintf(msg, sizeof msg, "the body is not a %s", m->input->name);

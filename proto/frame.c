@@ -202,6 +202,12 @@ ProtobufCAllocator quap_arena_allocator(quap_arena_t *a) {
   return (ProtobufCAllocator){arena_alloc, arena_free, a};
 }
 
+ProtobufCAllocator *quap_stack_arena_init(quap_stack_arena_t *s) {
+  s->arena = (quap_arena_t){s->space, 0, sizeof s->space};
+  s->alloc = quap_arena_allocator(&s->arena);
+  return &s->alloc;
+}
+
 /* A decoded frame and what protobuf-c allocates for it (the copy of its
  * body, its message, its event) are carved from one heap block sized from
  * the frame's length, an arena, so a frame costs one malloc and one free,

@@ -169,4 +169,17 @@ typedef struct quap_arena {
 
 ProtobufCAllocator quap_arena_allocator(quap_arena_t *a);
 
+/* An arena with its room and its allocator, to keep on the stack for one
+ * message (an Invoke's request or reply fits with room to spare). */
+#define QUAP_STACK_ARENA 512
+
+typedef struct quap_stack_arena {
+  quap_arena_t arena;
+  ProtobufCAllocator alloc;
+  _Alignas(16) unsigned char space[QUAP_STACK_ARENA];
+} quap_stack_arena_t;
+
+/* Empties s; returns its allocator. */
+ProtobufCAllocator *quap_stack_arena_init(quap_stack_arena_t *s);
+
 #endif /* QUAP_FRAME_H */
