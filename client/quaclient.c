@@ -429,9 +429,11 @@ static int64_t queue_request(quac_conn_t *c, unsigned method, const ProtobufCMes
 }
 
 /* One blocking call: sends in, waits, unpacks the output into *out (when
- * out is not NULL; free with protobuf_c_message_free_unpacked). Returns 0
- * or the daemon's status with its message in c->err. */
-static int call(quac_conn_t *c, unsigned method, const ProtobufCMessage *in, ProtobufCMessage **out) {
+ * out is not NULL) through alloc (NULL: malloc; free *out with
+ * protobuf_c_message_free_unpacked(*out, alloc)). Returns 0 or the daemon's
+ * status with its message in c->err. */
+static int call_in(quac_conn_t *c, unsigned method, const ProtobufCMessage *in,
+                   ProtobufCAllocator *alloc, ProtobufCMessage **out) {
   if (out != NULL)
     *out = NULL;
   int64_t id = queue_request(c, method, in);
@@ -442,7 +444,7 @@ static int call(quac_conn_t *c, unsigned method, const ProtobufCMessage *in, Pro
   if (r < 0)
     return r;
   ProtobufCMessage *msg = NULL;
-  r = quap_response_unpack(f, method, &msg);
+  r = quap_response_unpack_in(f, method, alloc, &msg);
   if (r < 0) {
     if (f->status < 0 && f->message != NULL && f->message[0] != '\0')
       seterr(c, r, "%s", f->message);
@@ -457,8 +459,12 @@ static int call(quac_conn_t *c, unsigned method, const ProtobufCMessage *in, Pro
   if (out != NULL)
     *out = msg;
   else if (msg != NULL)
-    protobuf_c_message_free_unpacked(msg, NULL);
+    protobuf_c_message_free_unpacked(msg, alloc);
   return 0;
+}
+
+static int call(quac_conn_t *c, unsigned method, const ProtobufCMessage *in, ProtobufCMessage **out) {
+  return call_in(c, method, in, NULL, out);
 }
 
 /* --- Connecting ------------------------------------------------------------------------ */
@@ -835,14 +841,17 @@ int quac_invoke(quac_conn_t *c, uint64_t handle, const char *entry, const uint64
     return seterr(c, QUA_EARITY, "at most %d arguments", QUAC_MAX_ARGS);
   Qua__V1__InvokeRequest req;
   fill_invoke_request(&req, handle, entry, args, nargs);
+  /* The reply is read here and dropped: unpacked into an arena on the stack. */
+  quap_stack_arena_t sa;
+  ProtobufCAllocator *alloc = quap_stack_arena_init(&sa);
   ProtobufCMessage *msg;
-  int r = call(c, QUAP_INVOKE, &req.base, &msg);
+  int r = call_in(c, QUAP_INVOKE, &req.base, alloc, &msg);
   if (r < 0) {
     res->status = r;
     return r;
   }
   fill_result(res, (Qua__V1__InvokeReply *)msg);
-  protobuf_c_message_free_unpacked(msg, NULL);
+  protobuf_c_message_free_unpacked(msg, alloc);
   if (res->status < 0)
     return seterr(c, res->status, "%s: %s", entry, quac_strerror(res->status));
   return res->status;
@@ -950,15 +959,18 @@ int quac_invoke_recv(quac_conn_t *c, int timeout_ms, uint64_t *id, quac_result_t
   c->async_outstanding--;
   if (id != NULL)
     *id = f->id;
+  /* The reply is read here and dropped: unpacked into an arena on the stack. */
+  quap_stack_arena_t sa;
+  ProtobufCAllocator *alloc = quap_stack_arena_init(&sa);
   ProtobufCMessage *msg = NULL;
-  int r = quap_response_unpack(f, QUAP_INVOKE, &msg);
+  int r = quap_response_unpack_in(f, QUAP_INVOKE, alloc, &msg);
   memset(res, 0, offsetof(quac_result_t, fired));
   if (r < 0) {
     res->status = r;
     seterr(c, r, "%s", f->message && f->message[0] ? f->message : quac_strerror(r));
   } else {
     fill_result(res, (Qua__V1__InvokeReply *)msg);
-    protobuf_c_message_free_unpacked(msg, NULL);
+    protobuf_c_message_free_unpacked(msg, alloc);
   }
   quap_frame_free(f);
   return 0;

@@ -57,6 +57,7 @@ typedef struct quad_call {
   bool deferred;       /* a control job answers it (work.c) */
   const struct opener *opened; /* Invoke replayed after the worker opened its sites */
   ProtobufCMessage *in; /* the unpacked request; NULL once a job took it */
+  ProtobufCAllocator *alloc; /* what in came from: the dispatcher's arena, or NULL (malloc) */
   const ProtobufCBinaryData *body; /* the request as it came, before unpacking */
   char msg[192];
 } quad_call_t;
@@ -1191,6 +1192,19 @@ static int sites_wanted(quad_call_t *call, unsigned method, Qua__V1__InvokeReque
   o->job.done = opener_done;
   o->id = call->id;
   o->method = method;
+  /* The job keeps the request: an Invoke unpacked into the dispatcher's
+   * arena is unpacked again onto the heap. */
+  if (call->alloc != NULL) {
+    ProtobufCMessage *heap =
+        protobuf_c_message_unpack(call->in->descriptor, NULL, call->body->len, call->body->data);
+    if (heap == NULL) {
+      free(o);
+      return QUA_ENOMEM;
+    }
+    protobuf_c_message_free_unpacked(call->in, call->alloc);
+    call->in = heap;
+    call->alloc = NULL;
+  }
   o->in = call->in;
   call->in = NULL;
   call->deferred = true;
@@ -1811,8 +1825,14 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
     refuse(c, f, f->id, QUA_ENOMETHOD, msg);
     return;
   }
+  /* An Invoke, the hot path, is unpacked into an arena on the stack (its
+   * handle, entry and arguments fit); only an Invoke can go to a job that
+   * keeps its request (sites_wanted), which copies it to the heap. */
+  quap_stack_arena_t sa;
+  if (f->method == QUAP_INVOKE)
+    call.alloc = quap_stack_arena_init(&sa);
   ProtobufCMessage *in = NULL;
-  if (quap_request_unpack(f, &in) < 0) {
+  if (quap_request_unpack_in(f, call.alloc, &in) < 0) {
     snprintf(msg, sizeof msg, "the body is not a %s", m->input->name);
     refuse(c, f, f->id, QUA_EPROTO, msg);
     return;
@@ -1824,5 +1844,5 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
     reply(NULL, &call);
   }
   if (call.in != NULL)
-    protobuf_c_message_free_unpacked(call.in, NULL);
+    protobuf_c_message_free_unpacked(call.in, call.alloc);
 }

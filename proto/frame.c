@@ -1,6 +1,8 @@
 /* frame.c -- qua.v1 framing: encode frames into buffers, decode them incrementally. */
 #include "frame.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,15 +176,80 @@ void quap_decoder_fini(quap_decoder_t *d) {
 
 int quap_decoder_partial(const quap_decoder_t *d) { return d->hdr_len > 0; }
 
+/* --- Arenas ---------------------------------------------------------------------- */
+
+static bool arena_has(const quap_arena_t *a, const void *p) {
+  return (const unsigned char *)p >= a->data && (const unsigned char *)p < a->data + a->cap;
+}
+
+static void *arena_alloc(void *data, size_t size) {
+  quap_arena_t *a = data;
+  size_t n = (size + 15) & ~(size_t)15;
+  if (n >= size && n <= a->cap - a->used) {
+    void *p = a->data + a->used;
+    a->used += n;
+    return p;
+  }
+  return malloc(size);
+}
+
+static void arena_free(void *data, void *p) {
+  if (!arena_has(data, p))
+    free(p);
+}
+
+ProtobufCAllocator quap_arena_allocator(quap_arena_t *a) {
+  return (ProtobufCAllocator){arena_alloc, arena_free, a};
+}
+
+ProtobufCAllocator *quap_stack_arena_init(quap_stack_arena_t *s) {
+  s->arena = (quap_arena_t){s->space, 0, sizeof s->space};
+  s->alloc = quap_arena_allocator(&s->arena);
+  return &s->alloc;
+}
+
+/* A decoded frame and what protobuf-c allocates for it (the copy of its
+ * body, its message, its event) are carved from one heap block sized from
+ * the frame's length, an arena, so a frame costs one malloc and one free,
+ * not two to four. protobuf-c allocates the message itself first, so the
+ * frame is the start of data[], and quap_frame_free finds its block from it. */
+typedef struct frame_block {
+  quap_arena_t arena; /* over data[] */
+  _Alignas(16) unsigned char data[];
+} frame_block_t;
+
+/* Room for the frame, an event, and the frame's length again for the body's
+ * copy and the strings, with the rounding of a few allocations. */
+#define FRAME_BLOCK_SLACK (sizeof(Qua__V1__Frame) + sizeof(Qua__V1__Event) + 128)
+
 void quap_frame_free(Qua__V1__Frame *f) {
-  if (f != NULL)
-    protobuf_c_message_free_unpacked(&f->base, NULL);
+  if (f == NULL)
+    return;
+  frame_block_t *b = (frame_block_t *)(void *)((unsigned char *)f - offsetof(frame_block_t, data));
+  ProtobufCAllocator a = quap_arena_allocator(&b->arena);
+  protobuf_c_message_free_unpacked(&f->base, &a);
+  free(b);
 }
 
 static int unpack_frame(quap_decoder_t *d, const uint8_t *p, size_t n, Qua__V1__Frame **out) {
-  Qua__V1__Frame *f = qua__v1__frame__unpack(NULL, n, p);
-  if (f == NULL)
+  if (n > SIZE_MAX - sizeof(frame_block_t) - FRAME_BLOCK_SLACK)
+    return d->error = QUA_ETOOBIG;
+  size_t cap = n + FRAME_BLOCK_SLACK;
+  frame_block_t *b = malloc(sizeof *b + cap);
+  if (b == NULL)
+    return d->error = QUA_ENOMEM;
+  b->arena = (quap_arena_t){b->data, 0, cap};
+  ProtobufCAllocator a = quap_arena_allocator(&b->arena);
+  Qua__V1__Frame *f = qua__v1__frame__unpack(&a, n, p);
+  if (f == NULL) {
+    free(b);
     return d->error = QUA_EPROTO;
+  }
+  if ((void *)f != (void *)b->data) { /* a protobuf-c that allocates otherwise */
+    protobuf_c_message_free_unpacked(&f->base, &a);
+    free(b);
+    return d->error = QUA_EPROTO;
+  }
   *out = f;
   return 1;
 }
@@ -243,11 +310,15 @@ done:
 /* --- Bodies --------------------------------------------------------------------- */
 
 int quap_request_unpack(const Qua__V1__Frame *f, ProtobufCMessage **out) {
+  return quap_request_unpack_in(f, NULL, out);
+}
+
+int quap_request_unpack_in(const Qua__V1__Frame *f, ProtobufCAllocator *a, ProtobufCMessage **out) {
   *out = NULL;
   const ProtobufCMethodDescriptor *m = quap_method(f->method);
   if (m == NULL)
     return QUA_ENOMETHOD;
-  ProtobufCMessage *msg = protobuf_c_message_unpack(m->input, NULL, f->body.len, f->body.data);
+  ProtobufCMessage *msg = protobuf_c_message_unpack(m->input, a, f->body.len, f->body.data);
   if (msg == NULL)
     return QUA_EPROTO;
   *out = msg;
@@ -255,6 +326,11 @@ int quap_request_unpack(const Qua__V1__Frame *f, ProtobufCMessage **out) {
 }
 
 int quap_response_unpack(const Qua__V1__Frame *f, unsigned method, ProtobufCMessage **out) {
+  return quap_response_unpack_in(f, method, NULL, out);
+}
+
+int quap_response_unpack_in(const Qua__V1__Frame *f, unsigned method, ProtobufCAllocator *a,
+                            ProtobufCMessage **out) {
   *out = NULL;
   const ProtobufCMethodDescriptor *m = quap_method(method);
   if (m == NULL)
@@ -263,7 +339,7 @@ int quap_response_unpack(const Qua__V1__Frame *f, unsigned method, ProtobufCMess
     return f->status;
   if (f->status > 0)
     return QUA_EPROTO;
-  ProtobufCMessage *msg = protobuf_c_message_unpack(m->output, NULL, f->body.len, f->body.data);
+  ProtobufCMessage *msg = protobuf_c_message_unpack(m->output, a, f->body.len, f->body.data);
   if (msg == NULL)
     return QUA_EPROTO;
   *out = msg;

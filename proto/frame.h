@@ -143,10 +143,43 @@ int quap_method_index(const char *name);
  * (free with protobuf_c_message_free_unpacked). QUA_ENOMETHOD for an
  * unknown index, QUA_EPROTO for a body that does not decode. */
 int quap_request_unpack(const Qua__V1__Frame *f, ProtobufCMessage **out);
+/* As quap_request_unpack, allocating through a (NULL: malloc); free *out
+ * with protobuf_c_message_free_unpacked(*out, a). */
+int quap_request_unpack_in(const Qua__V1__Frame *f, ProtobufCAllocator *a, ProtobufCMessage **out);
 
 /* Unpacks a response to `method` into *out (the method's output message;
  * free with protobuf_c_message_free_unpacked). Returns the frame's status
  * when it is negative (then *out is NULL), QUA_ENOMETHOD, QUA_EPROTO, or 0. */
 int quap_response_unpack(const Qua__V1__Frame *f, unsigned method, ProtobufCMessage **out);
+
+/* As quap_response_unpack, allocating through a (NULL: malloc); free *out
+ * with protobuf_c_message_free_unpacked(*out, a). */
+int quap_response_unpack_in(const Qua__V1__Frame *f, unsigned method, ProtobufCAllocator *a,
+                            ProtobufCMessage **out);
+
+/* An arena: protobuf-c's allocations carved from data[0 .. cap) (16-byte
+ * aligned pieces, given back all at once by dropping the arena), and from
+ * malloc once it is full; the allocator frees only the latter. For a
+ * message unpacked and freed in one function, an arena on the stack spares
+ * its mallocs. */
+typedef struct quap_arena {
+  unsigned char *data; /* 16-byte aligned */
+  size_t used, cap;
+} quap_arena_t;
+
+ProtobufCAllocator quap_arena_allocator(quap_arena_t *a);
+
+/* An arena with its room and its allocator, to keep on the stack for one
+ * message (an Invoke's request or reply fits with room to spare). */
+#define QUAP_STACK_ARENA 512
+
+typedef struct quap_stack_arena {
+  quap_arena_t arena;
+  ProtobufCAllocator alloc;
+  _Alignas(16) unsigned char space[QUAP_STACK_ARENA];
+} quap_stack_arena_t;
+
+/* Empties s; returns its allocator. */
+ProtobufCAllocator *quap_stack_arena_init(quap_stack_arena_t *s);
 
 #endif /* QUAP_FRAME_H */

@@ -73,24 +73,31 @@ static int counter_crossed(qua_quaject_t *q, uint64_t after, qua_site_t *out, ui
 }
 
 /* add and pass have templates (counter-templates.c): the counter's address,
- * its threshold and who listens to it are folded in; pass chains into what
- * "out" is wired to. */
+ * its threshold and who listens to it are folded in (with nobody listening,
+ * the _q form, which has no crossing test; a listener's coming or going
+ * resynthesises the sites, as the value of ct_listen changes); pass chains
+ * into what "out" is wired to. */
 static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
+  /* [entry is pass][one writer][nobody listens] */
+  static const jit_template_t *const tmpl[2][2][2] = {
+      {{&ct_tmpl_ct_add, &ct_tmpl_ct_add_q}, {&ct_tmpl_ct_add_1w, &ct_tmpl_ct_add_1w_q}},
+      {{&ct_tmpl_ct_pass, &ct_tmpl_ct_pass_q}, {&ct_tmpl_ct_pass_1w, &ct_tmpl_ct_pass_1w_q}}};
+  static const char *const variant[2][2][2] = {{{"add", "add quiet"}, {"add 1w", "add 1w quiet"}},
+                                               {{"pass", "pass quiet"}, {"pass 1w", "pass 1w quiet"}}};
   counter_t *c = QUA__STATE(q, counter_t);
-  bool one = q->weight[COUNTER_E_ADD] + q->weight[COUNTER_E_PASS] <= 1;
-  if (s->entry == COUNTER_E_ADD) {
-    part->tmpl = one ? &ct_tmpl_ct_add_1w : &ct_tmpl_ct_add;
-    part->variant = one ? "add 1w" : "add";
-  } else if (s->entry == COUNTER_E_PASS) {
-    part->tmpl = one ? &ct_tmpl_ct_pass_1w : &ct_tmpl_ct_pass;
-    part->variant = one ? "pass 1w" : "pass";
-    part->next_hole = "ct_next";
-    part->next_site = atomic_load_explicit(&q->outs[COUNTER_C_OUT], memory_order_relaxed);
-  } else {
+  if (s->entry != COUNTER_E_ADD && s->entry != COUNTER_E_PASS)
     return QUA_ENOENTRY;
-  }
+  bool pass = s->entry == COUNTER_E_PASS;
+  bool one = q->weight[COUNTER_E_ADD] + q->weight[COUNTER_E_PASS] <= 1;
   uint64_t mode, fn, ctx;
   qua__listeners(q, COUNTER_CB_THRESHOLD, &mode, &fn, &ctx); /* only whether anybody does */
+  bool quiet = mode == QUA__LISTEN_NONE;
+  part->tmpl = tmpl[pass][one][quiet];
+  part->variant = variant[pass][one][quiet];
+  if (pass) {
+    part->next_hole = "ct_next";
+    part->next_site = atomic_load_explicit(&q->outs[COUNTER_C_OUT], memory_order_relaxed);
+  }
   qua__synth_hole(part, "ct_counter", (uint64_t)(uintptr_t)c);
   qua__synth_hole(part, "ct_threshold", (uint64_t)c->threshold);
   qua__synth_hole(part, "ct_target", (uint64_t)(uintptr_t)q);

@@ -198,6 +198,17 @@ static inline bool qua__lfq_push_mp(qua__lfq_t *q, struct qua__lfq_slot *slots, 
   return true;
 }
 
+/* pos + 1, which the compiler must compute from pos. Having compared a
+ * slot's seq equal to pos + 1, it may otherwise store the loaded seq as the
+ * next tail: each get's tail would then wait for the slot load of the get
+ * before it (a chain through memory of two loads per get) instead of only
+ * for the tail store, which is forwarded. */
+static inline uint64_t qua__lfq_next(uint64_t pos)
+{
+  __asm__("" : "+r"(pos));
+  return pos + 1;
+}
+
 static inline bool qua__lfq_pop_sc(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
                                    uint64_t *v)
 {
@@ -206,7 +217,7 @@ static inline bool qua__lfq_pop_sc(qua__lfq_t *q, struct qua__lfq_slot *slots, u
   if (QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != pos + 1))
     return false;
   *v = atomic_load_explicit(&s->val, memory_order_relaxed);
-  atomic_store_explicit(&q->tail, pos + 1, memory_order_release);
+  atomic_store_explicit(&q->tail, qua__lfq_next(pos), memory_order_release);
   return true;
 }
 
@@ -400,7 +411,7 @@ static inline bool qua__lfq_take_ticket(qua__lfq_t *q, struct qua__lfq_slot *slo
       QUA__LFQ_UNLIKELY(atomic_load_explicit(&s->seq, memory_order_acquire) != t + 1))
     return false;
   *v = atomic_load_explicit(&s->val, memory_order_relaxed);
-  atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+  atomic_store_explicit(&q->tail, qua__lfq_next(t), memory_order_release);
   return true;
 }
 

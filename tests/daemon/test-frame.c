@@ -1,4 +1,5 @@
 /* test-frame.c -- qua.v1 framing: encode/decode round trips and every decoder error. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,6 +222,109 @@ static void frame_at_the_limit_is_accepted(void) {
   quap_buf_fini(&b);
 }
 
+/* A frame whose fields repeat needs more than the block its length sizes
+ * (frame.c): the rest is allocated alone, the last value of each field
+ * wins, and freeing the frame releases everything (the ASan build's leak
+ * check sees it). */
+static void frame_whose_fields_repeat_decodes_past_its_block(void) {
+  static uint8_t buf[4096];
+  size_t n = 4;
+  buf[n++] = 0x10; /* id = 77 */
+  buf[n++] = 77;
+  for (int i = 0; i < 300; i++) { /* message: 300 one-byte strings, the last "q" */
+    buf[n++] = 0x32;
+    buf[n++] = 1;
+    buf[n++] = i == 299 ? 'q' : (uint8_t)('a' + i % 26);
+  }
+  for (int i = 0; i < 200; i++) { /* an unknown varint field, 200 times */
+    buf[n++] = 0x78;
+    buf[n++] = (uint8_t)i & 0x7f;
+  }
+  for (int i = 0; i < 3; i++) { /* body three times, the last "xyz" */
+    buf[n++] = 0x22;
+    buf[n++] = 3;
+    memcpy(buf + n, i == 2 ? "xyz" : "abc", 3);
+    n += 3;
+  }
+  /* event twice: callback "first", then callback "second" and arg 7 */
+  static const uint8_t ev1[] = {0x3a, 7, 0x1a, 5, 'f', 'i', 'r', 's', 't'};
+  static const uint8_t ev2[] = {0x3a, 10, 0x1a, 6, 's', 'e', 'c', 'o', 'n', 'd', 0x20, 7};
+  memcpy(buf + n, ev1, sizeof ev1);
+  n += sizeof ev1;
+  memcpy(buf + n, ev2, sizeof ev2);
+  n += sizeof ev2;
+  size_t len = n - 4;
+  buf[0] = (uint8_t)(len >> 24);
+  buf[1] = (uint8_t)(len >> 16);
+  buf[2] = (uint8_t)(len >> 8);
+  buf[3] = (uint8_t)len;
+  for (size_t step = 1; step <= n; step = step == 1 ? n : n + 1) { /* bytewise, then whole */
+    quap_decoder_t d;
+    quap_decoder_init(&d, 4096);
+    int err;
+    Qua__V1__Frame *f[1] = {NULL};
+    CU_ASSERT_EQUAL_FATAL(feed_all(&d, buf, n, step, f, 1, &err), 1);
+    CU_ASSERT_EQUAL(err, 0);
+    CU_ASSERT_EQUAL(f[0]->id, 77);
+    CU_ASSERT_STRING_EQUAL(f[0]->message, "q");
+    CU_ASSERT_EQUAL(f[0]->body.len, 3);
+    CU_ASSERT_EQUAL(memcmp(f[0]->body.data, "xyz", 3), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f[0]->event);
+    CU_ASSERT_STRING_EQUAL(f[0]->event->callback, "second");
+    CU_ASSERT_EQUAL(f[0]->event->arg, 7);
+    CU_ASSERT_EQUAL(f[0]->base.n_unknown_fields, 200);
+    quap_frame_free(f[0]);
+    quap_decoder_fini(&d);
+  }
+}
+
+/* A reply unpacked into an arena: what fits is carved from it, the rest
+ * (here most of ten fired callbacks, past 64 bytes) comes from malloc and
+ * is freed by the arena's allocator. */
+static void reply_unpacks_into_an_arena_and_past_it(void) {
+  Qua__V1__InvokeReply rep = QUA__V1__INVOKE_REPLY__INIT;
+  Qua__V1__FiredCallback fc[10], *fp[10];
+  char names[10][16];
+  for (int i = 0; i < 10; i++) {
+    qua__v1__fired_callback__init(&fc[i]);
+    snprintf(names[i], sizeof names[i], "callback%d", i);
+    fc[i].callback = names[i];
+    fc[i].arg = (uint64_t)i * 3;
+    fp[i] = &fc[i];
+  }
+  rep.has_result = true;
+  rep.result = 42;
+  rep.n_fired = 10;
+  rep.fired = fp;
+  quap_buf_t b;
+  quap_buf_init(&b);
+  CU_ASSERT(quap_response_append(&b, 5, 0, NULL, &rep.base) > 0);
+  quap_decoder_t d;
+  quap_decoder_init(&d, 4096);
+  size_t used;
+  Qua__V1__Frame *f = NULL;
+  CU_ASSERT_EQUAL_FATAL(quap_decoder_feed(&d, b.data, b.len, &used, &f), 1);
+  for (size_t cap = 0; cap <= 1024; cap += 64) {
+    static _Alignas(16) unsigned char space[1024];
+    quap_arena_t arena = {space, 0, cap};
+    ProtobufCAllocator a = quap_arena_allocator(&arena);
+    ProtobufCMessage *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(quap_response_unpack_in(f, QUAP_INVOKE, &a, &m), 0);
+    const Qua__V1__InvokeReply *r = (const Qua__V1__InvokeReply *)m;
+    CU_ASSERT(arena.used <= cap);
+    CU_ASSERT_EQUAL(r->result, 42);
+    CU_ASSERT_EQUAL_FATAL(r->n_fired, 10);
+    for (int i = 0; i < 10; i++) {
+      CU_ASSERT_STRING_EQUAL(r->fired[i]->callback, names[i]);
+      CU_ASSERT_EQUAL(r->fired[i]->arg, (uint64_t)i * 3);
+    }
+    protobuf_c_message_free_unpacked(m, &a);
+  }
+  quap_frame_free(f);
+  quap_decoder_fini(&d);
+  quap_buf_fini(&b);
+}
+
 static void garbage_frame_is_eproto(void) {
   /* Field 1 with wire type 7 (invalid), then junk. */
   uint8_t bad[] = {0, 0, 0, 4, 0x0f, 0xff, 0xff, 0xff};
@@ -330,6 +434,9 @@ int main(void) {
       {"request_with_wrong_input_type_is_refused", request_with_wrong_input_type_is_refused},
       {"oversized_prefix_is_etoobig_and_sticky", oversized_prefix_is_etoobig_and_sticky},
       {"frame_at_the_limit_is_accepted", frame_at_the_limit_is_accepted},
+      {"frame_whose_fields_repeat_decodes_past_its_block",
+       frame_whose_fields_repeat_decodes_past_its_block},
+      {"reply_unpacks_into_an_arena_and_past_it", reply_unpacks_into_an_arena_and_past_it},
       {"garbage_frame_is_eproto", garbage_frame_is_eproto},
       {"truncated_stream_is_partial", truncated_stream_is_partial},
       {"undecodable_body_is_eproto_but_frame_is_fine", undecodable_body_is_eproto_but_frame_is_fine},
