@@ -54,6 +54,8 @@ struct m68k__linux {
   uint32_t stack_size;
   uint32_t tp; /* the thread pointer (set_thread_area) */
   uint64_t sigmask;
+  m68k__root_t *root; /* the guest's "/" (NULL: no files) */
+  bool told_no_root;
   uint8_t sigact[NSIG_GUEST][SIGACTION_SIZE];
   char *exe_path;
 };
@@ -186,6 +188,7 @@ void m68k__linux_free(m68k__linux_t *lx) {
   if (lx == NULL)
     return;
   free(lx->exe_path);
+  m68k__root_free(lx->root);
   free(lx);
 }
 
@@ -700,20 +703,51 @@ static uint32_t do_iov(sc_t *s, bool wr) {
 static uint32_t sys_readv(sc_t *s) { return do_iov(s, false); }
 static uint32_t sys_writev(sc_t *s) { return do_iov(s, true); }
 
+/* Reads the guest path at addr into buf and says, once, when the guest has
+ * no file system (linux-root.c, note 1): 0 or -errno. */
+static int gpath_str(sc_t *s, uint32_t addr, char *buf, size_t len) {
+  int r = gstr(s, addr, buf, len);
+  if (r == 0 && s->lx->root == NULL && !s->lx->told_no_root) {
+    s->lx->told_no_root = true;
+    fprintf(stderr,
+            "quamachine: the program named the file '%s'; without --root DIR it has no files "
+            "(EACCES)\n",
+            buf);
+  }
+  return r;
+}
+
+/* Names the guest's path at addr to the host (linux-root.c, note 3). */
+static int gpath_at(sc_t *s, uint32_t dirfd, uint32_t addr, bool follow, m68k__gpath_t *g) {
+  char name[PATH_MAX];
+  g->fd = -1;
+  int r = gpath_str(s, addr, name, sizeof name);
+  return r != 0 ? r : m68k__root_at(s->lx->root, dirfd_of(dirfd), name, follow, g);
+}
+
 static uint32_t do_open(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t flags, uint32_t mode) {
   char buf[PATH_MAX];
-  int r = gstr(s, path, buf, sizeof buf);
-  if (r != 0)
-    return err(-r);
-  return host_ret(openat(dirfd_of(dirfd), buf, host_oflags(flags), (mode_t)mode));
+  int r = gpath_str(s, path, buf, sizeof buf);
+  if (r == 0)
+    r = m68k__root_open_file(s->lx->root, dirfd_of(dirfd), buf, host_oflags(flags), (mode_t)mode);
+  return r < 0 ? err(-r) : (uint32_t)r;
 }
 
 static uint32_t sys_open(sc_t *s) { return do_open(s, (uint32_t)-100, s->a[0], s->a[1], s->a[2]); }
 static uint32_t sys_openat(sc_t *s) { return do_open(s, s->a[0], s->a[1], s->a[2], s->a[3]); }
-static uint32_t sys_close(sc_t *s) { return host_ret(close((int)s->a[0])); }
+/* The root's own descriptor is not the guest's (linux-root.c, note 4). */
+static bool not_guest_fd(sc_t *s, uint32_t fd) { return m68k__root_owns(s->lx->root, (int)fd); }
+
+static uint32_t sys_close(sc_t *s) {
+  return not_guest_fd(s, s->a[0]) ? err(EBADF) : host_ret(close((int)s->a[0]));
+}
 static uint32_t sys_dup(sc_t *s) { return host_ret(dup((int)s->a[0])); }
-static uint32_t sys_dup2(sc_t *s) { return host_ret(dup2((int)s->a[0], (int)s->a[1])); }
+static uint32_t sys_dup2(sc_t *s) {
+  return not_guest_fd(s, s->a[1]) ? err(EBADF) : host_ret(dup2((int)s->a[0], (int)s->a[1]));
+}
 static uint32_t sys_dup3(sc_t *s) {
+  if (not_guest_fd(s, s->a[1]))
+    return err(EBADF);
   return host_ret(dup3((int)s->a[0], (int)s->a[1], host_oflags(s->a[2])));
 }
 
@@ -814,15 +848,26 @@ static uint32_t put_stat64(sc_t *s, uint32_t addr, const struct stat *st) {
   return 0;
 }
 
+/* An empty path with AT_EMPTY_PATH names the descriptor dirfd itself. */
+static bool empty_path(sc_t *s, uint32_t path, uint32_t flags) {
+  const uint8_t *p = gmem(s, path, 1);
+  return (flags & AT_EMPTY_PATH) && p != NULL && *p == 0;
+}
+
 static uint32_t do_fstatat(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t buf, int flags) {
-  char name[PATH_MAX];
   struct stat st;
-  int r = gstr(s, path, name, sizeof name);
+  if (empty_path(s, path, (uint32_t)flags)) {
+    if (fstat((int)dirfd, &st) != 0)
+      return err(errno);
+    return put_stat64(s, buf, &st);
+  }
+  m68k__gpath_t g;
+  int r = gpath_at(s, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &g);
   if (r != 0)
     return err(-r);
-  if (fstatat(dirfd_of(dirfd), name, &st, flags) != 0)
-    return err(errno);
-  return put_stat64(s, buf, &st);
+  r = fstatat(g.fd, g.name, &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0 ? -errno : 0;
+  m68k__gpath_done(&g);
+  return r != 0 ? err(-r) : put_stat64(s, buf, &st);
 }
 
 static uint32_t sys_fstat64(sc_t *s) {
@@ -848,16 +893,25 @@ static void put_statx_ts(uint8_t *p, const struct statx_timestamp *t) {
 }
 
 static uint32_t sys_statx(sc_t *s) {
-  char name[PATH_MAX];
   struct statx x;
-  int r = gstr(s, s->a[1], name, sizeof name);
-  if (r != 0)
-    return err(-r);
   uint8_t *p = gmem(s, s->a[4], 256);
   if (p == NULL)
     return err(EFAULT);
-  if (statx(dirfd_of(s->a[0]), name, (int)s->a[2], s->a[3], &x) != 0)
-    return err(errno);
+  int sync = (int)(s->a[2] & AT_STATX_SYNC_TYPE);
+  if (empty_path(s, s->a[1], s->a[2])) {
+    if (statx((int)s->a[0], "", AT_EMPTY_PATH | sync, s->a[3], &x) != 0)
+      return err(errno);
+  } else {
+    m68k__gpath_t g;
+    int r = gpath_at(s, s->a[0], s->a[1], !(s->a[2] & AT_SYMLINK_NOFOLLOW), &g);
+    if (r != 0)
+      return err(-r);
+    r = statx(g.fd, g.name, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | sync, s->a[3], &x) != 0 ? -errno
+                                                                                        : 0;
+    m68k__gpath_done(&g);
+    if (r != 0)
+      return err(-r);
+  }
   memset(p, 0, 256);
   m68k__put32(p + 0x00, x.stx_mask);
   m68k__put32(p + 0x04, x.stx_blksize);
@@ -894,9 +948,15 @@ static uint32_t do_readlink(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t buf
     n = (ssize_t)strlen(s->lx->exe_path);
     memcpy(out, s->lx->exe_path, (size_t)n);
   } else {
-    n = readlinkat(dirfd_of(dirfd), name, out, sizeof out);
-    if (n < 0)
-      return err(errno);
+    m68k__gpath_t g;
+    r = gpath_at(s, dirfd, path, false, &g);
+    if (r != 0)
+      return err(-r);
+    n = readlinkat(g.fd, g.name, out, sizeof out);
+    r = n < 0 ? -errno : 0;
+    m68k__gpath_done(&g);
+    if (r != 0)
+      return err(-r);
   }
   if ((size_t)n > size)
     n = (ssize_t)size;
@@ -912,11 +972,18 @@ static uint32_t sys_readlinkat(sc_t *s) {
 }
 
 static uint32_t do_access(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t mode, uint32_t flags) {
-  char name[PATH_MAX];
-  int r = gstr(s, path, name, sizeof name);
+  m68k__gpath_t g;
+  if (mode & ~7u || flags & ~(uint32_t)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+    return err(EINVAL);
+  int eaccess = (int)(flags & AT_EACCESS);
+  if (empty_path(s, path, flags))
+    return host_ret(faccessat((int)dirfd, "", (int)mode, AT_EMPTY_PATH | eaccess));
+  int r = gpath_at(s, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &g);
   if (r != 0)
     return err(-r);
-  return host_ret(faccessat(dirfd_of(dirfd), name, (int)mode, (int)flags));
+  r = faccessat(g.fd, g.name, (int)mode, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | eaccess) ? -errno : 0;
+  m68k__gpath_done(&g);
+  return err(-r);
 }
 
 static uint32_t sys_access(sc_t *s) { return do_access(s, (uint32_t)-100, s->a[0], s->a[1], 0); }
@@ -924,9 +991,7 @@ static uint32_t sys_faccessat(sc_t *s) { return do_access(s, s->a[0], s->a[1], s
 static uint32_t sys_faccessat2(sc_t *s) { return do_access(s, s->a[0], s->a[1], s->a[2], s->a[3]); }
 
 static uint32_t sys_getcwd(sc_t *s) {
-  char buf[PATH_MAX];
-  if (getcwd(buf, sizeof buf) == NULL)
-    return err(errno);
+  const char *buf = m68k__root_cwd(s->lx->root);
   uint32_t n = (uint32_t)strlen(buf) + 1;
   if (n > s->a[1])
     return err(ERANGE);
@@ -938,42 +1003,108 @@ static uint32_t sys_getcwd(sc_t *s) {
 }
 
 /* Calls that take one path (and an optional directory descriptor). */
-static uint32_t path_call(sc_t *s, uint32_t dirfd, uint32_t path, int op, uint32_t arg) {
-  char name[PATH_MAX];
-  int r = gstr(s, path, name, sizeof name);
+typedef enum { P_UNLINK, P_MKDIR, P_CHDIR, P_CHMOD, P_SYMLINK } path_op_t;
+
+static uint32_t path_call(sc_t *s, uint32_t dirfd, uint32_t path, path_op_t op, uint32_t arg) {
+  m68k__gpath_t g;
+  char target[PATH_MAX];
+  int r = 0;
+  if (op == P_SYMLINK && (r = gstr(s, arg, target, sizeof target)) != 0)
+    return err(-r);
+  r = gpath_at(s, dirfd, path, op == P_CHDIR || op == P_CHMOD, &g);
   if (r != 0)
     return err(-r);
-  int fd = dirfd_of(dirfd);
   switch (op) {
-  case 0: return host_ret(unlinkat(fd, name, (int)(arg & AT_REMOVEDIR)));
-  case 1: return host_ret(mkdirat(fd, name, (mode_t)arg));
-  default: return host_ret(chdir(name));
+  case P_UNLINK: r = unlinkat(g.fd, g.name, (int)(arg & AT_REMOVEDIR)); break;
+  case P_MKDIR: r = mkdirat(g.fd, g.name, (mode_t)arg); break;
+  case P_SYMLINK: r = symlinkat(target, g.fd, g.name); break;
+  case P_CHMOD: {
+    /* The O_PATH descriptor's magic link reaches the file itself. */
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", g.fd);
+    r = chmod(link, (mode_t)(arg & 07777));
+    break;
   }
+  case P_CHDIR: {
+    struct stat st;
+    r = fstat(g.fd, &st);
+    if (r == 0 && !S_ISDIR(st.st_mode)) {
+      errno = ENOTDIR;
+      r = -1;
+    } else if (r == 0) {
+      int e = m68k__root_chdir(s->lx->root, g.fd);
+      errno = -e;
+      r = e != 0 ? -1 : 0;
+    }
+    break;
+  }
+  }
+  r = r != 0 ? -errno : 0;
+  m68k__gpath_done(&g);
+  return err(-r);
 }
 
-static uint32_t sys_unlink(sc_t *s) { return path_call(s, (uint32_t)-100, s->a[0], 0, 0); }
-static uint32_t sys_unlinkat(sc_t *s) { return path_call(s, s->a[0], s->a[1], 0, s->a[2]); }
-static uint32_t sys_rmdir(sc_t *s) {
-  return path_call(s, (uint32_t)-100, s->a[0], 0, AT_REMOVEDIR);
+#define CWD ((uint32_t)-100)
+static uint32_t sys_unlink(sc_t *s) { return path_call(s, CWD, s->a[0], P_UNLINK, 0); }
+static uint32_t sys_unlinkat(sc_t *s) {
+  if (s->a[2] & ~(uint32_t)AT_REMOVEDIR)
+    return err(EINVAL);
+  return path_call(s, s->a[0], s->a[1], P_UNLINK, s->a[2]);
 }
-static uint32_t sys_mkdir(sc_t *s) { return path_call(s, (uint32_t)-100, s->a[0], 1, s->a[1]); }
-static uint32_t sys_mkdirat(sc_t *s) { return path_call(s, s->a[0], s->a[1], 1, s->a[2]); }
-static uint32_t sys_chdir(sc_t *s) { return path_call(s, (uint32_t)-100, s->a[0], 2, 0); }
+static uint32_t sys_rmdir(sc_t *s) { return path_call(s, CWD, s->a[0], P_UNLINK, AT_REMOVEDIR); }
+static uint32_t sys_mkdir(sc_t *s) { return path_call(s, CWD, s->a[0], P_MKDIR, s->a[1]); }
+static uint32_t sys_mkdirat(sc_t *s) { return path_call(s, s->a[0], s->a[1], P_MKDIR, s->a[2]); }
+static uint32_t sys_chdir(sc_t *s) { return path_call(s, CWD, s->a[0], P_CHDIR, 0); }
+static uint32_t sys_chmod(sc_t *s) { return path_call(s, CWD, s->a[0], P_CHMOD, s->a[1]); }
+static uint32_t sys_fchmodat(sc_t *s) { return path_call(s, s->a[0], s->a[1], P_CHMOD, s->a[2]); }
+static uint32_t sys_fchmod(sc_t *s) {
+  return host_ret(fchmod((int)s->a[0], (mode_t)(s->a[1] & 07777)));
+}
+static uint32_t sys_symlink(sc_t *s) { return path_call(s, CWD, s->a[1], P_SYMLINK, s->a[0]); }
+static uint32_t sys_symlinkat(sc_t *s) {
+  return path_call(s, s->a[1], s->a[2], P_SYMLINK, s->a[0]);
+}
+static uint32_t sys_fchdir(sc_t *s) {
+  struct stat st;
+  if (fstat((int)s->a[0], &st) != 0)
+    return err(EBADF);
+  if (!S_ISDIR(st.st_mode))
+    return err(ENOTDIR);
+  return err(-m68k__root_chdir(s->lx->root, (int)s->a[0]));
+}
 
-static uint32_t do_rename(sc_t *s, uint32_t olddir, uint32_t oldp, uint32_t newdir, uint32_t newp) {
-  char from[PATH_MAX], to[PATH_MAX];
-  int r = gstr(s, oldp, from, sizeof from);
+/* rename (link: false) or link (true) of two paths, neither followed. */
+static uint32_t two_paths(sc_t *s, uint32_t olddir, uint32_t oldp, uint32_t newdir, uint32_t newp,
+                          bool link) {
+  m68k__gpath_t from, to = {.fd = -1};
+  int r = gpath_at(s, olddir, oldp, false, &from);
   if (r == 0)
-    r = gstr(s, newp, to, sizeof to);
-  if (r != 0)
-    return err(-r);
-  return host_ret(renameat(dirfd_of(olddir), from, dirfd_of(newdir), to));
+    r = gpath_at(s, newdir, newp, false, &to);
+  if (r == 0) {
+    r = link ? linkat(from.fd, from.name, to.fd, to.name, 0)
+             : renameat(from.fd, from.name, to.fd, to.name);
+    r = r != 0 ? -errno : 0;
+  }
+  m68k__gpath_done(&from);
+  m68k__gpath_done(&to);
+  return err(-r);
 }
 
-static uint32_t sys_rename(sc_t *s) {
-  return do_rename(s, (uint32_t)-100, s->a[0], (uint32_t)-100, s->a[1]);
+static uint32_t sys_rename(sc_t *s) { return two_paths(s, CWD, s->a[0], CWD, s->a[1], false); }
+static uint32_t sys_renameat(sc_t *s) {
+  return two_paths(s, s->a[0], s->a[1], s->a[2], s->a[3], false);
 }
-static uint32_t sys_renameat(sc_t *s) { return do_rename(s, s->a[0], s->a[1], s->a[2], s->a[3]); }
+static uint32_t sys_renameat2(sc_t *s) {
+  if (s->a[4] != 0)
+    return err(EINVAL); /* RENAME_NOREPLACE and the others are not served */
+  return sys_renameat(s);
+}
+static uint32_t sys_link(sc_t *s) { return two_paths(s, CWD, s->a[0], CWD, s->a[1], true); }
+static uint32_t sys_linkat(sc_t *s) {
+  if (s->a[4] != 0)
+    return err(EINVAL); /* AT_SYMLINK_FOLLOW and AT_EMPTY_PATH are not served */
+  return two_paths(s, s->a[0], s->a[1], s->a[2], s->a[3], true);
+}
 static uint32_t sys_umask(sc_t *s) { return (uint32_t)umask((mode_t)(s->a[0] & 0777)); }
 static uint32_t sys_fsync(sc_t *s) { return host_ret(fsync((int)s->a[0])); }
 static uint32_t sys_fdatasync(sc_t *s) { return host_ret(fdatasync((int)s->a[0])); }
@@ -1020,7 +1151,11 @@ static uint32_t sys_pipe(sc_t *s) {
 
 /* struct linux_dirent64 has the same layout on both sides (8-byte
  * aligned records); only the byte order of d_ino, d_off, d_reclen
- * differs. */
+ * differs. A 32-bit process's libc refuses (EOVERFLOW) a d_off beyond 31
+ * bits, and the host's file systems hand this 64-bit process 64-bit hash
+ * cookies: such a cookie is given as its top 31 bits, the position ext4
+ * gives 32-bit processes. Reading a directory through is exact; a
+ * telldir() of such an entry is not a position lseek() can return to. */
 static uint32_t sys_getdents64(sc_t *s) {
   uint8_t *p = gmem(s, s->a[1], s->a[2]);
   if (p == NULL)
@@ -1035,6 +1170,8 @@ static uint32_t sys_getdents64(sc_t *s) {
     memcpy(&ino, e, 8);
     memcpy(&doff, e + 8, 8);
     memcpy(&reclen, e + 16, 2);
+    if (doff > INT32_MAX)
+      doff >>= 33;
     m68k__put64(e, ino);
     m68k__put64(e + 8, doff);
     m68k__put16(e + 16, reclen);
@@ -1053,10 +1190,12 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(3, sys_read)                                                                                  \
   XX(4, sys_write)                                                                                 \
   XX(5, sys_open)                                                                                  \
+  XX(9, sys_link)                                                                                  \
   XX(6, sys_close)                                                                                 \
   XX(10, sys_unlink)                                                                               \
   XX(12, sys_chdir)                                                                                \
   XX(13, sys_time)                                                                                 \
+  XX(15, sys_chmod)                                                                                \
   XX(19, sys_lseek)                                                                                \
   XX(20, sys_getpid)                                                                               \
   XX(24, sys_getuid)                                                                               \
@@ -1079,15 +1218,16 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(75, sys_ok) /* setrlimit: accepted */                                                         \
   XX(76, sys_getrlimit)                                                                            \
   XX(78, sys_gettimeofday)                                                                         \
+  XX(83, sys_symlink)                                                                              \
   XX(85, sys_readlink)                                                                             \
   XX(90, sys_mmap)                                                                                 \
   XX(91, sys_munmap)                                                                               \
-  XX(106, sys_stat64) /* stat: same answer */                                                      \
-  XX(108, sys_fstat64)                                                                             \
   XX(116, sys_sysinfo)                                                                             \
+  XX(94, sys_fchmod)                                                                               \
   XX(118, sys_fsync)                                                                               \
   XX(122, sys_uname)                                                                               \
   XX(125, sys_ok) /* mprotect: no MMU, nothing to protect */                                       \
+  XX(133, sys_fchdir)                                                                              \
   XX(140, sys_llseek)                                                                              \
   XX(145, sys_readv)                                                                               \
   XX(146, sys_writev)                                                                              \
@@ -1128,7 +1268,10 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(293, sys_fstatat64)                                                                           \
   XX(294, sys_unlinkat)                                                                            \
   XX(295, sys_renameat)                                                                            \
+  XX(296, sys_linkat)                                                                              \
+  XX(297, sys_symlinkat)                                                                           \
   XX(298, sys_readlinkat)                                                                          \
+  XX(299, sys_fchmodat)                                                                            \
   XX(300, sys_faccessat)                                                                           \
   XX(304, sys_enosys) /* set_robust_list */                                                        \
   XX(312, sys_sched_getaffinity)                                                                   \
@@ -1137,6 +1280,7 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(333, sys_get_thread_area)                                                                     \
   XX(334, sys_set_thread_area)                                                                     \
   XX(339, sys_prlimit64)                                                                           \
+  XX(351, sys_renameat2)                                                                           \
   XX(352, sys_getrandom)                                                                           \
   XX(379, sys_statx)                                                                               \
   XX(384, sys_enosys) /* rseq */                                                                   \
@@ -1365,6 +1509,22 @@ fail:
   return rc;
 }
 
+M68K_API int m68k_linux_set_root(m68k_machine_t *m, const char *dir) {
+  char msg[PATH_MAX + 160];
+  m68k__root_t *r;
+  if (m->linux_state == NULL) {
+    m68k__machine_msg(m, "no Linux process to give a root to");
+    return M68K_EINVAL;
+  }
+  if (m68k__root_open(&r, dir, msg, sizeof msg) != 0) {
+    m68k__machine_msg(m, "%s", msg);
+    return M68K_EINVAL;
+  }
+  m68k__root_free(m->linux_state->root);
+  m->linux_state->root = r;
+  return M68K_OK;
+}
+
 M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char *const envp[],
                             const m68k_run_options_t *opt, m68k_machine_result_t *res, char *msg,
                             size_t msglen) {
@@ -1392,6 +1552,8 @@ M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char
   rc = m68k_elf_load(m, elf);
   if (rc == M68K_OK)
     rc = m68k_linux_setup(m, elf, path, argc, argv, envp);
+  if (rc == M68K_OK && opt->root != NULL)
+    rc = m68k_linux_set_root(m, opt->root);
   if (rc != M68K_OK) {
     snprintf(msg, msglen, "%s: %s", path, m68k_machine_message(m));
     goto out;

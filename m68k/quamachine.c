@@ -61,6 +61,10 @@ static const char usage_text[] =
     "      --limit N           stop after N instructions\n"
     "      --stats             print the instructions executed and the speed\n"
     "                          to stderr at the end\n"
+    "      --root DIR          the program's \"/\": every path it names resolves\n"
+    "                          inside DIR (\"..\" and symbolic links cannot leave\n"
+    "                          it); its working directory starts at DIR. Without\n"
+    "                          --root the program has no files (EACCES)\n"
     "\n"
     "  sst [OPTION]... FILE_OR_DIR...\n"
     "      Run single-instruction tests (the m68k-sst format: gzip'ed text, six\n"
@@ -244,6 +248,7 @@ static int cmd_run(int argc, char **argv) {
       {"trace", no_argument, NULL, 't'},
       {"limit", required_argument, NULL, 'l'},
       {"stats", no_argument, NULL, 's'},
+      {"root", required_argument, NULL, 'r'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -268,6 +273,7 @@ static int cmd_run(int argc, char **argv) {
         return qm_usage(NULL, "run: bad instruction limit '%s'", optarg);
       break;
     case 's': stats = true; break;
+    case 'r': opt.root = optarg; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
       return qm_usage(NULL, "run: unknown option or missing argument in '%s'", argv[optind - 1]);
