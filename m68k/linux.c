@@ -6,7 +6,11 @@
  *    the bottom, the heap (brk) above them, mmap regions handed out
  *    downwards from below the stack, the stack at the top, and the top
  *    4 KiB as a supervisor stack nobody uses (system calls never reach
- *    the CPU's exception path: the trap hook serves them).
+ *    the CPU's exception path: the trap hook serves them). munmap'ed
+ *    ranges are remembered (up to MMAP_HOLES of them; past that a range
+ *    stays unusable) and mmap reuses them first fit before it carves new
+ *    space, so that a program which maps and unmaps large buffers, as
+ *    glibc's malloc does for big blocks, does not run out of memory.
  *
  * 2. System calls arrive through the core's trap hook on TRAP #0 with the
  *    number in D0 and arguments in D1-D5 and A0; the result goes to D0,
@@ -51,11 +55,18 @@
 #define SUPER_STACK 4096u
 #define NSIG_GUEST 65
 #define SIGACTION_SIZE 20 /* m68k kernel struct sigaction */
+#define MMAP_HOLES 512 /* unmapped ranges remembered for reuse */
 #define LINUX_SLICE (1u << 16) /* instructions between checks of the timer */
 
 struct m68k__linux {
   uint32_t brk_start, brk;
   uint32_t mmap_low, mmap_top; /* mmap hands out [mmap_low, mmap_top) downwards */
+  /* Unmapped ranges inside [mmap_low, mmap_top), sorted, disjoint and not
+   * adjacent; mmap reuses them first fit (note 1). */
+  struct {
+    uint32_t addr, len;
+  } holes[MMAP_HOLES];
+  unsigned nholes;
   uint32_t stack_top;
   uint32_t stack_size;
   uint32_t tp; /* the thread pointer (set_thread_area) */
@@ -287,6 +298,93 @@ static uint32_t sys_brk(sc_t *s) {
 #define G_MAP_FIXED 0x10u
 #define G_MAP_ANONYMOUS 0x20u
 
+/* Removes [addr, addr + len) from the holes (a MAP_FIXED mapping). */
+static void holes_take(m68k__linux_t *lx, uint32_t addr, uint32_t len) {
+  uint64_t end = (uint64_t)addr + len;
+  for (unsigned i = 0; i < lx->nholes; i++) {
+    uint64_t ha = lx->holes[i].addr, he = ha + lx->holes[i].len;
+    if (he <= addr || ha >= end)
+      continue;
+    if (ha < addr && he > end && lx->nholes < MMAP_HOLES) { /* split in two */
+      memmove(&lx->holes[i + 2], &lx->holes[i + 1], (lx->nholes - i - 1) * sizeof lx->holes[0]);
+      lx->nholes++;
+      lx->holes[i + 1].addr = (uint32_t)end;
+      lx->holes[i + 1].len = (uint32_t)(he - end);
+      lx->holes[i].len = (uint32_t)(addr - ha);
+      return;
+    }
+    if (ha < addr) {
+      lx->holes[i].len = (uint32_t)(addr - ha);
+    } else if (he > end) {
+      lx->holes[i].addr = (uint32_t)end;
+      lx->holes[i].len = (uint32_t)(he - end);
+    } else {
+      memmove(&lx->holes[i], &lx->holes[i + 1], (lx->nholes - i - 1) * sizeof lx->holes[0]);
+      lx->nholes--;
+      i--;
+    }
+  }
+}
+
+/* Gives [addr, addr + len) of the mmap area back: a hole, merged with its
+ * neighbours; holes at the bottom return to the unused space below. */
+static void holes_give(m68k__linux_t *lx, uint32_t addr, uint32_t len) {
+  if (addr < lx->mmap_low) {
+    if ((uint64_t)addr + len <= lx->mmap_low)
+      return;
+    len -= lx->mmap_low - addr;
+    addr = lx->mmap_low;
+  }
+  if ((uint64_t)addr + len > lx->mmap_top)
+    len = addr < lx->mmap_top ? lx->mmap_top - addr : 0;
+  if (len == 0)
+    return;
+  holes_take(lx, addr, len); /* unmapping a range twice */
+  unsigned i = 0;
+  while (i < lx->nholes && lx->holes[i].addr < addr)
+    i++;
+  bool prev = i > 0 && lx->holes[i - 1].addr + lx->holes[i - 1].len == addr;
+  bool next = i < lx->nholes && addr + len == lx->holes[i].addr;
+  if (prev && next) {
+    lx->holes[i - 1].len += len + lx->holes[i].len;
+    memmove(&lx->holes[i], &lx->holes[i + 1], (lx->nholes - i - 1) * sizeof lx->holes[0]);
+    lx->nholes--;
+  } else if (prev) {
+    lx->holes[i - 1].len += len;
+  } else if (next) {
+    lx->holes[i].addr = addr;
+    lx->holes[i].len += len;
+  } else if (lx->nholes < MMAP_HOLES) {
+    memmove(&lx->holes[i + 1], &lx->holes[i], (lx->nholes - i) * sizeof lx->holes[0]);
+    lx->holes[i].addr = addr;
+    lx->holes[i].len = len;
+    lx->nholes++;
+  } else {
+    return; /* no room to remember it: it stays unusable (note 1) */
+  }
+  if (lx->nholes > 0 && lx->holes[0].addr == lx->mmap_low) {
+    lx->mmap_low += lx->holes[0].len;
+    memmove(&lx->holes[0], &lx->holes[1], (lx->nholes - 1) * sizeof lx->holes[0]);
+    lx->nholes--;
+  }
+}
+
+/* A fresh range of len bytes for mmap: a hole first fit, else new space
+ * below mmap_low; 0 when there is none. */
+static uint32_t mmap_space(m68k__linux_t *lx, uint32_t len) {
+  for (unsigned i = 0; i < lx->nholes; i++) {
+    if (lx->holes[i].len < len)
+      continue;
+    uint32_t addr = lx->holes[i].addr;
+    holes_take(lx, addr, len);
+    return addr;
+  }
+  if (lx->mmap_low - lx->brk < len)
+    return 0;
+  lx->mmap_low -= len;
+  return lx->mmap_low;
+}
+
 static uint32_t do_mmap(sc_t *s, uint32_t addr, uint32_t len, uint32_t flags, int32_t fd,
                         uint64_t off) {
   m68k__linux_t *lx = s->lx;
@@ -300,11 +398,11 @@ static uint32_t do_mmap(sc_t *s, uint32_t addr, uint32_t len, uint32_t flags, in
     p = gmem(s, addr, len);
     if (p == NULL)
       return err(ENOMEM);
+    holes_take(lx, addr, len);
   } else {
-    if (lx->mmap_low - lx->brk < len)
+    addr = mmap_space(lx, len);
+    if (addr == 0)
       return err(ENOMEM);
-    lx->mmap_low -= len;
-    addr = lx->mmap_low;
     p = gmem(s, addr, len);
   }
   memset(p, 0, len);
@@ -313,9 +411,10 @@ static uint32_t do_mmap(sc_t *s, uint32_t addr, uint32_t len, uint32_t flags, in
     while (got < len) {
       ssize_t r = pread(fd, p + got, len - got, (off_t)(off + got));
       if (r < 0) {
-        if (!(flags & G_MAP_FIXED) && addr == lx->mmap_low)
-          lx->mmap_low += len;
-        return err(errno);
+        int e = errno;
+        if (!(flags & G_MAP_FIXED))
+          holes_give(lx, addr, len);
+        return err(e);
       }
       if (r == 0)
         break;
@@ -345,8 +444,7 @@ static uint32_t sys_munmap(sc_t *s) {
   uint32_t addr = s->a[0] & s->m->addr_mask, len = page_up(s->a[1]);
   if (addr & (PAGE - 1) || len == 0)
     return err(EINVAL);
-  if (addr == lx->mmap_low && len <= lx->mmap_top - addr)
-    lx->mmap_low += len;
+  holes_give(lx, addr, len);
   return 0;
 }
 

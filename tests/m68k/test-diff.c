@@ -151,6 +151,7 @@ static void diff_program(const char *name, const char *cpu) {
   XX(heap, "68030")                                                                                \
   XX(exitcode, "68030")                                                                            \
   XX(sigdie, "68030")                                                                              \
+  XX(mmap, "68030")                                                                                \
   XX(m68000_nolibc, "68000")
 
 #define XX(name, cpu)                                                                              \
