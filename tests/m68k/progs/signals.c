@@ -140,7 +140,8 @@ static void timers(void) {
   struct itimerval off = {{0, 0}, {0, 0}}, was;
   setitimer(ITIMER_REAL, &off, &was);
   printf("interval timer: at least 5 ticks %d, interrupted computations intact %d, "
-         "was armed %d\n", ticks >= 5, bad == 0, was.it_interval.tv_usec == 2000);
+         "was armed %d\n",
+         ticks >= 5, bad == 0, was.it_interval.tv_usec == 2000);
 
   one_shot(10000);
   int r = pause();
