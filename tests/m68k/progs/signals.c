@@ -120,6 +120,15 @@ static void handlers(void) {
 
 static void timers(void) {
   set(SIGALRM, on_tick, 0, 0);
+  /* The limits: microseconds below 1000000, nanoseconds below 1000000000. */
+  struct itimerval edge = {{0, 0}, {0, 999999}}, past = {{0, 0}, {0, 1000000}};
+  printf("setitimer 999999 us: %s\n", setitimer(ITIMER_REAL, &edge, NULL) ? strerror(errno) : "ok");
+  printf("setitimer 1000000 us: %s\n",
+         setitimer(ITIMER_REAL, &past, NULL) ? strerror(errno) : "ok");
+  struct itimerval zero = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &zero, NULL);
+  struct timespec too_long = {0, 1000000000L};
+  printf("nanosleep 1000000000 ns: %s\n", nanosleep(&too_long, NULL) ? strerror(errno) : "ok");
   struct itimerval it = {{0, 2000}, {0, 2000}};
   setitimer(ITIMER_REAL, &it, NULL);
   int bad = 0, rounds = 0;
