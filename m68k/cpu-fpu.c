@@ -1222,3 +1222,18 @@ void m68k_set_fpreg(m68k_cpu_t *cpu, int n, uint16_t sign_exp, uint64_t mant)
   cpu->fp[n & 7].se = sign_exp;
   cpu->fp[n & 7].mant = mant;
 }
+
+uint32_t m68k_get_fpctl(const m68k_cpu_t *cpu, int which)
+{
+  return which == 0 ? cpu->fpcr : which == 1 ? cpu->fpsr : cpu->fpiar;
+}
+
+void m68k_set_fpctl(m68k_cpu_t *cpu, int which, uint32_t v)
+{
+  if (which == 0)
+    cpu->fpcr = v & 0xfff0u; /* the bits the 68881 keeps */
+  else if (which == 1)
+    cpu->fpsr = v & 0x0ffffff8u;
+  else
+    cpu->fpiar = v;
+}

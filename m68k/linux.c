@@ -6,7 +6,11 @@
  *    the bottom, the heap (brk) above them, mmap regions handed out
  *    downwards from below the stack, the stack at the top, and the top
  *    4 KiB as a supervisor stack nobody uses (system calls never reach
- *    the CPU's exception path: the trap hook serves them).
+ *    the CPU's exception path: the trap hook serves them). munmap'ed
+ *    ranges are remembered (up to MMAP_HOLES of them; past that a range
+ *    stays unusable) and mmap reuses them first fit before it carves new
+ *    space, so that a program which maps and unmaps large buffers, as
+ *    glibc's malloc does for big blocks, does not run out of memory.
  *
  * 2. System calls arrive through the core's trap hook on TRAP #0 with the
  *    number in D0 and arguments in D1-D5 and A0; the result goes to D0,
@@ -19,6 +23,11 @@
  *    stops the machine naming it and the PC. Calls that glibc probes and
  *    tolerates missing (set_robust_list, rseq) answer -ENOSYS, as
  *    qemu-m68k does.
+ *
+ * 4. Paths resolve inside the directory of --root (linux-root.c); signals
+ *    are generated and delivered on frames as Linux/m68k builds them (the
+ *    note of the Signals section); the interval timer is polled after each
+ *    system call and between the slices m68k_linux_run runs.
  */
 #include "machine-internal.h"
 
@@ -46,14 +55,33 @@
 #define SUPER_STACK 4096u
 #define NSIG_GUEST 65
 #define SIGACTION_SIZE 20 /* m68k kernel struct sigaction */
+#define MMAP_HOLES 512 /* unmapped ranges remembered for reuse */
+#define LINUX_SLICE (1u << 16) /* instructions between checks of the timer */
 
 struct m68k__linux {
   uint32_t brk_start, brk;
   uint32_t mmap_low, mmap_top; /* mmap hands out [mmap_low, mmap_top) downwards */
+  /* Unmapped ranges inside [mmap_low, mmap_top), sorted, disjoint and not
+   * adjacent; mmap reuses them first fit (note 1). */
+  struct {
+    uint32_t addr, len;
+  } holes[MMAP_HOLES];
+  unsigned nholes;
   uint32_t stack_top;
   uint32_t stack_size;
   uint32_t tp; /* the thread pointer (set_thread_area) */
-  uint64_t sigmask;
+  uint64_t sigmask;  /* blocked signals, bit sig - 1 */
+  uint64_t pending;  /* generated, not yet delivered */
+  struct {
+    int32_t code;
+    uint32_t a, b; /* si_pid and si_uid, or si_addr */
+  } info[NSIG_GUEST];
+  uint64_t saved_mask; /* sigsuspend's mask to restore, when mask_saved */
+  bool mask_saved;
+  uint64_t timer_next;     /* ITIMER_REAL: monotonic ns of the next SIGALRM (0: off) */
+  uint64_t timer_interval; /* ns (0: once) */
+  m68k__root_t *root; /* the guest's "/" (NULL: no files) */
+  bool told_no_root;
   uint8_t sigact[NSIG_GUEST][SIGACTION_SIZE];
   char *exe_path;
 };
@@ -186,6 +214,7 @@ void m68k__linux_free(m68k__linux_t *lx) {
   if (lx == NULL)
     return;
   free(lx->exe_path);
+  m68k__root_free(lx->root);
   free(lx);
 }
 
@@ -269,6 +298,93 @@ static uint32_t sys_brk(sc_t *s) {
 #define G_MAP_FIXED 0x10u
 #define G_MAP_ANONYMOUS 0x20u
 
+/* Removes [addr, addr + len) from the holes (a MAP_FIXED mapping). */
+static void holes_take(m68k__linux_t *lx, uint32_t addr, uint32_t len) {
+  uint64_t end = (uint64_t)addr + len;
+  for (unsigned i = 0; i < lx->nholes; i++) {
+    uint64_t ha = lx->holes[i].addr, he = ha + lx->holes[i].len;
+    if (he <= addr || ha >= end)
+      continue;
+    if (ha < addr && he > end && lx->nholes < MMAP_HOLES) { /* split in two */
+      memmove(&lx->holes[i + 2], &lx->holes[i + 1], (lx->nholes - i - 1) * sizeof lx->holes[0]);
+      lx->nholes++;
+      lx->holes[i + 1].addr = (uint32_t)end;
+      lx->holes[i + 1].len = (uint32_t)(he - end);
+      lx->holes[i].len = (uint32_t)(addr - ha);
+      return;
+    }
+    if (ha < addr) {
+      lx->holes[i].len = (uint32_t)(addr - ha);
+    } else if (he > end) {
+      lx->holes[i].addr = (uint32_t)end;
+      lx->holes[i].len = (uint32_t)(he - end);
+    } else {
+      memmove(&lx->holes[i], &lx->holes[i + 1], (lx->nholes - i - 1) * sizeof lx->holes[0]);
+      lx->nholes--;
+      i--;
+    }
+  }
+}
+
+/* Gives [addr, addr + len) of the mmap area back: a hole, merged with its
+ * neighbours; holes at the bottom return to the unused space below. */
+static void holes_give(m68k__linux_t *lx, uint32_t addr, uint32_t len) {
+  if (addr < lx->mmap_low) {
+    if ((uint64_t)addr + len <= lx->mmap_low)
+      return;
+    len -= lx->mmap_low - addr;
+    addr = lx->mmap_low;
+  }
+  if ((uint64_t)addr + len > lx->mmap_top)
+    len = addr < lx->mmap_top ? lx->mmap_top - addr : 0;
+  if (len == 0)
+    return;
+  holes_take(lx, addr, len); /* unmapping a range twice */
+  unsigned i = 0;
+  while (i < lx->nholes && lx->holes[i].addr < addr)
+    i++;
+  bool prev = i > 0 && lx->holes[i - 1].addr + lx->holes[i - 1].len == addr;
+  bool next = i < lx->nholes && addr + len == lx->holes[i].addr;
+  if (prev && next) {
+    lx->holes[i - 1].len += len + lx->holes[i].len;
+    memmove(&lx->holes[i], &lx->holes[i + 1], (lx->nholes - i - 1) * sizeof lx->holes[0]);
+    lx->nholes--;
+  } else if (prev) {
+    lx->holes[i - 1].len += len;
+  } else if (next) {
+    lx->holes[i].addr = addr;
+    lx->holes[i].len += len;
+  } else if (lx->nholes < MMAP_HOLES) {
+    memmove(&lx->holes[i + 1], &lx->holes[i], (lx->nholes - i) * sizeof lx->holes[0]);
+    lx->holes[i].addr = addr;
+    lx->holes[i].len = len;
+    lx->nholes++;
+  } else {
+    return; /* no room to remember it: it stays unusable (note 1) */
+  }
+  if (lx->nholes > 0 && lx->holes[0].addr == lx->mmap_low) {
+    lx->mmap_low += lx->holes[0].len;
+    memmove(&lx->holes[0], &lx->holes[1], (lx->nholes - 1) * sizeof lx->holes[0]);
+    lx->nholes--;
+  }
+}
+
+/* A fresh range of len bytes for mmap: a hole first fit, else new space
+ * below mmap_low; 0 when there is none. */
+static uint32_t mmap_space(m68k__linux_t *lx, uint32_t len) {
+  for (unsigned i = 0; i < lx->nholes; i++) {
+    if (lx->holes[i].len < len)
+      continue;
+    uint32_t addr = lx->holes[i].addr;
+    holes_take(lx, addr, len);
+    return addr;
+  }
+  if (lx->mmap_low - lx->brk < len)
+    return 0;
+  lx->mmap_low -= len;
+  return lx->mmap_low;
+}
+
 static uint32_t do_mmap(sc_t *s, uint32_t addr, uint32_t len, uint32_t flags, int32_t fd,
                         uint64_t off) {
   m68k__linux_t *lx = s->lx;
@@ -282,11 +398,11 @@ static uint32_t do_mmap(sc_t *s, uint32_t addr, uint32_t len, uint32_t flags, in
     p = gmem(s, addr, len);
     if (p == NULL)
       return err(ENOMEM);
+    holes_take(lx, addr, len);
   } else {
-    if (lx->mmap_low - lx->brk < len)
+    addr = mmap_space(lx, len);
+    if (addr == 0)
       return err(ENOMEM);
-    lx->mmap_low -= len;
-    addr = lx->mmap_low;
     p = gmem(s, addr, len);
   }
   memset(p, 0, len);
@@ -295,9 +411,10 @@ static uint32_t do_mmap(sc_t *s, uint32_t addr, uint32_t len, uint32_t flags, in
     while (got < len) {
       ssize_t r = pread(fd, p + got, len - got, (off_t)(off + got));
       if (r < 0) {
-        if (!(flags & G_MAP_FIXED) && addr == lx->mmap_low)
-          lx->mmap_low += len;
-        return err(errno);
+        int e = errno;
+        if (!(flags & G_MAP_FIXED))
+          holes_give(lx, addr, len);
+        return err(e);
       }
       if (r == 0)
         break;
@@ -327,8 +444,7 @@ static uint32_t sys_munmap(sc_t *s) {
   uint32_t addr = s->a[0] & s->m->addr_mask, len = page_up(s->a[1]);
   if (addr & (PAGE - 1) || len == 0)
     return err(EINVAL);
-  if (addr == lx->mmap_low && len <= lx->mmap_top - addr)
-    lx->mmap_low += len;
+  holes_give(lx, addr, len);
   return 0;
 }
 
@@ -416,33 +532,341 @@ static uint32_t sys_getrandom(sc_t *s) {
   return host_ret(getrandom(p, s->a[1], s->a[2] & (GRND_NONBLOCK | GRND_RANDOM)));
 }
 
-/* A signal sent to the process itself: with no signal frames to build,
- * any signal not ignored ends it. */
-static uint32_t self_signal(sc_t *s, uint32_t sig) {
-  if (sig == 0)
+/* ---- Signals ---------------------------------------------------------------- */
+
+/* Signals are generated (post_signal) by kill and its kin, by the CPU's
+ * exceptions and by the interval timer, and delivered (deliver_one) when
+ * the CPU is at an instruction boundary: after each system call and
+ * between the slices m68k_linux_run runs. Delivery builds the frame Linux/m68k
+ * builds (arch/m68k/kernel/signal.c): struct sigframe for a handler without
+ * SA_SIGINFO, struct rt_sigframe with one, each with its return code on the
+ * stack (moveq #119,d0; trap #0, or moveq #~173,d0; notb d0; trap #0), so
+ * that sigreturn and rt_sigreturn find everything on the guest's stack and
+ * a handler may longjmp out. The FPU state is saved as the kernel saves a
+ * 68882's: FPCR/FPSR/FPIAR and FP0-FP1 (sigframe) or FP0-FP7 (rt_sigframe),
+ * with a non-null idle frame header (version 0x1f, size 0x38). No
+ * alternate signal stack: SA_ONSTACK handlers run on the normal stack. */
+
+#define G_SA_SIGINFO 0x4u
+#define G_SA_NODEFER 0x40000000u
+#define G_SA_RESETHAND 0x80000000u
+#define SIGBIT(sig) (1ull << ((sig) - 1))
+#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+#define SI_USER_CODE 0
+#define SI_KERNEL_CODE 0x80
+#define SI_TKILL_CODE (-6)
+
+/* struct sigframe and struct rt_sigframe of Linux/m68k: sizes, offsets. */
+#define SF_SIZE 312u
+#define SF_SC 28u /* struct sigcontext */
+#define RT_SIZE 684u
+#define RT_INFO 24u
+#define RT_UC 152u
+#define RT_GREGS (RT_UC + 24u)    /* mcontext.gregs: D0-D7, A0-A6, USP, PC, SR */
+#define RT_FPCNTL (RT_UC + 96u)   /* mcontext.fpregs: FPCR, FPSR, FPIAR */
+#define RT_FPREGS (RT_UC + 108u)  /* FP0-FP7, 12 bytes each */
+#define RT_FPSTATE (RT_UC + 204u) /* uc_filler[0]: the fsave frame */
+#define RT_FORMATVEC (RT_FPSTATE + 216u)
+#define RT_SIGMASK (RT_UC + 524u)
+#define MCONTEXT_VERSION 2u
+
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t act_handler(const m68k__linux_t *lx, int sig) { return m68k__be32(lx->sigact[sig]); }
+static uint32_t act_flags(const m68k__linux_t *lx, int sig) {
+  return m68k__be32(lx->sigact[sig] + 4);
+}
+
+/* SIGCHLD, SIGURG, SIGWINCH and SIGCONT are ignored by default; with no job
+ * control the stop signals are too. */
+static bool default_ignored(int sig) {
+  return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT || sig == SIGTSTP ||
+         sig == SIGTTIN || sig == SIGTTOU || sig == SIGSTOP;
+}
+
+static bool ignored(const m68k__linux_t *lx, int sig) {
+  uint32_t h = act_handler(lx, sig);
+  return sig != SIGKILL && (h == 1 || (h == 0 && default_ignored(sig)));
+}
+
+/* Generates sig (1-64) with its siginfo; an ignored, unblocked signal is
+ * discarded, and a standard signal already pending is not queued twice. */
+static void post_signal(m68k__linux_t *lx, int sig, int32_t code, uint32_t a, uint32_t b) {
+  if (!(lx->sigmask & SIGBIT(sig)) && ignored(lx, sig))
+    return;
+  if (lx->pending & SIGBIT(sig))
+    return;
+  lx->pending |= SIGBIT(sig);
+  lx->info[sig].code = code;
+  lx->info[sig].a = a;
+  lx->info[sig].b = b;
+}
+
+static uint64_t deliverable(const m68k__linux_t *lx) { return lx->pending & ~lx->sigmask; }
+
+/* The interval timer (ITIMER_REAL): SIGALRM once its time has come. */
+static void poll_timer(m68k__linux_t *lx) {
+  if (lx->timer_next == 0)
+    return;
+  uint64_t now = mono_ns();
+  if (now < lx->timer_next)
+    return;
+  post_signal(lx, SIGALRM, SI_KERNEL_CODE, 0, 0);
+  if (lx->timer_interval == 0)
+    lx->timer_next = 0;
+  else
+    lx->timer_next = now - lx->timer_next < lx->timer_interval ? lx->timer_next + lx->timer_interval
+                                                                 : now + lx->timer_interval;
+}
+
+/* Waits until the monotonic time `end` (0: none) or until a signal can be
+ * delivered; true when a signal ended the wait. With no end and no timer
+ * armed nothing can come: false at once. */
+static bool wait_signal(m68k__linux_t *lx, uint64_t end) {
+  for (;;) {
+    poll_timer(lx);
+    if (deliverable(lx))
+      return true;
+    uint64_t until = end;
+    if (lx->timer_next != 0 && (until == 0 || lx->timer_next < until))
+      until = lx->timer_next;
+    if (until == 0)
+      return false;
+    if (mono_ns() >= until) {
+      if (until == end)
+        return false;
+      continue;
+    }
+    struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u),
+                          .tv_nsec = (long)(until % 1000000000u)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+  }
+}
+
+static void put_fpreg(uint8_t *p, m68k_cpu_t *cpu, int n) {
+  uint16_t se;
+  uint64_t mant;
+  m68k_get_fpreg(cpu, n, &se, &mant);
+  m68k__put16(p, se);
+  m68k__put16(p + 2, 0);
+  m68k__put64(p + 4, mant);
+}
+
+static void get_fpreg(const uint8_t *p, m68k_cpu_t *cpu, int n) {
+  m68k_set_fpreg(cpu, n, m68k__be16(p), (uint64_t)m68k__be32(p + 4) << 32 | m68k__be32(p + 8));
+}
+
+static void put_fpctl(uint8_t *p, m68k_cpu_t *cpu) {
+  for (int i = 0; i < 3; i++)
+    m68k__put32(p + 4 * i, m68k_get_fpctl(cpu, i));
+}
+
+static void get_fpctl(const uint8_t *p, m68k_cpu_t *cpu) {
+  for (int i = 0; i < 3; i++)
+    m68k_set_fpctl(cpu, i, m68k__be32(p + 4 * i));
+}
+
+/* The kernel's answer to a frame it cannot write or read back. */
+static void bad_frame(struct m68k_machine *m, m68k__mcpu_t *c, const char *what, uint32_t at) {
+  m68k__machine_stop(m, c, M68K_MACHINE_SIGNALED, SIGSEGV,
+                     "%s signal frame at 0x%08" PRIx32 ": killed by signal %d (%s)", what, at,
+                     SIGSEGV, strsignal(SIGSEGV));
+}
+
+/* Builds sig's frame below the stack pointer and enters its handler
+ * (design note above); `vecoff` is the format/vector word Linux would
+ * save (0x80 after TRAP #0, 0 between instructions). */
+static void enter_handler(struct m68k_machine *m, m68k__mcpu_t *c, int sig, uint32_t vecoff) {
+  m68k__linux_t *lx = m->linux_state;
+  m68k_cpu_t *cpu = c->cpu;
+  uint32_t r[18];
+  for (int i = 0; i < 16; i++)
+    r[i] = m68k_get_reg(cpu, (m68k_reg_t)i);
+  r[16] = m68k_get_reg(cpu, M68K_REG_PC);
+  r[17] = m68k_get_reg(cpu, M68K_REG_SR);
+  uint64_t old = lx->mask_saved ? lx->saved_mask : lx->sigmask;
+  lx->mask_saved = false;
+  uint32_t flags = act_flags(lx, sig);
+  bool rt = (flags & G_SA_SIGINFO) != 0;
+  uint32_t size = rt ? RT_SIZE : SF_SIZE;
+  uint32_t frame = (r[15] - size) & ~7u;
+  uint8_t *p = m68k_machine_ram(m, frame, size);
+  if (p == NULL || frame > r[15]) {
+    bad_frame(m, c, "no room for a", frame);
+    return;
+  }
+  memset(p, 0, size);
+  m68k__put32(p, frame + 16); /* pretcode: the return code below */
+  m68k__put32(p + 4, (uint32_t)sig);
+  if (rt) {
+    m68k__put32(p + 8, frame + RT_INFO);
+    m68k__put32(p + 12, frame + RT_UC);
+    m68k__put32(p + 16, 0x70004600u | ((173u ^ 0xFFu) << 16)); /* moveq #~173,d0; notb d0 */
+    m68k__put16(p + 20, 0x4E40);                                /* trap #0 */
+    uint8_t *si = p + RT_INFO;
+    m68k__put32(si, (uint32_t)sig);
+    m68k__put32(si + 8, (uint32_t)lx->info[sig].code);
+    m68k__put32(si + 12, lx->info[sig].a);
+    m68k__put32(si + 16, lx->info[sig].b);
+    m68k__put32(p + RT_UC + 12, 2); /* uc_stack.ss_flags: SS_DISABLE */
+    m68k__put32(p + RT_UC + 20, MCONTEXT_VERSION);
+    for (int i = 0; i < 18; i++)
+      m68k__put32(p + RT_GREGS + 4 * i, r[i]);
+    put_fpctl(p + RT_FPCNTL, cpu);
+    for (int i = 0; i < 8; i++)
+      put_fpreg(p + RT_FPREGS + 12 * i, cpu, i);
+    p[RT_FPSTATE] = 0x1F;
+    p[RT_FPSTATE + 1] = 0x38;
+    m68k__put32(p + RT_FORMATVEC, vecoff);
+    m68k__put32(p + RT_SIGMASK, (uint32_t)old);
+    m68k__put32(p + RT_SIGMASK + 4, (uint32_t)(old >> 32));
+  } else {
+    m68k__put32(p + 8, vecoff);
+    m68k__put32(p + 12, frame + SF_SC);
+    m68k__put32(p + 16, 0x70004E40u | (119u << 16)); /* moveq #119,d0; trap #0 */
+    m68k__put32(p + 24, (uint32_t)(old >> 32));      /* extramask */
+    uint8_t *sc = p + SF_SC;
+    m68k__put32(sc, (uint32_t)old);
+    m68k__put32(sc + 4, r[15]);
+    m68k__put32(sc + 8, r[0]);
+    m68k__put32(sc + 12, r[1]);
+    m68k__put32(sc + 16, r[8]);
+    m68k__put32(sc + 20, r[9]);
+    m68k__put16(sc + 24, (uint16_t)r[17]);
+    m68k__put32(sc + 26, r[16]);
+    m68k__put16(sc + 30, (uint16_t)vecoff);
+    put_fpreg(sc + 32, cpu, 0);
+    put_fpreg(sc + 44, cpu, 1);
+    put_fpctl(sc + 56, cpu);
+    sc[68] = 0x1F;
+    sc[69] = 0x38;
+  }
+  m68k_set_reg(cpu, M68K_REG_A0 + 7, frame);
+  m68k_set_reg(cpu, M68K_REG_PC, act_handler(lx, sig));
+  lx->sigmask |= (uint64_t)m68k__be32(lx->sigact[sig] + 12) |
+                 (uint64_t)m68k__be32(lx->sigact[sig] + 16) << 32;
+  if (!(flags & G_SA_NODEFER))
+    lx->sigmask |= SIGBIT(sig);
+  lx->sigmask &= ~UNBLOCKABLE;
+  if (flags & G_SA_RESETHAND)
+    m68k__put32(lx->sigact[sig], 0);
+}
+
+/* Delivers the lowest deliverable signal, if any: its handler, nothing
+ * (ignored), or the end of the process (its default action). */
+static void deliver_one(struct m68k_machine *m, m68k__mcpu_t *c, uint32_t vecoff) {
+  m68k__linux_t *lx = m->linux_state;
+  uint64_t ready = deliverable(lx);
+  if (ready == 0 || m->stopped)
+    return;
+  int sig = __builtin_ctzll(ready) + 1;
+  lx->pending &= ~SIGBIT(sig);
+  uint32_t h = act_handler(lx, sig);
+  if (sig != SIGKILL && sig != SIGSTOP && h > 1) {
+    enter_handler(m, c, sig, vecoff);
+    return;
+  }
+  if (lx->mask_saved) {
+    lx->sigmask = lx->saved_mask;
+    lx->mask_saved = false;
+  }
+  if (ignored(lx, sig))
+    return;
+  m68k__machine_stop(m, c, M68K_MACHINE_SIGNALED, sig, "killed by signal %d (%s)", sig,
+                     strsignal(sig));
+}
+
+/* Between slices of m68k_linux_run: the timer, then any signal. */
+static void linux_between_slices(struct m68k_machine *m) {
+  poll_timer(m->linux_state);
+  deliver_one(m, &m->cpus[0], 0);
+}
+
+static uint32_t sys_sigreturn(sc_t *s) {
+  m68k_cpu_t *cpu = s->c->cpu;
+  uint32_t frame = m68k_get_reg(cpu, M68K_REG_A0 + 7) - 4;
+  const uint8_t *p = gmem(s, frame, SF_SIZE);
+  if (p == NULL) {
+    bad_frame(s->m, s->c, "a bad", frame);
     return 0;
+  }
+  const uint8_t *sc = p + SF_SC;
+  s->lx->sigmask = ((uint64_t)m68k__be32(p + 24) << 32 | m68k__be32(sc)) & ~UNBLOCKABLE;
+  m68k_set_reg(cpu, M68K_REG_D0 + 1, m68k__be32(sc + 12));
+  m68k_set_reg(cpu, M68K_REG_A0, m68k__be32(sc + 16));
+  m68k_set_reg(cpu, M68K_REG_A0 + 1, m68k__be32(sc + 20));
+  uint32_t sr = m68k_get_reg(cpu, M68K_REG_SR);
+  m68k_set_reg(cpu, M68K_REG_SR, (sr & 0xFF00u) | (m68k__be16(sc + 24) & 0xFFu));
+  m68k_set_reg(cpu, M68K_REG_PC, m68k__be32(sc + 26));
+  m68k_set_reg(cpu, M68K_REG_A0 + 7, m68k__be32(sc + 4));
+  if (sc[68] != 0) {
+    get_fpreg(sc + 32, cpu, 0);
+    get_fpreg(sc + 44, cpu, 1);
+    get_fpctl(sc + 56, cpu);
+  }
+  return m68k__be32(sc + 8);
+}
+
+static uint32_t sys_rt_sigreturn(sc_t *s) {
+  m68k_cpu_t *cpu = s->c->cpu;
+  uint32_t frame = m68k_get_reg(cpu, M68K_REG_A0 + 7) - 4;
+  const uint8_t *p = gmem(s, frame, RT_SIZE);
+  if (p == NULL || m68k__be32(p + RT_UC + 20) != MCONTEXT_VERSION) {
+    bad_frame(s->m, s->c, "a bad", frame);
+    return 0;
+  }
+  s->lx->sigmask =
+      ((uint64_t)m68k__be32(p + RT_SIGMASK + 4) << 32 | m68k__be32(p + RT_SIGMASK)) & ~UNBLOCKABLE;
+  for (int i = 1; i < 16; i++)
+    m68k_set_reg(cpu, (m68k_reg_t)i, m68k__be32(p + RT_GREGS + 4 * i));
+  m68k_set_reg(cpu, M68K_REG_PC, m68k__be32(p + RT_GREGS + 64));
+  uint32_t sr = m68k_get_reg(cpu, M68K_REG_SR);
+  m68k_set_reg(cpu, M68K_REG_SR, (sr & 0xFF00u) | (m68k__be32(p + RT_GREGS + 68) & 0xFFu));
+  if (p[RT_FPSTATE] != 0) {
+    get_fpctl(p + RT_FPCNTL, cpu);
+    for (int i = 0; i < 8; i++)
+      get_fpreg(p + RT_FPREGS + 12 * i, cpu, i);
+  }
+  return m68k__be32(p + RT_GREGS);
+}
+
+/* kill and its kin: the process itself is the only one there is. */
+static uint32_t send_self(sc_t *s, uint32_t sig, int32_t code) {
   if (sig >= NSIG_GUEST)
     return err(EINVAL);
-  uint32_t handler = m68k__be32(s->lx->sigact[sig]);
-  if (handler == 1 /* SIG_IGN */ && sig != SIGKILL && sig != SIGSTOP)
-    return 0;
-  m68k__machine_stop(s->m, s->c, M68K_MACHINE_SIGNALED, (int32_t)sig, "killed by signal %u (%s)",
-                     sig, strsignal((int)sig));
+  if (sig != 0)
+    post_signal(s->lx, (int)sig, code, (uint32_t)getpid(), (uint32_t)getuid());
   return 0;
 }
 
 static uint32_t sys_kill(sc_t *s) {
-  if ((int32_t)s->a[0] != getpid() && (int32_t)s->a[0] != 0)
-    return err(EPERM);
-  return self_signal(s, s->a[1]);
+  int32_t pid = (int32_t)s->a[0];
+  if (pid != getpid() && pid != 0 && pid != -1 && pid != -getpid())
+    return err(ESRCH);
+  return send_self(s, s->a[1], SI_USER_CODE);
 }
 
-static uint32_t sys_tkill(sc_t *s) { return self_signal(s, s->a[1]); }
-static uint32_t sys_tgkill(sc_t *s) { return self_signal(s, s->a[2]); }
+static uint32_t sys_tkill(sc_t *s) {
+  if ((int32_t)s->a[0] != getpid())
+    return err(ESRCH);
+  return send_self(s, s->a[1], SI_TKILL_CODE);
+}
+
+static uint32_t sys_tgkill(sc_t *s) {
+  if ((int32_t)s->a[0] != getpid() || (int32_t)s->a[1] != getpid())
+    return err(ESRCH);
+  return send_self(s, s->a[2], SI_TKILL_CODE);
+}
 
 static uint32_t sys_rt_sigaction(sc_t *s) {
   uint32_t sig = s->a[0];
-  if (sig == 0 || sig >= NSIG_GUEST)
+  if (sig == 0 || sig >= NSIG_GUEST || s->a[3] != 8)
+    return err(EINVAL);
+  if (s->a[1] != 0 && (sig == SIGKILL || sig == SIGSTOP))
     return err(EINVAL);
   if (s->a[2] != 0) {
     uint8_t *o = gmem(s, s->a[2], SIGACTION_SIZE);
@@ -455,33 +879,133 @@ static uint32_t sys_rt_sigaction(sc_t *s) {
     if (n == NULL)
       return err(EFAULT);
     memcpy(s->lx->sigact[sig], n, SIGACTION_SIZE);
+    /* A pending signal now ignored is discarded. */
+    if (ignored(s->lx, (int)sig))
+      s->lx->pending &= ~SIGBIT(sig);
   }
   return 0;
 }
 
+/* Reads a guest sigset_t (two longs, signals 1-32 in the first). */
+static int get_sigset(sc_t *s, uint32_t addr, uint64_t *set) {
+  const uint8_t *n = gmem(s, addr, 8);
+  if (n == NULL)
+    return -EFAULT;
+  *set = (uint64_t)m68k__be32(n + 4) << 32 | m68k__be32(n);
+  return 0;
+}
+
+static uint32_t put_sigset(sc_t *s, uint32_t addr, uint64_t set) {
+  uint8_t *o = gmem(s, addr, 8);
+  if (o == NULL)
+    return err(EFAULT);
+  m68k__put32(o, (uint32_t)set);
+  m68k__put32(o + 4, (uint32_t)(set >> 32));
+  return 0;
+}
+
 static uint32_t sys_rt_sigprocmask(sc_t *s) {
-  uint64_t old = s->lx->sigmask;
+  uint64_t old = s->lx->sigmask, set;
+  if (s->a[3] != 8)
+    return err(EINVAL);
   if (s->a[1] != 0) {
-    const uint8_t *n = gmem(s, s->a[1], 8);
-    if (n == NULL)
-      return err(EFAULT);
-    /* sigset_t on m68k: two longs, signals 1-32 in the first. */
-    uint64_t set = (uint64_t)m68k__be32(n + 4) << 32 | m68k__be32(n);
+    int r = get_sigset(s, s->a[1], &set);
+    if (r != 0)
+      return err(-r);
     switch (s->a[0]) {
     case 0: s->lx->sigmask |= set; break;  /* SIG_BLOCK */
     case 1: s->lx->sigmask &= ~set; break; /* SIG_UNBLOCK */
     case 2: s->lx->sigmask = set; break;   /* SIG_SETMASK */
     default: return err(EINVAL);
     }
+    s->lx->sigmask &= ~UNBLOCKABLE;
   }
-  if (s->a[2] != 0) {
-    uint8_t *o = gmem(s, s->a[2], 8);
-    if (o == NULL)
-      return err(EFAULT);
-    m68k__put32(o, (uint32_t)old);
-    m68k__put32(o + 4, (uint32_t)(old >> 32));
-  }
+  return s->a[2] != 0 ? put_sigset(s, s->a[2], old) : 0;
+}
+
+static uint32_t sys_rt_sigpending(sc_t *s) {
+  if (s->a[1] != 8)
+    return err(EINVAL);
+  return put_sigset(s, s->a[0], s->lx->pending & s->lx->sigmask);
+}
+
+/* pause and sigsuspend: wait for a signal; with none that can come, the
+ * process would wait forever, and the machine says so. */
+static uint32_t wait_forever(sc_t *s, const char *what) {
+  if (!wait_signal(s->lx, 0))
+    m68k__machine_stop(s->m, s->c, M68K_MACHINE_DEADLOCK, 0,
+                       "%s with no signal that can come: the program would wait forever", what);
+  return err(EINTR);
+}
+
+static uint32_t sys_pause(sc_t *s) { return wait_forever(s, "pause()"); }
+
+static uint32_t sys_rt_sigsuspend(sc_t *s) {
+  uint64_t set;
+  if (s->a[1] != 8)
+    return err(EINVAL);
+  int r = get_sigset(s, s->a[0], &set);
+  if (r != 0)
+    return err(-r);
+  s->lx->saved_mask = s->lx->sigmask;
+  s->lx->mask_saved = true;
+  s->lx->sigmask = set & ~UNBLOCKABLE;
+  return wait_forever(s, "sigsuspend()");
+}
+
+/* struct itimerval of m68k: interval then value, each 32-bit seconds and
+ * microseconds. Only ITIMER_REAL is served. */
+static void put_itimer(uint8_t *p, const m68k__linux_t *lx) {
+  uint64_t left = 0, now = mono_ns();
+  if (lx->timer_next != 0)
+    left = lx->timer_next > now ? lx->timer_next - now : 1000;
+  m68k__put32(p, (uint32_t)(lx->timer_interval / 1000000000u));
+  m68k__put32(p + 4, (uint32_t)(lx->timer_interval % 1000000000u / 1000u));
+  m68k__put32(p + 8, (uint32_t)(left / 1000000000u));
+  m68k__put32(p + 12, (uint32_t)(left % 1000000000u / 1000u));
+}
+
+static uint32_t sys_getitimer(sc_t *s) {
+  if (s->a[0] != 0)
+    return err(EINVAL);
+  uint8_t *p = gmem(s, s->a[1], 16);
+  if (p == NULL)
+    return err(EFAULT);
+  put_itimer(p, s->lx);
   return 0;
+}
+
+static uint32_t sys_setitimer(sc_t *s) {
+  if (s->a[0] != 0)
+    return err(EINVAL); /* ITIMER_VIRTUAL and ITIMER_PROF are not served */
+  const uint8_t *n = s->a[1] != 0 ? gmem(s, s->a[1], 16) : NULL;
+  uint8_t *o = s->a[2] != 0 ? gmem(s, s->a[2], 16) : NULL;
+  if ((s->a[1] != 0 && n == NULL) || (s->a[2] != 0 && o == NULL))
+    return err(EFAULT);
+  uint32_t v[4] = {0, 0, 0, 0};
+  for (int i = 0; n != NULL && i < 4; i++)
+    v[i] = m68k__be32(n + 4 * i);
+  if (n != NULL && (v[1] >= 1000000u || v[3] >= 1000000u))
+    return err(EINVAL);
+  if (o != NULL)
+    put_itimer(o, s->lx);
+  uint64_t value = (uint64_t)v[2] * 1000000000u + (uint64_t)v[3] * 1000u;
+  s->lx->timer_interval = (uint64_t)v[0] * 1000000000u + (uint64_t)v[1] * 1000u;
+  s->lx->timer_next = value != 0 ? mono_ns() + value : 0;
+  if (value == 0)
+    s->lx->timer_interval = 0;
+  return 0;
+}
+
+static uint32_t sys_alarm(sc_t *s) {
+  uint64_t now = mono_ns(), left = s->lx->timer_next > now ? s->lx->timer_next - now : 0;
+  /* The seconds left, rounded as the kernel rounds (half up, never 0). */
+  uint32_t secs = (uint32_t)((left + 500000000u) / 1000000000u);
+  if (secs == 0 && s->lx->timer_next != 0)
+    secs = 1;
+  s->lx->timer_interval = 0;
+  s->lx->timer_next = s->a[0] != 0 ? now + (uint64_t)s->a[0] * 1000000000u : 0;
+  return secs;
 }
 
 static uint32_t sys_sigaltstack(sc_t *s) {
@@ -642,6 +1166,24 @@ static uint32_t do_sleep(sc_t *s, uint32_t clk, uint32_t flags, uint32_t req, ui
   int r = get_timespec(s, req, &ts, t64);
   if (r != 0)
     return err(-r);
+  if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L || ts.tv_sec < 0)
+    return err(EINVAL);
+  if (s->lx->timer_next != 0 && (clk == CLOCK_MONOTONIC || clk == CLOCK_REALTIME)) {
+    /* A SIGALRM may come first: wait on the monotonic clock for either. */
+    struct timespec now;
+    clock_gettime((clockid_t)clk, &now);
+    int64_t ns = (int64_t)(ts.tv_sec - ((flags & TIMER_ABSTIME) ? now.tv_sec : 0)) * 1000000000 +
+                 (ts.tv_nsec - ((flags & TIMER_ABSTIME) ? now.tv_nsec : 0));
+    uint64_t end = mono_ns() + (ns > 0 ? (uint64_t)ns : 0);
+    if (!wait_signal(s->lx, end))
+      return 0;
+    uint64_t t = mono_ns(), rest = end > t ? end - t : 0;
+    left.tv_sec = (time_t)(rest / 1000000000u);
+    left.tv_nsec = (long)(rest % 1000000000u);
+    if (rem != 0 && !(flags & TIMER_ABSTIME) && put_timespec(s, rem, &left, t64) != 0)
+      return err(EFAULT);
+    return err(EINTR);
+  }
   r = clock_nanosleep((clockid_t)clk, (int)flags, &ts, &left);
   if (r != 0)
     return err(r);
@@ -700,20 +1242,51 @@ static uint32_t do_iov(sc_t *s, bool wr) {
 static uint32_t sys_readv(sc_t *s) { return do_iov(s, false); }
 static uint32_t sys_writev(sc_t *s) { return do_iov(s, true); }
 
+/* Reads the guest path at addr into buf and says, once, when the guest has
+ * no file system (linux-root.c, note 1): 0 or -errno. */
+static int gpath_str(sc_t *s, uint32_t addr, char *buf, size_t len) {
+  int r = gstr(s, addr, buf, len);
+  if (r == 0 && s->lx->root == NULL && !s->lx->told_no_root) {
+    s->lx->told_no_root = true;
+    fprintf(stderr,
+            "quamachine: the program named the file '%s'; without --root DIR it has no files "
+            "(EACCES)\n",
+            buf);
+  }
+  return r;
+}
+
+/* Names the guest's path at addr to the host (linux-root.c, note 3). */
+static int gpath_at(sc_t *s, uint32_t dirfd, uint32_t addr, bool follow, m68k__gpath_t *g) {
+  char name[PATH_MAX];
+  g->fd = -1;
+  int r = gpath_str(s, addr, name, sizeof name);
+  return r != 0 ? r : m68k__root_at(s->lx->root, dirfd_of(dirfd), name, follow, g);
+}
+
 static uint32_t do_open(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t flags, uint32_t mode) {
   char buf[PATH_MAX];
-  int r = gstr(s, path, buf, sizeof buf);
-  if (r != 0)
-    return err(-r);
-  return host_ret(openat(dirfd_of(dirfd), buf, host_oflags(flags), (mode_t)mode));
+  int r = gpath_str(s, path, buf, sizeof buf);
+  if (r == 0)
+    r = m68k__root_open_file(s->lx->root, dirfd_of(dirfd), buf, host_oflags(flags), (mode_t)mode);
+  return r < 0 ? err(-r) : (uint32_t)r;
 }
 
 static uint32_t sys_open(sc_t *s) { return do_open(s, (uint32_t)-100, s->a[0], s->a[1], s->a[2]); }
 static uint32_t sys_openat(sc_t *s) { return do_open(s, s->a[0], s->a[1], s->a[2], s->a[3]); }
-static uint32_t sys_close(sc_t *s) { return host_ret(close((int)s->a[0])); }
+/* The root's own descriptor is not the guest's (linux-root.c, note 4). */
+static bool not_guest_fd(sc_t *s, uint32_t fd) { return m68k__root_owns(s->lx->root, (int)fd); }
+
+static uint32_t sys_close(sc_t *s) {
+  return not_guest_fd(s, s->a[0]) ? err(EBADF) : host_ret(close((int)s->a[0]));
+}
 static uint32_t sys_dup(sc_t *s) { return host_ret(dup((int)s->a[0])); }
-static uint32_t sys_dup2(sc_t *s) { return host_ret(dup2((int)s->a[0], (int)s->a[1])); }
+static uint32_t sys_dup2(sc_t *s) {
+  return not_guest_fd(s, s->a[1]) ? err(EBADF) : host_ret(dup2((int)s->a[0], (int)s->a[1]));
+}
 static uint32_t sys_dup3(sc_t *s) {
+  if (not_guest_fd(s, s->a[1]))
+    return err(EBADF);
   return host_ret(dup3((int)s->a[0], (int)s->a[1], host_oflags(s->a[2])));
 }
 
@@ -814,15 +1387,26 @@ static uint32_t put_stat64(sc_t *s, uint32_t addr, const struct stat *st) {
   return 0;
 }
 
+/* An empty path with AT_EMPTY_PATH names the descriptor dirfd itself. */
+static bool empty_path(sc_t *s, uint32_t path, uint32_t flags) {
+  const uint8_t *p = gmem(s, path, 1);
+  return (flags & AT_EMPTY_PATH) && p != NULL && *p == 0;
+}
+
 static uint32_t do_fstatat(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t buf, int flags) {
-  char name[PATH_MAX];
   struct stat st;
-  int r = gstr(s, path, name, sizeof name);
+  if (empty_path(s, path, (uint32_t)flags)) {
+    if (fstat((int)dirfd, &st) != 0)
+      return err(errno);
+    return put_stat64(s, buf, &st);
+  }
+  m68k__gpath_t g;
+  int r = gpath_at(s, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &g);
   if (r != 0)
     return err(-r);
-  if (fstatat(dirfd_of(dirfd), name, &st, flags) != 0)
-    return err(errno);
-  return put_stat64(s, buf, &st);
+  r = fstatat(g.fd, g.name, &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0 ? -errno : 0;
+  m68k__gpath_done(&g);
+  return r != 0 ? err(-r) : put_stat64(s, buf, &st);
 }
 
 static uint32_t sys_fstat64(sc_t *s) {
@@ -848,16 +1432,25 @@ static void put_statx_ts(uint8_t *p, const struct statx_timestamp *t) {
 }
 
 static uint32_t sys_statx(sc_t *s) {
-  char name[PATH_MAX];
   struct statx x;
-  int r = gstr(s, s->a[1], name, sizeof name);
-  if (r != 0)
-    return err(-r);
   uint8_t *p = gmem(s, s->a[4], 256);
   if (p == NULL)
     return err(EFAULT);
-  if (statx(dirfd_of(s->a[0]), name, (int)s->a[2], s->a[3], &x) != 0)
-    return err(errno);
+  int sync = (int)(s->a[2] & AT_STATX_SYNC_TYPE);
+  if (empty_path(s, s->a[1], s->a[2])) {
+    if (statx((int)s->a[0], "", AT_EMPTY_PATH | sync, s->a[3], &x) != 0)
+      return err(errno);
+  } else {
+    m68k__gpath_t g;
+    int r = gpath_at(s, s->a[0], s->a[1], !(s->a[2] & AT_SYMLINK_NOFOLLOW), &g);
+    if (r != 0)
+      return err(-r);
+    r = statx(g.fd, g.name, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | sync, s->a[3], &x) != 0 ? -errno
+                                                                                        : 0;
+    m68k__gpath_done(&g);
+    if (r != 0)
+      return err(-r);
+  }
   memset(p, 0, 256);
   m68k__put32(p + 0x00, x.stx_mask);
   m68k__put32(p + 0x04, x.stx_blksize);
@@ -894,9 +1487,15 @@ static uint32_t do_readlink(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t buf
     n = (ssize_t)strlen(s->lx->exe_path);
     memcpy(out, s->lx->exe_path, (size_t)n);
   } else {
-    n = readlinkat(dirfd_of(dirfd), name, out, sizeof out);
-    if (n < 0)
-      return err(errno);
+    m68k__gpath_t g;
+    r = gpath_at(s, dirfd, path, false, &g);
+    if (r != 0)
+      return err(-r);
+    n = readlinkat(g.fd, g.name, out, sizeof out);
+    r = n < 0 ? -errno : 0;
+    m68k__gpath_done(&g);
+    if (r != 0)
+      return err(-r);
   }
   if ((size_t)n > size)
     n = (ssize_t)size;
@@ -912,11 +1511,18 @@ static uint32_t sys_readlinkat(sc_t *s) {
 }
 
 static uint32_t do_access(sc_t *s, uint32_t dirfd, uint32_t path, uint32_t mode, uint32_t flags) {
-  char name[PATH_MAX];
-  int r = gstr(s, path, name, sizeof name);
+  m68k__gpath_t g;
+  if (mode & ~7u || flags & ~(uint32_t)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+    return err(EINVAL);
+  int eaccess = (int)(flags & AT_EACCESS);
+  if (empty_path(s, path, flags))
+    return host_ret(faccessat((int)dirfd, "", (int)mode, AT_EMPTY_PATH | eaccess));
+  int r = gpath_at(s, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &g);
   if (r != 0)
     return err(-r);
-  return host_ret(faccessat(dirfd_of(dirfd), name, (int)mode, (int)flags));
+  r = faccessat(g.fd, g.name, (int)mode, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | eaccess) ? -errno : 0;
+  m68k__gpath_done(&g);
+  return err(-r);
 }
 
 static uint32_t sys_access(sc_t *s) { return do_access(s, (uint32_t)-100, s->a[0], s->a[1], 0); }
@@ -924,9 +1530,7 @@ static uint32_t sys_faccessat(sc_t *s) { return do_access(s, s->a[0], s->a[1], s
 static uint32_t sys_faccessat2(sc_t *s) { return do_access(s, s->a[0], s->a[1], s->a[2], s->a[3]); }
 
 static uint32_t sys_getcwd(sc_t *s) {
-  char buf[PATH_MAX];
-  if (getcwd(buf, sizeof buf) == NULL)
-    return err(errno);
+  const char *buf = m68k__root_cwd(s->lx->root);
   uint32_t n = (uint32_t)strlen(buf) + 1;
   if (n > s->a[1])
     return err(ERANGE);
@@ -938,42 +1542,108 @@ static uint32_t sys_getcwd(sc_t *s) {
 }
 
 /* Calls that take one path (and an optional directory descriptor). */
-static uint32_t path_call(sc_t *s, uint32_t dirfd, uint32_t path, int op, uint32_t arg) {
-  char name[PATH_MAX];
-  int r = gstr(s, path, name, sizeof name);
+typedef enum { P_UNLINK, P_MKDIR, P_CHDIR, P_CHMOD, P_SYMLINK } path_op_t;
+
+static uint32_t path_call(sc_t *s, uint32_t dirfd, uint32_t path, path_op_t op, uint32_t arg) {
+  m68k__gpath_t g;
+  char target[PATH_MAX];
+  int r = 0;
+  if (op == P_SYMLINK && (r = gstr(s, arg, target, sizeof target)) != 0)
+    return err(-r);
+  r = gpath_at(s, dirfd, path, op == P_CHDIR || op == P_CHMOD, &g);
   if (r != 0)
     return err(-r);
-  int fd = dirfd_of(dirfd);
   switch (op) {
-  case 0: return host_ret(unlinkat(fd, name, (int)(arg & AT_REMOVEDIR)));
-  case 1: return host_ret(mkdirat(fd, name, (mode_t)arg));
-  default: return host_ret(chdir(name));
+  case P_UNLINK: r = unlinkat(g.fd, g.name, (int)(arg & AT_REMOVEDIR)); break;
+  case P_MKDIR: r = mkdirat(g.fd, g.name, (mode_t)arg); break;
+  case P_SYMLINK: r = symlinkat(target, g.fd, g.name); break;
+  case P_CHMOD: {
+    /* The O_PATH descriptor's magic link reaches the file itself. */
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", g.fd);
+    r = chmod(link, (mode_t)(arg & 07777));
+    break;
   }
+  case P_CHDIR: {
+    struct stat st;
+    r = fstat(g.fd, &st);
+    if (r == 0 && !S_ISDIR(st.st_mode)) {
+      errno = ENOTDIR;
+      r = -1;
+    } else if (r == 0) {
+      int e = m68k__root_chdir(s->lx->root, g.fd);
+      errno = -e;
+      r = e != 0 ? -1 : 0;
+    }
+    break;
+  }
+  }
+  r = r != 0 ? -errno : 0;
+  m68k__gpath_done(&g);
+  return err(-r);
 }
 
-static uint32_t sys_unlink(sc_t *s) { return path_call(s, (uint32_t)-100, s->a[0], 0, 0); }
-static uint32_t sys_unlinkat(sc_t *s) { return path_call(s, s->a[0], s->a[1], 0, s->a[2]); }
-static uint32_t sys_rmdir(sc_t *s) {
-  return path_call(s, (uint32_t)-100, s->a[0], 0, AT_REMOVEDIR);
+#define CWD ((uint32_t)-100)
+static uint32_t sys_unlink(sc_t *s) { return path_call(s, CWD, s->a[0], P_UNLINK, 0); }
+static uint32_t sys_unlinkat(sc_t *s) {
+  if (s->a[2] & ~(uint32_t)AT_REMOVEDIR)
+    return err(EINVAL);
+  return path_call(s, s->a[0], s->a[1], P_UNLINK, s->a[2]);
 }
-static uint32_t sys_mkdir(sc_t *s) { return path_call(s, (uint32_t)-100, s->a[0], 1, s->a[1]); }
-static uint32_t sys_mkdirat(sc_t *s) { return path_call(s, s->a[0], s->a[1], 1, s->a[2]); }
-static uint32_t sys_chdir(sc_t *s) { return path_call(s, (uint32_t)-100, s->a[0], 2, 0); }
+static uint32_t sys_rmdir(sc_t *s) { return path_call(s, CWD, s->a[0], P_UNLINK, AT_REMOVEDIR); }
+static uint32_t sys_mkdir(sc_t *s) { return path_call(s, CWD, s->a[0], P_MKDIR, s->a[1]); }
+static uint32_t sys_mkdirat(sc_t *s) { return path_call(s, s->a[0], s->a[1], P_MKDIR, s->a[2]); }
+static uint32_t sys_chdir(sc_t *s) { return path_call(s, CWD, s->a[0], P_CHDIR, 0); }
+static uint32_t sys_chmod(sc_t *s) { return path_call(s, CWD, s->a[0], P_CHMOD, s->a[1]); }
+static uint32_t sys_fchmodat(sc_t *s) { return path_call(s, s->a[0], s->a[1], P_CHMOD, s->a[2]); }
+static uint32_t sys_fchmod(sc_t *s) {
+  return host_ret(fchmod((int)s->a[0], (mode_t)(s->a[1] & 07777)));
+}
+static uint32_t sys_symlink(sc_t *s) { return path_call(s, CWD, s->a[1], P_SYMLINK, s->a[0]); }
+static uint32_t sys_symlinkat(sc_t *s) {
+  return path_call(s, s->a[1], s->a[2], P_SYMLINK, s->a[0]);
+}
+static uint32_t sys_fchdir(sc_t *s) {
+  struct stat st;
+  if (fstat((int)s->a[0], &st) != 0)
+    return err(EBADF);
+  if (!S_ISDIR(st.st_mode))
+    return err(ENOTDIR);
+  return err(-m68k__root_chdir(s->lx->root, (int)s->a[0]));
+}
 
-static uint32_t do_rename(sc_t *s, uint32_t olddir, uint32_t oldp, uint32_t newdir, uint32_t newp) {
-  char from[PATH_MAX], to[PATH_MAX];
-  int r = gstr(s, oldp, from, sizeof from);
+/* rename (link: false) or link (true) of two paths, neither followed. */
+static uint32_t two_paths(sc_t *s, uint32_t olddir, uint32_t oldp, uint32_t newdir, uint32_t newp,
+                          bool link) {
+  m68k__gpath_t from, to = {.fd = -1};
+  int r = gpath_at(s, olddir, oldp, false, &from);
   if (r == 0)
-    r = gstr(s, newp, to, sizeof to);
-  if (r != 0)
-    return err(-r);
-  return host_ret(renameat(dirfd_of(olddir), from, dirfd_of(newdir), to));
+    r = gpath_at(s, newdir, newp, false, &to);
+  if (r == 0) {
+    r = link ? linkat(from.fd, from.name, to.fd, to.name, 0)
+             : renameat(from.fd, from.name, to.fd, to.name);
+    r = r != 0 ? -errno : 0;
+  }
+  m68k__gpath_done(&from);
+  m68k__gpath_done(&to);
+  return err(-r);
 }
 
-static uint32_t sys_rename(sc_t *s) {
-  return do_rename(s, (uint32_t)-100, s->a[0], (uint32_t)-100, s->a[1]);
+static uint32_t sys_rename(sc_t *s) { return two_paths(s, CWD, s->a[0], CWD, s->a[1], false); }
+static uint32_t sys_renameat(sc_t *s) {
+  return two_paths(s, s->a[0], s->a[1], s->a[2], s->a[3], false);
 }
-static uint32_t sys_renameat(sc_t *s) { return do_rename(s, s->a[0], s->a[1], s->a[2], s->a[3]); }
+static uint32_t sys_renameat2(sc_t *s) {
+  if (s->a[4] != 0)
+    return err(EINVAL); /* RENAME_NOREPLACE and the others are not served */
+  return sys_renameat(s);
+}
+static uint32_t sys_link(sc_t *s) { return two_paths(s, CWD, s->a[0], CWD, s->a[1], true); }
+static uint32_t sys_linkat(sc_t *s) {
+  if (s->a[4] != 0)
+    return err(EINVAL); /* AT_SYMLINK_FOLLOW and AT_EMPTY_PATH are not served */
+  return two_paths(s, s->a[0], s->a[1], s->a[2], s->a[3], true);
+}
 static uint32_t sys_umask(sc_t *s) { return (uint32_t)umask((mode_t)(s->a[0] & 0777)); }
 static uint32_t sys_fsync(sc_t *s) { return host_ret(fsync((int)s->a[0])); }
 static uint32_t sys_fdatasync(sc_t *s) { return host_ret(fdatasync((int)s->a[0])); }
@@ -1020,7 +1690,11 @@ static uint32_t sys_pipe(sc_t *s) {
 
 /* struct linux_dirent64 has the same layout on both sides (8-byte
  * aligned records); only the byte order of d_ino, d_off, d_reclen
- * differs. */
+ * differs. A 32-bit process's libc refuses (EOVERFLOW) a d_off beyond 31
+ * bits, and the host's file systems hand this 64-bit process 64-bit hash
+ * cookies: such a cookie is given as its top 31 bits, the position ext4
+ * gives 32-bit processes. Reading a directory through is exact; a
+ * telldir() of such an entry is not a position lseek() can return to. */
 static uint32_t sys_getdents64(sc_t *s) {
   uint8_t *p = gmem(s, s->a[1], s->a[2]);
   if (p == NULL)
@@ -1035,6 +1709,8 @@ static uint32_t sys_getdents64(sc_t *s) {
     memcpy(&ino, e, 8);
     memcpy(&doff, e + 8, 8);
     memcpy(&reclen, e + 16, 2);
+    if (doff > INT32_MAX)
+      doff >>= 33;
     m68k__put64(e, ino);
     m68k__put64(e + 8, doff);
     m68k__put16(e + 16, reclen);
@@ -1053,12 +1729,16 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(3, sys_read)                                                                                  \
   XX(4, sys_write)                                                                                 \
   XX(5, sys_open)                                                                                  \
+  XX(9, sys_link)                                                                                  \
   XX(6, sys_close)                                                                                 \
   XX(10, sys_unlink)                                                                               \
   XX(12, sys_chdir)                                                                                \
   XX(13, sys_time)                                                                                 \
+  XX(15, sys_chmod)                                                                                \
   XX(19, sys_lseek)                                                                                \
   XX(20, sys_getpid)                                                                               \
+  XX(27, sys_alarm)                                                                                \
+  XX(29, sys_pause)                                                                                \
   XX(24, sys_getuid)                                                                               \
   XX(33, sys_access)                                                                               \
   XX(37, sys_kill)                                                                                 \
@@ -1079,15 +1759,19 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(75, sys_ok) /* setrlimit: accepted */                                                         \
   XX(76, sys_getrlimit)                                                                            \
   XX(78, sys_gettimeofday)                                                                         \
+  XX(83, sys_symlink)                                                                              \
   XX(85, sys_readlink)                                                                             \
   XX(90, sys_mmap)                                                                                 \
   XX(91, sys_munmap)                                                                               \
-  XX(106, sys_stat64) /* stat: same answer */                                                      \
-  XX(108, sys_fstat64)                                                                             \
+  XX(104, sys_setitimer)                                                                           \
+  XX(105, sys_getitimer)                                                                           \
   XX(116, sys_sysinfo)                                                                             \
+  XX(119, sys_sigreturn)                                                                           \
+  XX(94, sys_fchmod)                                                                               \
   XX(118, sys_fsync)                                                                               \
   XX(122, sys_uname)                                                                               \
   XX(125, sys_ok) /* mprotect: no MMU, nothing to protect */                                       \
+  XX(133, sys_fchdir)                                                                              \
   XX(140, sys_llseek)                                                                              \
   XX(145, sys_readv)                                                                               \
   XX(146, sys_writev)                                                                              \
@@ -1095,8 +1779,11 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(158, sys_ok) /* sched_yield */                                                                \
   XX(162, sys_nanosleep)                                                                           \
   XX(163, sys_enomem) /* mremap: never moves */                                                    \
+  XX(173, sys_rt_sigreturn)                                                                        \
   XX(174, sys_rt_sigaction)                                                                        \
   XX(175, sys_rt_sigprocmask)                                                                      \
+  XX(176, sys_rt_sigpending)                                                                       \
+  XX(179, sys_rt_sigsuspend)                                                                       \
   XX(180, sys_pread64)                                                                             \
   XX(181, sys_pwrite64)                                                                            \
   XX(183, sys_getcwd)                                                                              \
@@ -1128,7 +1815,10 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(293, sys_fstatat64)                                                                           \
   XX(294, sys_unlinkat)                                                                            \
   XX(295, sys_renameat)                                                                            \
+  XX(296, sys_linkat)                                                                              \
+  XX(297, sys_symlinkat)                                                                           \
   XX(298, sys_readlinkat)                                                                          \
+  XX(299, sys_fchmodat)                                                                            \
   XX(300, sys_faccessat)                                                                           \
   XX(304, sys_enosys) /* set_robust_list */                                                        \
   XX(312, sys_sched_getaffinity)                                                                   \
@@ -1137,6 +1827,7 @@ static uint32_t sys_getdents64(sc_t *s) {
   XX(333, sys_get_thread_area)                                                                     \
   XX(334, sys_set_thread_area)                                                                     \
   XX(339, sys_prlimit64)                                                                           \
+  XX(351, sys_renameat2)                                                                           \
   XX(352, sys_getrandom)                                                                           \
   XX(379, sys_statx)                                                                               \
   XX(384, sys_enosys) /* rseq */                                                                   \
@@ -1159,46 +1850,77 @@ static bool dispatch(sc_t *s, uint32_t *result) {
 
 /* ---- The trap hook -------------------------------------------------------- */
 
-/* What Linux/m68k sends a process for an exception vector (0: none). */
-static int signal_of(int vector) {
+/* What Linux/m68k sends a process for an exception vector, with the
+ * siginfo code (arch/m68k/kernel/traps.c); 0: none. */
+static int signal_of(int vector, int32_t *code) {
   switch (vector) {
-  case 2: return SIGSEGV;
-  case 3: return SIGBUS;
-  case 5:
-  case 6:
-  case 7: return SIGFPE;
-  case 8: return SIGILL;
-  case 9:
-  case 47: return SIGTRAP;
-  default: return vector >= 33 && vector <= 46 ? SIGILL : 0;
+  case 2: *code = 1; return SIGSEGV;            /* SEGV_MAPERR */
+  case 3: *code = 1; return SIGBUS;             /* BUS_ADRALN */
+  case 4: case 10: *code = 1; return SIGILL;    /* ILL_ILLOPC */
+  case 11: *code = 7; return SIGILL;            /* ILL_COPROC */
+  case 8: *code = 5; return SIGILL;             /* ILL_PRVOPC */
+  case 5: *code = 1; return SIGFPE;             /* FPE_INTDIV */
+  case 6: case 7: *code = 2; return SIGFPE;     /* FPE_INTOVF */
+  case 9: *code = 2; return SIGTRAP;            /* TRAP_TRACE */
+  case 47: *code = 1; return SIGTRAP;           /* TRAP_BRKPT */
+  case 48: case 52: case 54: *code = 7; return SIGFPE; /* FPE_FLTINV */
+  case 49: *code = 6; return SIGFPE;            /* FPE_FLTRES */
+  case 50: *code = 3; return SIGFPE;            /* FPE_FLTDIV */
+  case 51: *code = 5; return SIGFPE;            /* FPE_FLTUND */
+  case 53: *code = 4; return SIGFPE;            /* FPE_FLTOVF */
+  default: *code = 4; return vector >= 33 && vector <= 46 ? SIGILL : 0; /* ILL_ILLTRP */
   }
+}
+
+/* A system call: served, then any signal it made deliverable. */
+static void linux_syscall(struct m68k_machine *m, m68k__mcpu_t *c, m68k_cpu_t *cpu, uint32_t pc) {
+  sc_t s = {.m = m, .c = c, .lx = m->linux_state, .nr = m68k_get_reg(cpu, M68K_REG_D0)};
+  for (int i = 0; i < 5; i++)
+    s.a[i] = m68k_get_reg(cpu, (m68k_reg_t)(M68K_REG_D0 + 1 + i));
+  s.a[5] = m68k_get_reg(cpu, M68K_REG_A0);
+  uint32_t result;
+  if (!dispatch(&s, &result)) {
+    const char *name = m68k_linux_syscall_name(s.nr);
+    m68k__machine_stop(m, c, M68K_MACHINE_FAULT, (int32_t)s.nr,
+                       "unsupported system call %" PRIu32 " (%s) at PC 0x%08" PRIx32, s.nr,
+                       name != NULL ? name : "unknown", pc - 2);
+    return;
+  }
+  if (m->stopped)
+    return;
+  m68k_set_reg(cpu, M68K_REG_D0, result);
+  poll_timer(s.lx);
+  deliver_one(m, c, 32u * 4u);
 }
 
 static bool linux_hook(void *ctx, m68k_cpu_t *cpu, int vector) {
   m68k__mcpu_t *c = ctx;
   struct m68k_machine *m = c->m;
+  m68k__linux_t *lx = m->linux_state;
   /* For TRAP and the instruction exceptions the core's PC is past the
    * opcode word: the instruction is at PC - 2. */
   uint32_t pc = m68k_get_reg(cpu, M68K_REG_PC);
   if (vector == 32) {
-    sc_t s = {.m = m, .c = c, .lx = m->linux_state, .nr = m68k_get_reg(cpu, M68K_REG_D0)};
-    for (int i = 0; i < 5; i++)
-      s.a[i] = m68k_get_reg(cpu, (m68k_reg_t)(M68K_REG_D0 + 1 + i));
-    s.a[5] = m68k_get_reg(cpu, M68K_REG_A0);
-    uint32_t result;
-    if (!dispatch(&s, &result)) {
-      const char *name = m68k_linux_syscall_name(s.nr);
-      m68k__machine_stop(m, c, M68K_MACHINE_FAULT, (int32_t)s.nr,
-                         "unsupported system call %" PRIu32 " (%s) at PC 0x%08" PRIx32, s.nr,
-                         name != NULL ? name : "unknown", pc - 2);
-      return true;
-    }
-    if (!m->stopped)
-      m68k_set_reg(cpu, M68K_REG_D0, result);
+    linux_syscall(m, c, cpu, pc);
     return true;
   }
   char name[64], dis[96];
   m68k__vector_name(vector, name, sizeof name);
+  int32_t code;
+  int sig = signal_of(vector, &code);
+  /* Where the handler returns to: the instruction itself for those that
+   * did not run, the next one for the others (the FPU's traps are taken
+   * after the instruction, cpu-fpu.c note 5). */
+  uint32_t at = vector == 4 || vector == 8 || vector == 10 || vector == 11 ? pc - 2 : pc;
+  if (sig != 0 && vector != 2 && vector != 3 && act_handler(lx, sig) > 1 &&
+      !(lx->sigmask & SIGBIT(sig))) {
+    m68k_set_reg(cpu, M68K_REG_PC, at);
+    lx->info[sig].code = code;
+    lx->info[sig].a = at; /* si_addr */
+    lx->info[sig].b = 0;
+    enter_handler(m, c, sig, (uint32_t)vector * 4u);
+    return true;
+  }
   if (vector == 4 || vector == 10 || vector == 11) {
     const uint8_t *op = m68k_machine_ram(m, pc - 2, 2);
     dis[0] = '\0';
@@ -1208,7 +1930,6 @@ static bool linux_hook(void *ctx, m68k_cpu_t *cpu, int vector) {
                        op != NULL ? m68k__be16(op) : 0u, dis[0] ? dis : "?", name, pc - 2);
     return true;
   }
-  int sig = signal_of(vector);
   if (vector == 2) {
     m68k__machine_stop(m, c, M68K_MACHINE_SIGNALED, sig,
                        "segmentation fault: no memory at address 0x%08" PRIx32
@@ -1365,6 +2086,22 @@ fail:
   return rc;
 }
 
+M68K_API int m68k_linux_set_root(m68k_machine_t *m, const char *dir) {
+  char msg[PATH_MAX + 160];
+  m68k__root_t *r;
+  if (m->linux_state == NULL) {
+    m68k__machine_msg(m, "no Linux process to give a root to");
+    return M68K_EINVAL;
+  }
+  if (m68k__root_open(&r, dir, msg, sizeof msg) != 0) {
+    m68k__machine_msg(m, "%s", msg);
+    return M68K_EINVAL;
+  }
+  m68k__root_free(m->linux_state->root);
+  m->linux_state->root = r;
+  return M68K_OK;
+}
+
 M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char *const envp[],
                             const m68k_run_options_t *opt, m68k_machine_result_t *res, char *msg,
                             size_t msglen) {
@@ -1392,6 +2129,8 @@ M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char
   rc = m68k_elf_load(m, elf);
   if (rc == M68K_OK)
     rc = m68k_linux_setup(m, elf, path, argc, argv, envp);
+  if (rc == M68K_OK && opt->root != NULL)
+    rc = m68k_linux_set_root(m, opt->root);
   if (rc != M68K_OK) {
     snprintf(msg, msglen, "%s: %s", path, m68k_machine_message(m));
     goto out;
@@ -1399,6 +2138,10 @@ M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char
   m68k_machine_set_trace(m, opt->trace);
   m68k_machine_set_limit(m, opt->limit);
   m68k_machine_set_cycle_count(m, opt->cycles);
+  /* In slices, so that the interval timer's SIGALRM arrives between
+   * instructions even in a loop without system calls. */
+  while (!m68k_machine_stopped(m, NULL) && m68k_machine_step(m, 0, LINUX_SLICE) != 0)
+    linux_between_slices(m);
   m68k_machine_run(m, res);
   snprintf(msg, msglen, "%s", m68k_machine_message(m));
 out:

@@ -156,6 +156,10 @@ M68K_API uint64_t m68k_cas_executed(const m68k_cpu_t *cpu, unsigned operands);
  * exponent word and a 64-bit mantissa (explicit integer bit). */
 M68K_API void m68k_get_fpreg(const m68k_cpu_t *cpu, int n, uint16_t *sign_exp, uint64_t *mant);
 M68K_API void m68k_set_fpreg(m68k_cpu_t *cpu, int n, uint16_t sign_exp, uint64_t mant);
+/* The 68881's control registers: which 0 is FPCR, 1 FPSR, 2 FPIAR. Setting
+ * keeps only the bits the 68881 implements (as FMOVE to them does). */
+M68K_API uint32_t m68k_get_fpctl(const m68k_cpu_t *cpu, int which);
+M68K_API void m68k_set_fpctl(m68k_cpu_t *cpu, int which, uint32_t v);
 
 /* Single-step conformance tests (the m68k-sst format: SingleStepTests' m68000 data).
  * m68k_sst_run_file() runs every test of one gzip-compressed file on a fresh

@@ -5,6 +5,7 @@
 #include "machine.h"
 
 #include <stdarg.h>
+#include <sys/types.h>
 
 /* One CPU slot: the core's CPU and the bus it sees (its ctx points back
  * here, so the device page knows which CPU is accessing it). */
@@ -109,6 +110,37 @@ const char *m68k__vector_name(int vector, char *buf, size_t len);
 
 /* Frees the Linux state (called by m68k_machine_destroy). */
 void m68k__linux_free(m68k__linux_t *lx);
+
+/* The guest's file system under `run --root DIR` (linux-root.c). With a
+ * NULL root every path call answers -EACCES. */
+typedef struct m68k__root m68k__root_t;
+
+/* A file named to the host as (fd, name) for its *at calls; name "" means
+ * fd itself (AT_EMPTY_PATH). */
+typedef struct m68k__gpath {
+  int fd;
+  const char *name;
+  char last[256];
+} m68k__gpath_t;
+
+/* Opens DIR as the root: 0, or -errno with the reason in msg. */
+int m68k__root_open(m68k__root_t **out, const char *dir, char *msg, size_t msglen);
+void m68k__root_free(m68k__root_t *r);
+/* Whether fd is the root's own descriptor, which the guest may not touch. */
+bool m68k__root_owns(const m68k__root_t *r, int fd);
+/* The guest's working directory ("/" without a root). */
+const char *m68k__root_cwd(const m68k__root_t *r);
+/* Opens path (relative to dirfd, AT_FDCWD for the working directory)
+ * inside the root: a host descriptor or -errno. */
+int m68k__root_open_file(const m68k__root_t *r, int dirfd, const char *path, int flags,
+                         mode_t mode);
+/* Names path to the host as *g, following a final symbolic link or not:
+ * 0 or -errno; release with m68k__gpath_done. */
+int m68k__root_at(const m68k__root_t *r, int dirfd, const char *path, bool follow,
+                  m68k__gpath_t *g);
+void m68k__gpath_done(m68k__gpath_t *g);
+/* Makes directory descriptor fd the working directory: 0 or -errno. */
+int m68k__root_chdir(m68k__root_t *r, int fd);
 
 /* The parsed ELF image. */
 typedef struct m68k__seg {

@@ -324,6 +324,11 @@ M68K_API int m68k_linux_setup(m68k_machine_t *m, const m68k_elf_t *elf, const ch
 
 /* The Linux name of an m68k system call number, NULL when unknown. */
 M68K_API const char *m68k_linux_syscall_name(uint32_t nr);
+/* Gives the process of m68k_linux_setup() the host directory dir as its
+ * "/": every path it names resolves inside dir, ".." and symbolic links
+ * included. Without it the process has no files (paths answer EACCES).
+ * Returns 0, or a negative code with the reason as the machine's message. */
+M68K_API int m68k_linux_set_root(m68k_machine_t *m, const char *dir);
 
 /* Loads and runs a static executable under a fresh one-CPU machine, the
  * way `quamachine run` does. */
@@ -333,6 +338,7 @@ typedef struct m68k_run_options {
   FILE *trace;       /* NULL: no trace */
   uint64_t limit;    /* 0: none */
   bool cycles;       /* count cycles (m68k_machine_set_cycle_count) */
+  const char *root;  /* the guest's "/" (NULL: the guest has no files) */
 } m68k_run_options_t;
 /* Returns 0 and fills *res (and `msg` with the machine's message), or a
  * negative code with the reason in msg. */

@@ -66,6 +66,10 @@ static const char usage_text[] =
     "                          MC68000 User's Manual times them, no wait\n"
     "                          states), on the 68030 an estimate (its manual's\n"
     "                          cache-case times; it says which)\n"
+    "      --root DIR          the program's \"/\": every path it names resolves\n"
+    "                          inside DIR (\"..\" and symbolic links cannot leave\n"
+    "                          it); its working directory starts at DIR. Without\n"
+    "                          --root the program has no files (EACCES)\n"
     "\n"
     "  sst [OPTION]... FILE_OR_DIR...\n"
     "      Run single-instruction tests (the m68k-sst format: gzip'ed text, six\n"
@@ -253,6 +257,7 @@ static int cmd_run(int argc, char **argv) {
       {"limit", required_argument, NULL, 'l'},
       {"stats", no_argument, NULL, 's'},
       {"cycles", no_argument, NULL, 'C'},
+      {"root", required_argument, NULL, 'r'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -278,6 +283,7 @@ static int cmd_run(int argc, char **argv) {
       break;
     case 's': stats = true; break;
     case 'C': opt.cycles = true; break;
+    case 'r': opt.root = optarg; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
       return qm_usage(NULL, "run: unknown option or missing argument in '%s'", argv[optind - 1]);
