@@ -242,6 +242,7 @@ static void obj_detach(quad_obj_t *o, teardown_t *td) {
   quad_reg_remove(&quad_srv->reg, o);
   quad_srv->nobjs--;
   quad_srv->nthreads -= o->active;
+  quad_link_stop(o->q); /* a link's connection ends now; its quaject goes in the work */
   o->gone = td->objs;
   td->objs = o;
 }
@@ -252,7 +253,7 @@ static void obj_destroy_quaject(quad_obj_t *o) {
     quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
 }
 
-/* The worker's part: libqua calls only (links are the loop's). */
+/* The worker's part: libqua calls only. */
 static void teardown_work(quad_job_t *j) {
   teardown_t *td = (teardown_t *)j;
   for (quad_binding_t *b = td->bindings; b != NULL; b = b->next_in_ref)
@@ -262,10 +263,7 @@ static void teardown_work(quad_job_t *j) {
       if (r->sites[e] != NULL)
         qua_site_close(r->sites[e]);
   for (quad_obj_t *o = td->objs; o != NULL; o = o->gone)
-    if (!quad_link_is_type(qua_quaject_type(o->q))) {
-      obj_destroy_quaject(o);
-      o->q = NULL; /* gone; done destroys what is left (links) */
-    }
+    obj_destroy_quaject(o);
 }
 
 /* The loop's part: frees what the loop allocated, answers the request. */
@@ -285,13 +283,12 @@ static void teardown_done(quad_job_t *j) {
   while (td->objs != NULL) {
     quad_obj_t *o = td->objs;
     td->objs = o->gone;
-    if (o->q != NULL)
-      obj_destroy_quaject(o); /* a link: its sites and bindings went in the work */
     named |= o->name != NULL;
     free(o->name);
     free(o->params);
     free(o);
   }
+  quad_link_reap(); /* the handles of links the work destroyed */
   if (j->request && named)
     quad_state_changed(j->c); /* written ahead of the answer */
   if (j->request && j->c->state < QUAD_CLOSING) {
@@ -388,6 +385,7 @@ typedef struct ctl {
   ProtobufCMessage *in;
   qua_quaject_t *q, *dst;
   quad_binding_t *b;      /* Bind */
+  quad_link_open_t *lo;   /* LinkOpen */
   const qua_type_t *m68k; /* Create: an m68k type, or NULL for the host's */
   const char *params[QUA_MAX_PARAMS * 4];
   size_t nparams;
@@ -468,6 +466,7 @@ quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t i
   o->active = active;
   quad_srv->nobjs++; /* obj_add leaves the counting to its caller */
   quad_srv->nthreads += active;
+  quad_link_start(q);
   return o;
 }
 
@@ -743,6 +742,35 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
   arena_free(&a);
 }
 
+/* A quaject made by a Create that could not keep it (its name was taken
+ * meanwhile, or memory ran out): destroyed by a job of its own, since a
+ * destroy waits for a grace period. Out of memory, on the loop. */
+typedef struct bare {
+  quad_job_t job;
+  qua_quaject_t *q;
+} bare_t;
+
+static void bare_work(quad_job_t *j) { qua_destroy(((bare_t *)j)->q, true, NULL); }
+
+static void bare_done(quad_job_t *j) {
+  quad_link_reap();
+  free(j);
+}
+
+static void bare_destroy(qua_quaject_t *q) {
+  bare_t *d = malloc(sizeof *d);
+  if (d == NULL) {
+    quad_log(QUAD_LOG_WARN, "out of memory: quaject #%" PRIu64 " is destroyed on the loop",
+             qua_quaject_id(q));
+    qua_destroy(q, true, NULL);
+    return;
+  }
+  d->q = q;
+  d->job.work = bare_work;
+  d->job.done = bare_done;
+  quad_job_submit(&d->job, NULL, false);
+}
+
 /* Create's worker part. */
 static void create_work(quad_job_t *j) {
   ctl_t *x = (ctl_t *)j;
@@ -780,6 +808,7 @@ static void create_done(quad_job_t *j) {
     goto nomem;
   if (o->name != NULL)
     quad_state_changed(c); /* written ahead of the answer */
+  quad_link_start(o->q);
   quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
            in->type, o->id, o->name ? " as " : "", o->name ? o->name : "");
   Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
@@ -798,9 +827,9 @@ drop:
     ctl_finish(x, NULL);
     return;
   }
-  quad_log(QUAD_LOG_WARN, "create #%" PRIu64 ": %s; destroyed on the loop", qua_quaject_id(x->q),
+  quad_log(QUAD_LOG_DEBUG, "create #%" PRIu64 ": %s; destroyed", qua_quaject_id(x->q),
            x->err.msg);
-  qua_destroy(x->q, true, NULL);
+  bare_destroy(x->q);
 undo:
   c->owned--;
   quad_srv->nobjs--;
@@ -864,16 +893,6 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   c->owned++;
   quad_srv->nobjs++;
   quad_srv->nthreads += active;
-  if (type != NULL && quad_link_is_type(type)) {
-    /* A link's init uses the loop's handles: made here, answered now. */
-    x->job.c = c;
-    x->in = call->in;
-    call->in = NULL;
-    call->deferred = true;
-    create_work(&x->job);
-    create_done(&x->job);
-    return;
-  }
   ctl_submit(x, call);
 }
 
@@ -1745,20 +1764,38 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
 
 /* --- Links (link.c has the design note) ------------------------------------------- */
 
+static void link_open_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  x->status = quad_link_open_work(x->lo, &x->err);
+}
+
+static void link_open_done(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  Qua__V1__LinkOpenReply out = QUA__V1__LINK_OPEN_REPLY__INIT;
+  x->status = quad_link_open_finish(x->lo, x->status, j->c,
+                                    (const Qua__V1__LinkOpenRequest *)x->in, &out, &x->err);
+  ctl_finish(x, x->status < 0 ? NULL : &out.base);
+}
+
+/* Opening the site on the target may resynthesise and wait for a grace
+ * period: a job (link.c note 9). */
 static void svc_link_open(Qua__V1__Qua_Service *svc, const Qua__V1__LinkOpenRequest *in,
                           Qua__V1__LinkOpenReply_Closure closure, void *data) {
   quad_call_t *call = data;
   quad_obj_t *o = obj_by_name(in->remote);
   if (o == NULL)
     FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->remote);
-  Qua__V1__LinkOpenReply out = QUA__V1__LINK_OPEN_REPLY__INIT;
-  int r = quad_link_open(call->c, in, o->q, &out, call->msg, sizeof call->msg);
+  ctl_t *x = ctl_new(call, link_open_work, link_open_done);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  int r = quad_link_open_prepare(in, o->q, &x->lo, &x->err);
   if (r < 0) {
-    call->status = r;
+    fail_err(call, r, &x->err);
+    free(x);
     closure(NULL, call);
     return;
   }
-  closure(&out, call);
+  ctl_submit(x, call);
 }
 
 static void svc_link_push(Qua__V1__Qua_Service *svc, const Qua__V1__LinkPushRequest *in,

@@ -37,16 +37,17 @@
  *     connections owned (the process's end does that at once); with no job
  *     left it destroys what remains itself. The exit deadline bounds it,
  *     kept by the signal thread (signals.c).
- *  7. Exceptions, which wait on the loop at most for the job the worker is
- *     running (the control lock), never for the queue: links are made and
- *     destroyed on the loop (their init and fini use its handles; a
- *     teardown's done destroys them after its work closed their sites);
- *     Destroy's not-wired check asks libqua (qua_wired_in); the peer side
- *     of links opens and closes its sites (link.c). A drain's count site is
- *     opened in its bind job (events.c). List, Describe and a metrics scrape's
- *     state lines are jobs (dispatch.c, "Listings"; metrics.c note 2);
- *     --state-dir's graph read asks whether a queue is closed without a
- *     lock (qua_queue_is_closed).
+ *  7. Links are no exception: their quajects are made and destroyed by
+ *     jobs like any other, LinkOpen is a request job, and the sites a link's
+ *     peer lets go of close in a job (link.c note 9); only their libuv
+ *     handles are the loop's, started in Create's done and closed once the
+ *     destroy's job ran. A drain's count site is opened in its bind job
+ *     (events.c). List, Describe and a metrics scrape's state lines are
+ *     jobs (dispatch.c, "Listings"; metrics.c note 2); --state-dir's graph
+ *     read asks whether a queue is closed without a lock
+ *     (qua_queue_is_closed). The one exception left waits on the loop at
+ *     most for the job the worker is running (the control lock), never for
+ *     the queue: Destroy's not-wired check asks libqua (qua_wired_in).
  */
 #include <stdio.h>
 #include <stdlib.h>
