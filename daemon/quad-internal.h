@@ -100,6 +100,7 @@ struct quad_obj {
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
   int64_t ident;       /* the creator's identity (quad_conn.ident) */
   bool active;         /* runs a thread of its own (ops.start): counts in nthreads */
+  bool dying;          /* a Destroy is checking its wires in (dispatch.c, "Destroy") */
   LIST_HEAD(, quad_ref) refs;      /* every connection's handle on it */
   TAILQ_ENTRY(quad_obj) link;      /* in the registry's objects, oldest first */
   LIST_ENTRY(quad_obj) owner_link; /* in its owner's `owns` */

@@ -80,7 +80,6 @@ static void links_behind_a_long_control_job_leave_the_loop_free(void) {
   uint64_t create_id = send_link_create(&owner, &q, "lw-link", "lw-target");
   Qua__V1__DestroyRequest dr = QUA__V1__DESTROY_REQUEST__INIT;
   dr.handle = doomed;
-  dr.force = true;
   uint64_t destroy_id = rc_send(&old, QUAP_DESTROY, &dr.base);
   Qua__V1__LinkOpenRequest lr = QUA__V1__LINK_OPEN_REQUEST__INIT;
   lr.link = 0x11ec;
