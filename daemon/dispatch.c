@@ -924,11 +924,16 @@ typedef struct destroy_check {
   int callouts0[16];
 } destroy_check_t;
 
-static void destroy_check_free(destroy_check_t *x) {
+/* Frees the room made for the wires, if it is not the job's own. */
+static void destroy_check_room_free(destroy_check_t *x) {
   if (x->ids != x->ids0) {
     free(x->ids);
     free(x->callouts);
   }
+}
+
+static void destroy_check_free(destroy_check_t *x) {
+  destroy_check_room_free(x);
   free(x);
 }
 
@@ -945,10 +950,7 @@ static void destroy_check_work(quad_job_t *j) {
       x->n = -1;
       return;
     }
-    if (x->ids != x->ids0) {
-      free(x->ids);
-      free(x->callouts);
-    }
+    destroy_check_room_free(x);
     x->ids = ids;
     x->callouts = callouts;
     x->cap = cap;

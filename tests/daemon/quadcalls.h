@@ -98,18 +98,31 @@ static inline uint64_t open_name(rawconn_t *c, const char *name, int *status) {
   return h;
 }
 
+/* Waits up to timeout_ms for the response to request id of method: the
+ * frame's status (QUA_ECONN without one), its message copied into msg
+ * (unless NULL), its reply unpacked into *out (unless NULL; NULL when it
+ * has none). */
+static inline int answer_status(rawconn_t *c, uint64_t id, unsigned method, int timeout_ms,
+                                  char *msg, size_t len, ProtobufCMessage **out) {
+  if (out != NULL)
+    *out = NULL;
+  Qua__V1__Frame *f = rc_response(c, id, timeout_ms);
+  if (f == NULL)
+    return QUA_ECONN;
+  int st = f->status;
+  if (msg != NULL)
+    snprintf(msg, len, "%s", f->message ? f->message : "");
+  if (out != NULL && quap_response_unpack(f, method, out) < 0)
+    *out = NULL;
+  quap_frame_free(f);
+  return st;
+}
+
 /* Sends one request and waits for its response: the frame's status
  * (QUA_ECONN without one), and its message copied into msg. */
 static inline int call_status(rawconn_t *c, unsigned method, const ProtobufCMessage *req, char *msg,
                               size_t len) {
-  uint64_t id = rc_send(c, method, req);
-  Qua__V1__Frame *f = rc_response(c, id, 5000);
-  if (f == NULL)
-    return QUA_ECONN;
-  int st = f->status;
-  snprintf(msg, len, "%s", f->message ? f->message : "");
-  quap_frame_free(f);
-  return st;
+  return answer_status(c, rc_send(c, method, req), method, 5000, msg, len, NULL);
 }
 
 /* Wires src's callout to dst's callentry; returns the status. */

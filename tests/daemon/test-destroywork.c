@@ -18,13 +18,8 @@ static uint64_t send_destroy(rawconn_t *c, uint64_t h) {
 
 /* Its answer's status and message, with its time since t0 in *at. */
 static int destroyed(rawconn_t *c, uint64_t id, double t0, double *at, char *msg, size_t len) {
-  Qua__V1__Frame *f = rc_response(c, id, 10000);
+  int st = answer_status(c, id, QUAP_DESTROY, 10000, msg, len, NULL);
   *at = rc_now() - t0;
-  if (f == NULL)
-    return QUA_ECONN;
-  int st = f->status;
-  snprintf(msg, len, "%s", f->message ? f->message : "");
-  quap_frame_free(f);
   return st;
 }
 

@@ -13,14 +13,8 @@ static const char *quad_exe; /* quad-faultsim: a Create can hold the control loc
 /* The response to id, with its time since t0 in *at; its status (QUA_ECONN without one). */
 static int answered(rawconn_t *c, uint64_t id, double t0, double *at, ProtobufCMessage **out,
                     unsigned method) {
-  Qua__V1__Frame *f = rc_response(c, id, 10000);
+  int st = answer_status(c, id, method, 10000, NULL, 0, out);
   *at = rc_now() - t0;
-  if (f == NULL)
-    return QUA_ECONN;
-  int st = f->status;
-  if (out != NULL && quap_response_unpack(f, method, out) < 0)
-    *out = NULL;
-  quap_frame_free(f);
   return st;
 }
 
