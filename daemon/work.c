@@ -48,7 +48,8 @@
  *     site is opened in its bind job (events.c). List, Describe and a
  *     metrics scrape's state lines are jobs (dispatch.c, "Listings";
  *     metrics.c note 2). --state-dir's graph read asks whether a queue is
- *     closed without a lock (qua_queue_is_closed). What the loop still asks
+ *     closed and where a callout is wired without a lock
+ *     (qua_queue_is_closed, qua_wired_to_id). What the loop still asks
  *     libqua takes no lock: calls through open sites, broadcasts, a
  *     quaject's id and type. The exit (note 6) destroys what is left on
  *     the loop, once no job is left and every connection is closed.
