@@ -460,6 +460,8 @@ void quad_ring_free(quad_ring_t *r);
 /* link.c: the link type (the sender) and the peer side of LinkOpen/LinkPush. */
 /* Registers the link type with libqua (once, before the loop runs). */
 int quad_link_register(void);
+/* True for the link type (its describe reads the loop's state, so its
+ * state line is taken on the loop). */
 bool quad_link_is_type(const qua_type_t *t);
 /* A link's two parts (link.c note 9): libqua makes and destroys the
  * quaject on the worker; the loop starts its connection once the daemon
