@@ -243,6 +243,7 @@ static void obj_detach(quad_obj_t *o, teardown_t *td) {
   quad_reg_remove(&quad_srv->reg, o);
   quad_srv->nobjs--;
   quad_srv->nthreads -= o->active;
+  quad_link_stop(o->q); /* a link's connection ends now; its quaject goes in the work */
   o->gone = td->objs;
   td->objs = o;
 }
@@ -253,7 +254,7 @@ static void obj_destroy_quaject(quad_obj_t *o) {
     quad_log(QUAD_LOG_ERROR, "destroy #%" PRIu64 ": %s", o->id, err.msg);
 }
 
-/* The worker's part: libqua calls only (links are the loop's). */
+/* The worker's part: libqua calls only. */
 static void teardown_work(quad_job_t *j) {
   teardown_t *td = (teardown_t *)j;
   for (quad_binding_t *b = td->bindings; b != NULL; b = b->next_in_ref)
@@ -263,10 +264,7 @@ static void teardown_work(quad_job_t *j) {
       if (r->sites[e] != NULL)
         qua_site_close(r->sites[e]);
   for (quad_obj_t *o = td->objs; o != NULL; o = o->gone)
-    if (!quad_link_is_type(qua_quaject_type(o->q))) {
-      obj_destroy_quaject(o);
-      o->q = NULL; /* gone; done destroys what is left (links) */
-    }
+    obj_destroy_quaject(o);
 }
 
 /* The loop's part: frees what the loop allocated, answers the request. */
@@ -286,13 +284,12 @@ static void teardown_done(quad_job_t *j) {
   while (td->objs != NULL) {
     quad_obj_t *o = td->objs;
     td->objs = o->gone;
-    if (o->q != NULL)
-      obj_destroy_quaject(o); /* a link: its sites and bindings went in the work */
     named |= o->name != NULL;
     free(o->name);
     free(o->params);
     free(o);
   }
+  quad_link_reap(); /* the handles of links the work destroyed */
   if (j->request && named)
     quad_state_changed(j->c); /* written ahead of the answer */
   if (j->request && j->c->state < QUAD_CLOSING) {
@@ -304,35 +301,42 @@ static void teardown_done(quad_job_t *j) {
     free(td);
 }
 
-/* Hands a gathered teardown to the worker: as the job answering request
- * `call` (NULL: none), holding `c` (NULL: none). Out of memory, it runs
- * here, on the loop: slower, never lost. */
-static void teardown_submit(teardown_t *gathered, quad_conn_t *c, quad_call_t *call) {
-  if (gathered->bindings == NULL && gathered->refs == NULL && gathered->objs == NULL &&
-      call == NULL)
-    return;
+/* Hands a gathered teardown to the worker, holding `c` (NULL: none): as
+ * the job answering c's request `id` of `method` when `request`. Out of
+ * memory, it runs here, on the loop: slower, never lost. True when it
+ * was queued (false: it ran, and answered). */
+static bool teardown_queue(teardown_t *gathered, quad_conn_t *c, bool request, uint64_t id,
+                           uint32_t method) {
+  gathered->id = request ? id : 0;
+  gathered->method = request ? method : 0;
   teardown_t *td = malloc(sizeof *td);
   if (td == NULL) {
     quad_log(QUAD_LOG_WARN, "out of memory: control work runs on the loop");
     gathered->job.c = c;
-    gathered->job.request = call != NULL;
-    gathered->id = call != NULL ? call->id : 0;
-    gathered->method = call != NULL ? call->method : 0;
+    gathered->job.request = request;
     teardown_work(&gathered->job);
     teardown_done(&gathered->job);
-    if (call != NULL)
-      call->replied = true;
-    return;
+    return false;
   }
   *td = *gathered;
   td->on_heap = true;
   td->job.work = teardown_work;
   td->job.done = teardown_done;
-  td->id = call != NULL ? call->id : 0;
-  td->method = call != NULL ? call->method : 0;
-  if (call != NULL)
-    call->deferred = true;
-  quad_job_submit(&td->job, c, call != NULL);
+  quad_job_submit(&td->job, c, request);
+  return true;
+}
+
+/* The same as the job answering request `call` (NULL: none). */
+static void teardown_submit(teardown_t *gathered, quad_conn_t *c, quad_call_t *call) {
+  if (gathered->bindings == NULL && gathered->refs == NULL && gathered->objs == NULL &&
+      call == NULL)
+    return;
+  bool queued = teardown_queue(gathered, c, call != NULL, call != NULL ? call->id : 0,
+                               call != NULL ? call->method : 0);
+  if (call != NULL) {
+    call->deferred = queued;
+    call->replied = !queued;
+  }
 }
 
 void quad_conn_release(quad_conn_t *c) {
@@ -389,6 +393,7 @@ typedef struct ctl {
   ProtobufCMessage *in;
   qua_quaject_t *q, *dst;
   quad_binding_t *b;      /* Bind */
+  quad_link_open_t *lo;   /* LinkOpen */
   const qua_type_t *m68k; /* Create: an m68k type, or NULL for the host's */
   const char *params[QUA_MAX_PARAMS * 4];
   size_t nparams;
@@ -469,6 +474,7 @@ quad_obj_t *quad_obj_adopt(qua_quaject_t *q, char *name, char *params, int64_t i
   o->active = active;
   quad_srv->nobjs++; /* obj_add leaves the counting to its caller */
   quad_srv->nthreads += active;
+  quad_link_start(q);
   return o;
 }
 
@@ -744,6 +750,35 @@ static void svc_list_types(Qua__V1__Qua_Service *svc, const Qua__V1__ListTypesRe
   arena_free(&a);
 }
 
+/* A quaject made by a Create that could not keep it (its name was taken
+ * meanwhile, or memory ran out): destroyed by a job of its own, since a
+ * destroy waits for a grace period. Out of memory, on the loop. */
+typedef struct bare {
+  quad_job_t job;
+  qua_quaject_t *q;
+} bare_t;
+
+static void bare_work(quad_job_t *j) { qua_destroy(((bare_t *)j)->q, true, NULL); }
+
+static void bare_done(quad_job_t *j) {
+  quad_link_reap();
+  free(j);
+}
+
+static void bare_destroy(qua_quaject_t *q) {
+  bare_t *d = malloc(sizeof *d);
+  if (d == NULL) {
+    quad_log(QUAD_LOG_WARN, "out of memory: quaject #%" PRIu64 " is destroyed on the loop",
+             qua_quaject_id(q));
+    qua_destroy(q, true, NULL);
+    return;
+  }
+  d->q = q;
+  d->job.work = bare_work;
+  d->job.done = bare_done;
+  quad_job_submit(&d->job, NULL, false);
+}
+
 /* Create's worker part. */
 static void create_work(quad_job_t *j) {
   ctl_t *x = (ctl_t *)j;
@@ -781,6 +816,7 @@ static void create_done(quad_job_t *j) {
     goto nomem;
   if (o->name != NULL)
     quad_state_changed(c); /* written ahead of the answer */
+  quad_link_start(o->q);
   quad_log(QUAD_LOG_DEBUG, "conn %llu: create %s #%" PRIu64 "%s%s", (unsigned long long)c->serial,
            in->type, o->id, o->name ? " as " : "", o->name ? o->name : "");
   Qua__V1__CreateReply out = QUA__V1__CREATE_REPLY__INIT;
@@ -799,9 +835,9 @@ drop:
     ctl_finish(x, NULL);
     return;
   }
-  quad_log(QUAD_LOG_WARN, "create #%" PRIu64 ": %s; destroyed on the loop", qua_quaject_id(x->q),
+  quad_log(QUAD_LOG_DEBUG, "create #%" PRIu64 ": %s; destroyed", qua_quaject_id(x->q),
            x->err.msg);
-  qua_destroy(x->q, true, NULL);
+  bare_destroy(x->q);
 undo:
   c->owned--;
   quad_srv->nobjs--;
@@ -865,44 +901,100 @@ static void svc_create(Qua__V1__Qua_Service *svc, const Qua__V1__CreateRequest *
   c->owned++;
   quad_srv->nobjs++;
   quad_srv->nthreads += active;
-  if (type != NULL && quad_link_is_type(type)) {
-    /* A link's init uses the loop's handles: made here, answered now. */
-    x->job.c = c;
-    x->in = call->in;
-    call->in = NULL;
-    call->deferred = true;
-    create_work(&x->job);
-    create_done(&x->job);
-    return;
-  }
   ctl_submit(x, call);
 }
 
-/* A daemon object whose callout is wired to o (its callout in *callout),
- * or NULL. Looks at o's own wires in, not at every object. */
-static const quad_obj_t *wired_into(const quad_obj_t *o, int *callout) {
-  enum { N = 16 };
-  uint64_t ids[N];
-  int callouts[N];
-  int n = qua_wired_in(o->q, ids, callouts, N);
-  for (int i = 0; i < n && i < N; i++) {
-    const quad_obj_t *p = obj_by_id(ids[i]);
-    if (p != NULL) {
-      *callout = callouts[i];
-      return p;
+/* --- Destroy ------------------------------------------------------------------------ */
+
+/* A Destroy without force asks libqua whether a daemon object's callout is
+ * wired into the quaject (qua_wired_in, under the control lock) in a job
+ * of its own, and only then detaches it and queues its teardown. From the
+ * request to that job's done the object is `dying`: no Wire names it as
+ * its target, nor does another Destroy, so the answer still holds when the
+ * done acts on it (a Wire queued before the request ran before the job). */
+typedef struct destroy_check {
+  quad_job_t job;
+  uint64_t id;      /* the request */
+  uint32_t method;  /* and its method (for the metrics) */
+  uint64_t oid;     /* the object's id: looked up again in done */
+  qua_quaject_t *q;
+  int n, cap;       /* wires in (-1: out of memory), and room in ids and callouts */
+  uint64_t *ids;
+  int *callouts;
+  uint64_t ids0[16];
+  int callouts0[16];
+} destroy_check_t;
+
+/* Frees the room made for the wires, if it is not the job's own. */
+static void destroy_check_room_free(destroy_check_t *x) {
+  if (x->ids != x->ids0) {
+    free(x->ids);
+    free(x->callouts);
+  }
+}
+
+static void destroy_check_free(destroy_check_t *x) {
+  destroy_check_room_free(x);
+  free(x);
+}
+
+/* The worker: every wire into q, with room made until they fit. */
+static void destroy_check_work(quad_job_t *j) {
+  destroy_check_t *x = (destroy_check_t *)j;
+  while ((x->n = qua_wired_in(x->q, x->ids, x->callouts, x->cap)) > x->cap) {
+    int cap = x->n + 16;
+    uint64_t *ids = malloc((size_t)cap * sizeof *ids);
+    int *callouts = malloc((size_t)cap * sizeof *callouts);
+    if (ids == NULL || callouts == NULL) {
+      free(ids);
+      free(callouts);
+      x->n = -1;
+      return;
+    }
+    destroy_check_room_free(x);
+    x->ids = ids;
+    x->callouts = callouts;
+    x->cap = cap;
+  }
+}
+
+/* The loop: refuses if a daemon object is wired into it, else detaches it
+ * and queues its teardown, which answers. */
+static void destroy_check_done(quad_job_t *j) {
+  destroy_check_t *x = (destroy_check_t *)j;
+  quad_conn_t *c = j->c;
+  quad_obj_t *o = obj_by_id(x->oid);
+  int status = 0;
+  char msg[192] = "";
+  if (o != NULL) { /* else it went meanwhile, with its owner's connection */
+    o->dying = false;
+    if (x->n < 0) {
+      status = QUA_ENOMEM;
+      snprintf(msg, sizeof msg, "out of memory");
+    }
+    for (int i = 0; status == 0 && i < x->n; i++) {
+      const quad_obj_t *p = obj_by_id(x->ids[i]);
+      if (p == NULL)
+        continue; /* not the daemon's, or already on its way out */
+      const qua_type_t *t = qua_quaject_type(p->q);
+      status = QUA_EBUSY;
+      snprintf(msg, sizeof msg, "%s.%s is wired to it (unwire it, or destroy with force)",
+               p->name ? p->name : t->name, t->callouts[x->callouts[i]].name);
+    }
+    if (status == 0) {
+      teardown_t td = {0};
+      obj_detach(o, &td);
+      teardown_queue(&td, c, true, x->id, x->method); /* answers when done */
+      destroy_check_free(x);
+      return;
     }
   }
-  if (n > N) /* more wires in than looked at: the rest are found the long way */
-    for (const quad_obj_t *p = TAILQ_FIRST(&quad_srv->reg.objs); p != NULL;
-         p = TAILQ_NEXT(p, link)) {
-      const qua_type_t *t = qua_quaject_type(p->q);
-      for (int k = 0; k < t->ncallouts; k++)
-        if (qua_wired_to(p->q, k, NULL) == o->q) {
-          *callout = k;
-          return p;
-        }
-    }
-  return NULL;
+  if (c->state < QUAD_CLOSING) {
+    quad_metrics_reply(x->method, status);
+    Qua__V1__Empty out = QUA__V1__EMPTY__INIT;
+    quad_conn_respond(c, x->id, status, status < 0 ? msg : NULL, status < 0 ? NULL : &out.base);
+  }
+  destroy_check_free(x);
 }
 
 static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest *in,
@@ -911,15 +1003,28 @@ static void svc_destroy(Qua__V1__Qua_Service *svc, const Qua__V1__DestroyRequest
   GET_REF(ref, in->handle);
   quad_obj_t *o = ref->obj;
   DENY_UNLESS_CONTROL(o, "destroy");
-  int k;
-  const quad_obj_t *p;
-  if (!in->force && (p = wired_into(o, &k)) != NULL) {
-    const qua_type_t *t = qua_quaject_type(p->q);
-    FAIL(QUA_EBUSY, "%s.%s is wired to it (unwire it, or destroy with force)",
-         p->name ? p->name : t->name, t->callouts[k].name);
+  if (o->dying)
+    FAIL(QUA_EBUSY, "quaject #%" PRIu64 " is being destroyed", o->id);
+  quad_log(QUAD_LOG_DEBUG, "conn %llu: destroy #%" PRIu64 "%s",
+           (unsigned long long)call->c->serial, o->id, in->force ? " (force)" : "");
+  if (!in->force) {
+    destroy_check_t *x = calloc(1, sizeof *x);
+    if (x == NULL)
+      FAIL(QUA_ENOMEM, "out of memory");
+    x->job.work = destroy_check_work;
+    x->job.done = destroy_check_done;
+    x->id = call->id;
+    x->method = call->method;
+    x->oid = o->id;
+    x->q = o->q;
+    x->ids = x->ids0;
+    x->callouts = x->callouts0;
+    x->cap = 16;
+    o->dying = true;
+    call->deferred = true;
+    quad_job_submit(&x->job, call->c, true);
+    return;
   }
-  quad_log(QUAD_LOG_DEBUG, "conn %llu: destroy #%" PRIu64, (unsigned long long)call->c->serial,
-           o->id);
   teardown_t td = {0};
   obj_detach(o, &td);
   teardown_submit(&td, call->c, call);
@@ -993,6 +1098,8 @@ static void svc_wire(Qua__V1__Qua_Service *svc, const Qua__V1__WireRequest *in,
   quad_call_t *call = data;
   GET_REF(src, in->src);
   GET_REF(dst, in->dst);
+  if (dst->obj->dying) /* its Destroy is checking that nothing is wired into it */
+    FAIL(QUA_EBUSY, "quaject #%" PRIu64 " is being destroyed", dst->obj->id);
   ctl_t *x = ctl_new(call, wire_work, ctl_done_saved);
   if (x == NULL)
     FAIL(QUA_ENOMEM, "out of memory");
@@ -1759,20 +1866,38 @@ static void svc_close(Qua__V1__Qua_Service *svc, const Qua__V1__CloseRequest *in
 
 /* --- Links (link.c has the design note) ------------------------------------------- */
 
+static void link_open_work(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  x->status = quad_link_open_work(x->lo, &x->err);
+}
+
+static void link_open_done(quad_job_t *j) {
+  ctl_t *x = (ctl_t *)j;
+  Qua__V1__LinkOpenReply out = QUA__V1__LINK_OPEN_REPLY__INIT;
+  x->status = quad_link_open_finish(x->lo, x->status, j->c,
+                                    (const Qua__V1__LinkOpenRequest *)x->in, &out, &x->err);
+  ctl_finish(x, x->status < 0 ? NULL : &out.base);
+}
+
+/* Opening the site on the target may resynthesise and wait for a grace
+ * period: a job (link.c note 9). */
 static void svc_link_open(Qua__V1__Qua_Service *svc, const Qua__V1__LinkOpenRequest *in,
                           Qua__V1__LinkOpenReply_Closure closure, void *data) {
   quad_call_t *call = data;
   quad_obj_t *o = obj_by_name(in->remote);
   if (o == NULL)
     FAIL(QUA_ENOTFOUND, "no quaject is published as '%.64s'", in->remote);
-  Qua__V1__LinkOpenReply out = QUA__V1__LINK_OPEN_REPLY__INIT;
-  int r = quad_link_open(call->c, in, o->q, &out, call->msg, sizeof call->msg);
+  ctl_t *x = ctl_new(call, link_open_work, link_open_done);
+  if (x == NULL)
+    FAIL(QUA_ENOMEM, "out of memory");
+  int r = quad_link_open_prepare(in, o->q, &x->lo, &x->err);
   if (r < 0) {
-    call->status = r;
+    fail_err(call, r, &x->err);
+    free(x);
     closure(NULL, call);
     return;
   }
-  closure(&out, call);
+  ctl_submit(x, call);
 }
 
 static void svc_link_push(Qua__V1__Qua_Service *svc, const Qua__V1__LinkPushRequest *in,

@@ -16,9 +16,11 @@
  * Everything else belongs to the loop thread: it moves items from outq into
  * the ring of unacknowledged items (assigning sequence numbers), writes
  * pushes, reads replies, releases credits and calls back notfull, up and
- * down. The peer side runs on the peer's loop only; the one thing another
- * thread does there is the target's "notfull" handler (a consumer thread),
- * which sets an atomic flag and wakes the loop.
+ * down; but for its creation and destruction (note 9). The peer side runs
+ * on the peer's loop, but for the sites it opens and closes (the worker,
+ * note 9); the one thing another thread does there is the target's
+ * "notfull" handler (a consumer thread), which sets an atomic flag and
+ * wakes the loop.
  *
  * States of the sender's connection:
  *
@@ -99,6 +101,29 @@
  *     unacknowledged item (LinkOpen's first_seq): what was acknowledged was
  *     applied by this quad already.
  *
+ * Where the control work runs (work.c note 1: the loop never waits for
+ * libqua's control lock, a grace period or a resynthesis):
+ *
+ *  9. A link's quaject is made and destroyed by control jobs, as every
+ *     other: its init and fini run on the worker and touch no handle of
+ *     the loop's. The loop starts the sender (its id, wake, timers and
+ *     connection) once the daemon holds the quaject as an object
+ *     (quad_link_start: Create's done, or a restore), and stops it (timers,
+ *     connection) when the object leaves the daemon, before its destroy is
+ *     queued (quad_link_stop, from obj_detach). The wake handle stays open
+ *     until fini: a put on a pump's thread may signal it until the grace
+ *     period inside qua_destroy. fini hands the link to the loop (a list
+ *     under a mutex), which closes the handle after the job
+ *     (quad_link_reap). On the peer, LinkOpen is a request job: prepare
+ *     checks the request and takes the link's peer state on the loop, the
+ *     worker opens the site, and finish attaches the link (taking it over,
+ *     note 8) and answers with next_seq as it stands then; until the
+ *     finish, the connection it was attached to keeps pushing. A site a
+ *     peer state lets go of (taken over, its connection closing, opened
+ *     for a connection that went meanwhile) closes in a job too; until that
+ *     job ran the state counts it (pending) and is never forgotten, since
+ *     the site's notfull handler may still run with it.
+ *
  * Why nothing is applied twice or lost while the receiving quad lives: an
  * item leaves the sender's ring only when acknowledged (1, 3), which the
  * peer does only after the target accepted it (7); until then it is
@@ -108,6 +133,7 @@
 #include <errno.h>
 #include <stdalign.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +223,8 @@ struct quad_link {
   uint64_t binding;
   unsigned attempts, poll_ms;
   size_t batch_max;
+  bool started;         /* its handles exist (quad_link_start) */
+  quad_link_t *reap_next; /* fini ran: its wake handle is the loop's to close (note 9) */
   uv_async_t wake;
   uv_timer_t timer;
   uv_timer_t watchdog;
@@ -791,6 +819,8 @@ static int link_parse(quad_link_t *l, const uint64_t *params) {
   return 0;
 }
 
+/* Makes the quaject's part (on whatever thread creates it: the worker).
+ * Touches no handle of the loop's: quad_link_start does that (note 9). */
 static int link_init(qua_quaject_t *q, const uint64_t *params) {
   link_q_t *k = qua_quaject_state(q);
   quad_link_t *l = calloc(1, sizeof *l);
@@ -811,25 +841,15 @@ static int link_init(qua_quaject_t *q, const uint64_t *params) {
     r = QUA_ENOMEM;
     goto fail_ring;
   }
-  do
-    l->id = rng_next();
-  while (l->id == 0);
   l->q = q;
   l->k = k;
   l->base = l->sent = l->next = l->high = 1;
   l->batch_max = QUAD_LINK_BATCH_MAX;
   k->l = l;
-  k->wake = &l->wake;
+  k->wake = &l->wake; /* initialised by quad_link_start, before any put can run */
   atomic_init(&k->inflight, 0);
   atomic_init(&k->full, 0);
-  uv_async_init(quad_srv->loop, &l->wake, on_wake_link);
-  uv_timer_init(quad_srv->loop, &l->timer);
-  uv_timer_init(quad_srv->loop, &l->watchdog);
-  l->wake.data = l->timer.data = l->watchdog.data = l;
-  l->refs = 3;
-  uv_timer_start(&l->watchdog, on_watchdog, QUAD_LINK_WATCH_MS, QUAD_LINK_WATCH_MS);
-  quad_srv->links++;
-  link_connect(l);
+  atomic_init(&k->remote_full, 0);
   return 0;
 
 fail_ring:
@@ -839,20 +859,73 @@ fail:
   return r;
 }
 
-/* After a grace period: no put runs. The loop-side part goes once its
- * handles are closed. */
-static void link_fini(qua_quaject_t *q) {
+void quad_link_start(qua_quaject_t *q) {
+  if (!quad_link_is_type(qua_quaject_type(q)))
+    return;
   link_q_t *k = qua_quaject_state(q);
   quad_link_t *l = k->l;
-  l->q = NULL;
+  do
+    l->id = rng_next();
+  while (l->id == 0);
+  uv_async_init(quad_srv->loop, &l->wake, on_wake_link);
+  uv_timer_init(quad_srv->loop, &l->timer);
+  uv_timer_init(quad_srv->loop, &l->watchdog);
+  l->wake.data = l->timer.data = l->watchdog.data = l;
+  l->refs = 3;
+  l->started = true;
+  uv_timer_start(&l->watchdog, on_watchdog, QUAD_LINK_WATCH_MS, QUAD_LINK_WATCH_MS);
+  quad_srv->links++;
+  link_connect(l);
+}
+
+void quad_link_stop(qua_quaject_t *q) {
+  if (!quad_link_is_type(qua_quaject_type(q)))
+    return;
+  quad_link_t *l = ((link_q_t *)qua_quaject_state(q))->l;
+  if (!l->started || l->q == NULL)
+    return;
+  l->q = NULL; /* every callback of the loop's now leaves it alone */
   l->k = NULL;
   conn_drop(l);
   addrs_free(l);
-  uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->timer, on_link_handle_closed);
   uv_close((uv_handle_t *)&l->watchdog, on_link_handle_closed);
-  qua_lfq_fini(&k->outq);
   quad_srv->links--;
+}
+
+/* Links whose fini ran and whose wake handle the loop is still to close
+ * (note 9); any thread adds, the loop takes. */
+static pthread_mutex_t reap_mu = PTHREAD_MUTEX_INITIALIZER;
+static quad_link_t *reaped;
+
+/* After a grace period (whatever thread destroys the quaject: the
+ * worker): no put runs, so its wake handle may close, which the loop does
+ * (quad_link_reap). A link never started has no handle: it goes now. */
+static void link_fini(qua_quaject_t *q) {
+  link_q_t *k = qua_quaject_state(q);
+  quad_link_t *l = k->l;
+  qua_lfq_fini(&k->outq);
+  if (!l->started) {
+    free(l->ring);
+    free(l);
+    return;
+  }
+  pthread_mutex_lock(&reap_mu);
+  l->reap_next = reaped;
+  reaped = l;
+  pthread_mutex_unlock(&reap_mu);
+}
+
+void quad_link_reap(void) {
+  pthread_mutex_lock(&reap_mu);
+  quad_link_t *l = reaped;
+  reaped = NULL;
+  pthread_mutex_unlock(&reap_mu);
+  while (l != NULL) {
+    quad_link_t *next = l->reap_next;
+    uv_close((uv_handle_t *)&l->wake, on_link_handle_closed);
+    l = next;
+  }
 }
 
 /* What show prints: up; down after a failure, while it retries (with the
@@ -927,6 +1000,7 @@ typedef struct link_peer {
   qua_site_t *site;  /* on the target, while attached */
   uint64_t binding;
   uint64_t used;     /* for forgetting the least recently used */
+  unsigned pending;  /* jobs that open or close a site of it: it is not forgotten meanwhile */
   _Atomic bool room; /* any thread: the target reported notfull */
   bool reported_full;
 } link_peer_t;
@@ -943,13 +1017,83 @@ static void on_room(void *ctx, qua_quaject_t *from, int cb, uint64_t arg) {
   uv_async_send(&quad_srv->wake);
 }
 
-static void peer_detach(link_peer_t *p) {
-  if (p->site != NULL)
-    qua_site_close(p->site); /* the room handler no longer runs */
+/* Sites of detached links, closed by a control job (note 9): the peer
+ * states stay (pending) until their handlers can no longer run. */
+typedef struct site_close {
+  quad_job_t job;
+  size_t n;
+  struct {
+    link_peer_t *p;
+    qua_site_t *site;
+  } s[];
+} site_close_t;
+
+static void site_close_work(quad_job_t *j) {
+  site_close_t *sc = (site_close_t *)j;
+  for (size_t i = 0; i < sc->n; i++)
+    qua_site_close(sc->s[i].site); /* the room handler no longer runs */
+}
+
+static void site_close_done(quad_job_t *j) {
+  site_close_t *sc = (site_close_t *)j;
+  for (size_t i = 0; i < sc->n; i++)
+    sc->s[i].p->pending--;
+  free(sc);
+}
+
+static site_close_t *site_close_new(size_t n) {
+  site_close_t *sc = malloc(sizeof *sc + n * sizeof sc->s[0]);
+  if (sc != NULL) {
+    sc->n = 0;
+    sc->job.work = site_close_work;
+    sc->job.done = site_close_done;
+  }
+  return sc;
+}
+
+/* Adds p's site s to sc, or, when sc is NULL (out of memory, or the
+ * exit), closes it here. */
+static void site_add(site_close_t *sc, link_peer_t *p, qua_site_t *s) {
+  if (s == NULL)
+    return;
+  if (sc == NULL) {
+    qua_site_close(s);
+    return;
+  }
+  sc->s[sc->n].p = p;
+  sc->s[sc->n].site = s;
+  sc->n++;
+  p->pending++;
+}
+
+/* Hands sc to the worker (nothing to close: freed). */
+static void site_close_submit(site_close_t *sc) {
+  if (sc == NULL)
+    return;
+  if (sc->n == 0) {
+    free(sc);
+    return;
+  }
+  quad_job_submit(&sc->job, NULL, false);
+}
+
+/* Closes p's site s in a job of its own. */
+static void site_close_one(link_peer_t *p, qua_site_t *s) {
+  if (s == NULL)
+    return;
+  site_close_t *sc = site_close_new(1);
+  if (sc == NULL)
+    quad_log(QUAD_LOG_WARN, "out of memory: a link's site closes on the loop");
+  site_add(sc, p, s);
+  site_close_submit(sc);
+}
+
+/* Detaches p from its connection; its site goes into sc (site_add). */
+static void peer_detach(link_peer_t *p, site_close_t *sc) {
+  site_add(sc, p, p->site);
   p->site = NULL;
   p->conn = NULL;
   p->reported_full = false;
-  atomic_store(&p->room, false);
 }
 
 /* A peer state for link id: known, new, or one forgotten to make room. */
@@ -961,7 +1105,7 @@ static link_peer_t *peer_get(uint64_t id, uint64_t first_seq, char *msg, size_t 
     link_peer_t *old = NULL;
     for (size_t i = 0; i < peers.cap; i++) {
       link_peer_t *q = peers.keys[i] != 0 ? peers.vals[i] : NULL;
-      if (q != NULL && q->conn == NULL && (old == NULL || q->used < old->used))
+      if (q != NULL && q->conn == NULL && q->pending == 0 && (old == NULL || q->used < old->used))
         old = q;
     }
     if (old == NULL) {
@@ -984,48 +1128,96 @@ static link_peer_t *peer_get(uint64_t id, uint64_t first_seq, char *msg, size_t 
   return p;
 }
 
-int quad_link_open(quad_conn_t *c, const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
-                   Qua__V1__LinkOpenReply *out, char *msg, size_t msglen) {
+/* A LinkOpen on its way through the worker (note 9). */
+struct quad_link_open {
+  link_peer_t *p;
+  qua_quaject_t *q;  /* the target */
+  const char *entry; /* its callentry (the type's string) */
+  bool notifies;     /* it has "notfull" */
+  qua_site_t *site;  /* opened by the work */
+};
+
+int quad_link_open_prepare(const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
+                           quad_link_open_t **out, qua_error_t *err) {
   if (in->link == 0) {
-    snprintf(msg, msglen, "link id 0: ids are non-zero");
-    return QUA_EINVAL;
+    snprintf(err->msg, sizeof err->msg, "link id 0: ids are non-zero");
+    return err->code = QUA_EINVAL;
   }
   const qua_type_t *t = qua_quaject_type(q);
   int e = qua_type_entry(t, in->entry);
   if (e < 0) {
-    snprintf(msg, msglen, "%s (a %s) has no callentry '%.64s'", in->remote, t->name, in->entry);
-    return QUA_ENOENTRY;
+    snprintf(err->msg, sizeof err->msg, "%s (a %s) has no callentry '%.64s'", in->remote,
+             t->name, in->entry);
+    return err->code = QUA_ENOENTRY;
   }
   const qua_entry_def_t *ed = &t->entries[e];
   if (ed->arity != 1 || !ed->remote) {
-    snprintf(msg, msglen, "%s.%s takes %d argument%s: a link carries one word", in->remote,
-             ed->name, ed->arity, ed->arity == 1 ? "" : "s");
-    return QUA_EARITY;
+    snprintf(err->msg, sizeof err->msg, "%s.%s takes %d argument%s: a link carries one word",
+             in->remote, ed->name, ed->arity, ed->arity == 1 ? "" : "s");
+    return err->code = QUA_EARITY;
   }
-  link_peer_t *p = peer_get(in->link, in->first_seq, msg, msglen);
-  if (p == NULL)
-    return QUA_ELIMIT;
+  quad_link_open_t *lo = calloc(1, sizeof *lo);
+  if (lo == NULL) {
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return err->code = QUA_ENOMEM;
+  }
+  link_peer_t *p = peer_get(in->link, in->first_seq, err->msg, sizeof err->msg);
+  if (p == NULL) {
+    free(lo);
+    return err->code = QUA_ELIMIT;
+  }
+  p->pending++; /* kept until finish */
+  lo->p = p;
+  lo->q = q;
+  lo->entry = ed->name;
+  lo->notifies = qua_type_callback(t, "notfull") >= 0;
+  *out = lo;
+  return 0;
+}
+
+int quad_link_open_work(quad_link_open_t *lo, qua_error_t *err) {
+  const qua_bind_t handlers[] = {{lo->notifies ? "notfull" : NULL, on_room, lo->p},
+                                 {NULL, NULL, NULL}};
+  int r = qua_site_open(lo->q, lo->entry, handlers, 0, &lo->site, err);
+  if (r < 0) {
+    lo->site = NULL;
+    if (err->msg[0] == '\0')
+      snprintf(err->msg, sizeof err->msg, "%s", qua_strerror(r));
+  }
+  return r;
+}
+
+int quad_link_open_finish(quad_link_open_t *lo, int status, quad_conn_t *c,
+                          const Qua__V1__LinkOpenRequest *in, Qua__V1__LinkOpenReply *out,
+                          qua_error_t *err) {
+  link_peer_t *p = lo->p;
+  p->pending--;
+  int r = status;
+  if (r >= 0 && c->state >= QUAD_CLOSING) {
+    snprintf(err->msg, sizeof err->msg, "the connection closed");
+    r = err->code = QUA_ESHUTDOWN;
+  }
+  if (r < 0) {
+    site_close_one(p, lo->site); /* opened for a connection that went */
+    free(lo);
+    return r;
+  }
   if (p->conn != NULL)
     quad_log(QUAD_LOG_INFO, "link %016" PRIx64 ": taken over by conn %llu", p->id,
              (unsigned long long)c->serial);
-  peer_detach(p); /* note 8: one connection at a time */
-  bool notifies = qua_type_callback(t, "notfull") >= 0;
-  const qua_bind_t handlers[] = {{notifies ? "notfull" : NULL, on_room, p}, {NULL, NULL, NULL}};
-  qua_error_t err = {0};
-  int r = qua_site_open(q, ed->name, handlers, 0, &p->site, &err);
-  if (r < 0) {
-    p->site = NULL;
-    snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : qua_strerror(r));
-    return r;
-  }
+  site_close_one(p, p->site); /* note 8: one connection at a time */
+  atomic_store(&p->room, false); /* a late notfull of the old site */
+  p->reported_full = false;
+  p->site = lo->site;
   p->conn = c;
   p->binding = ++peers_binding;
   p->used = ++peers_clock;
   out->next_seq = p->next_seq;
   out->binding = p->binding;
-  out->notifies = notifies;
+  out->notifies = lo->notifies;
   quad_log(QUAD_LOG_INFO, "conn %llu: link %016" PRIx64 " to %s.%s open at item %" PRIu64,
-           (unsigned long long)c->serial, p->id, in->remote, ed->name, p->next_seq);
+           (unsigned long long)c->serial, p->id, in->remote, lo->entry, p->next_seq);
+  free(lo);
   return 0;
 }
 
@@ -1066,11 +1258,20 @@ int quad_link_push(quad_conn_t *c, const Qua__V1__LinkPushRequest *in, Qua__V1__
 }
 
 void quad_link_conn_closed(quad_conn_t *c) {
+  size_t n = 0;
+  for (size_t i = 0; i < peers.cap; i++) {
+    link_peer_t *p = peers.keys != NULL && peers.keys[i] != 0 ? peers.vals[i] : NULL;
+    n += p != NULL && p->conn == c && p->site != NULL;
+  }
+  site_close_t *sc = n > 0 ? site_close_new(n) : NULL;
+  if (n > 0 && sc == NULL)
+    quad_log(QUAD_LOG_WARN, "out of memory: a closing connection's link sites close on the loop");
   for (size_t i = 0; i < peers.cap; i++) {
     link_peer_t *p = peers.keys != NULL && peers.keys[i] != 0 ? peers.vals[i] : NULL;
     if (p != NULL && p->conn == c)
-      peer_detach(p);
+      peer_detach(p, sc);
   }
+  site_close_submit(sc);
 }
 
 void quad_link_on_wake(void) {
@@ -1097,7 +1298,7 @@ void quad_link_shutdown(void) {
   for (size_t i = 0; i < peers.cap; i++) {
     link_peer_t *p = peers.keys != NULL && peers.keys[i] != 0 ? peers.vals[i] : NULL;
     if (p != NULL) {
-      peer_detach(p);
+      peer_detach(p, NULL); /* the exit: no job is left (quad.c, maybe_finish) */
       free(p);
     }
   }

@@ -100,6 +100,7 @@ struct quad_obj {
   quad_conn_t *owner;  /* the creating connection while it lives, or NULL */
   int64_t ident;       /* the creator's identity (quad_conn.ident) */
   bool active;         /* runs a thread of its own (ops.start): counts in nthreads */
+  bool dying;          /* a Destroy is checking its wires in (dispatch.c, "Destroy") */
   LIST_HEAD(, quad_ref) refs;      /* every connection's handle on it */
   TAILQ_ENTRY(quad_obj) link;      /* in the registry's objects, oldest first */
   LIST_ENTRY(quad_obj) owner_link; /* in its owner's `owns` */
@@ -459,16 +460,35 @@ void quad_ring_free(quad_ring_t *r);
 /* link.c: the link type (the sender) and the peer side of LinkOpen/LinkPush. */
 /* Registers the link type with libqua (once, before the loop runs). */
 int quad_link_register(void);
-/* True for the link type: its init and fini use the loop's handles, so its
- * quajects are made and destroyed on the loop, never by the worker. */
+/* True for the link type (its describe reads the loop's state, so its
+ * state line is taken on the loop). */
 bool quad_link_is_type(const qua_type_t *t);
-/* LinkOpen on connection c for the quaject q published as in->remote.
- * 0 with out filled, or a negative status with msg set. */
-int quad_link_open(quad_conn_t *c, const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
-                   Qua__V1__LinkOpenReply *out, char *msg, size_t msglen);
+/* A link's two parts (link.c note 9): libqua makes and destroys the
+ * quaject on the worker; the loop starts its connection once the daemon
+ * holds it as an object, and stops it before its destroy is queued. Both
+ * do nothing for other types. */
+void quad_link_start(qua_quaject_t *q);
+void quad_link_stop(qua_quaject_t *q);
+/* The loop: closes the handles of links whose fini ran (after a job that
+ * destroyed quajects). */
+void quad_link_reap(void);
+/* LinkOpen as a control job, in three steps (link.c note 9): prepare (the
+ * loop: checks the request against the target q, takes the link's peer
+ * state), work (the worker: opens the site on the target), finish (the
+ * loop, with work's status: attaches the link to c, taking it over from
+ * another connection, and fills out; frees lo). 0, or a status with err
+ * set. */
+typedef struct quad_link_open quad_link_open_t;
+int quad_link_open_prepare(const Qua__V1__LinkOpenRequest *in, qua_quaject_t *q,
+                           quad_link_open_t **lo, qua_error_t *err);
+int quad_link_open_work(quad_link_open_t *lo, qua_error_t *err);
+int quad_link_open_finish(quad_link_open_t *lo, int status, quad_conn_t *c,
+                          const Qua__V1__LinkOpenRequest *in, Qua__V1__LinkOpenReply *out,
+                          qua_error_t *err);
 int quad_link_push(quad_conn_t *c, const Qua__V1__LinkPushRequest *in, Qua__V1__LinkPushReply *out,
                    char *msg, size_t msglen);
-/* The connection is closing: links attached to it are detached. */
+/* The connection is closing: links attached to it are detached (their
+ * sites close in a control job). */
 void quad_link_conn_closed(quad_conn_t *c);
 /* On the loop's wake-up: tells senders whose targets have room again. */
 void quad_link_on_wake(void);

@@ -206,9 +206,9 @@ char *quad_state_params(const char *const *params, size_t n) {
 
 /* --- The graph of the live daemon -------------------------------------------------- */
 
-static const quad_obj_t *obj_named(const qua_quaject_t *q) {
-  const quad_obj_t *o = quad_reg_by_id(&quad_srv->reg, qua_quaject_id(q));
-  return o != NULL && o->q == q && o->name != NULL ? o : NULL;
+static const quad_obj_t *obj_named(uint64_t id) {
+  const quad_obj_t *o = id != 0 ? quad_reg_by_id(&quad_srv->reg, id) : NULL;
+  return o != NULL && o->name != NULL ? o : NULL;
 }
 
 /* Fills g with the published quajects (oldest first) and the wires between
@@ -243,16 +243,15 @@ static int graph_collect(st_graph_t *g) {
       so->params[so->nparams++] = p;
     so->closed = qua_queue_is_closed(o->q); /* no lock: the loop never waits here */
     for (int k = 0; k < t->ncallouts; k++) {
-      int e = 0;
-      qua_quaject_t *dst = qua_wired_to(o->q, k, &e);
-      const quad_obj_t *d = dst != NULL ? obj_named(dst) : NULL;
+      const char *entry = NULL;
+      const quad_obj_t *d = obj_named(qua_wired_to_id(o->q, k, &entry)); /* no lock */
       if (d == NULL)
         continue; /* unwired, or wired to an unpublished quaject */
       st_wire_t *w = &g->wires[g->nwires++];
       snprintf(w->src, sizeof w->src, "%s", o->name);
       snprintf(w->callout, sizeof w->callout, "%s", t->callouts[k].name);
       snprintf(w->dst, sizeof w->dst, "%s", d->name);
-      snprintf(w->entry, sizeof w->entry, "%s", qua_quaject_type(dst)->entries[e].name);
+      snprintf(w->entry, sizeof w->entry, "%s", entry);
     }
   }
   return 0;

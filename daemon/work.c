@@ -17,8 +17,10 @@
  *     control lock.
  *  3. The daemon's own state (objects, handles, bindings, names, counts)
  *     belongs to the loop and is changed at submission: a destroy removes
- *     the object and every handle on it before its job is queued, a create
- *     reserves its counts. So the loop's view runs ahead of libqua's, and a
+ *     the object and every handle on it before its job is queued (without
+ *     force, once a job of its own found nothing wired into it; the object
+ *     takes no wire and no other Destroy meanwhile), a create reserves its
+ *     counts. So the loop's view runs ahead of libqua's, and a
  *     job's work meets libqua in the state of every job before it: a
  *     quaject a job names was reachable when it was submitted, and a job
  *     that frees it (submitted later, after the loop forgot it) runs later.
@@ -37,16 +39,20 @@
  *     connections owned (the process's end does that at once); with no job
  *     left it destroys what remains itself. The exit deadline bounds it,
  *     kept by the signal thread (signals.c).
- *  7. Exceptions, which wait on the loop at most for the job the worker is
- *     running (the control lock), never for the queue: links are made and
- *     destroyed on the loop (their init and fini use its handles; a
- *     teardown's done destroys them after its work closed their sites);
- *     Destroy's not-wired check asks libqua (qua_wired_in); the peer side
- *     of links opens and closes its sites (link.c). A drain's count site is
- *     opened in its bind job (events.c). List, Describe and a metrics scrape's
- *     state lines are jobs (dispatch.c, "Listings"; metrics.c note 2);
- *     --state-dir's graph read asks whether a queue is closed without a
- *     lock (qua_queue_is_closed).
+ *  7. No exception is left. Links are made and destroyed by jobs like
+ *     any quaject, LinkOpen is a request job, and the sites a link's peer
+ *     lets go of close in a job (link.c note 9); only their libuv handles
+ *     are the loop's, started in Create's done and closed once the
+ *     destroy's job ran. Destroy's not-wired check asks libqua
+ *     (qua_wired_in) in a job (dispatch.c, "Destroy"). A drain's count
+ *     site is opened in its bind job (events.c). List, Describe and a
+ *     metrics scrape's state lines are jobs (dispatch.c, "Listings";
+ *     metrics.c note 2). --state-dir's graph read asks whether a queue is
+ *     closed and where a callout is wired without a lock
+ *     (qua_queue_is_closed, qua_wired_to_id). What the loop still asks
+ *     libqua takes no lock: calls through open sites, broadcasts, a
+ *     quaject's id and type. The exit (note 6) destroys what is left on
+ *     the loop, once no job is left and every connection is closed.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -240,6 +240,11 @@ QUA_API int qua_wire(qua_quaject_t *src, const char *callout, qua_quaject_t *dst
 QUA_API int qua_unwire(qua_quaject_t *src, const char *callout, qua_error_t *err);
 /* The quaject and callentry a callout is wired to (NULL when unwired). */
 QUA_API qua_quaject_t *qua_wired_to(const qua_quaject_t *src, int callout, int *entry);
+/* The same without the control lock (it waits for nothing, on any
+ * thread): the id of the quaject the callout is wired to (0 when unwired)
+ * and the name of its callentry, as they were at some moment during the
+ * call. */
+QUA_API uint64_t qua_wired_to_id(const qua_quaject_t *src, int callout, const char **entry);
 /* The wires into q: the ids of up to max quajects whose callouts are wired
  * to q, and which callout of each. Returns how many wires there are (more
  * than max when the arrays were too short). Costs as many steps as q has

@@ -693,6 +693,26 @@ qua_quaject_t *qua_wired_to(const qua_quaject_t *src, int c, int *entry) {
   return t;
 }
 
+uint64_t qua_wired_to_id(const qua_quaject_t *src, int c, const char **entry) {
+  if (c < 0 || c >= src->type->ncallouts)
+    return 0;
+  uint64_t id = 0;
+  /* A reader (note 2): the site and its target stay valid until the read
+   * section ends (note 3, and 5: a destroyed target is freed after a grace
+   * period that follows its unwiring); only their id and names leave it. */
+  urcu_bp_read_lock();
+  const qua_site_t *s =
+      atomic_load_explicit(&((qua_quaject_t *)src)->outs[c], memory_order_acquire);
+  if (s != NULL) {
+    id = s->target->id;
+    if (entry != NULL)
+      *entry = s->target->type->entries[s->entry].name;
+  }
+  QUA__TSAN_READER_DONE();
+  urcu_bp_read_unlock();
+  return id;
+}
+
 int qua_wired_in(const qua_quaject_t *q, uint64_t *ids, int *callouts, int max) {
   int n = 0;
   qua__ctl_lock();

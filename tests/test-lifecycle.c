@@ -252,12 +252,75 @@ static void counter_writers_come_and_go(void) {
   CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
 }
 
+/* A reader of where a callout is wired (qua_wired_to_id: no lock). */
+typedef struct wire_reader {
+  qua_quaject_t *src;
+  _Atomic uint64_t lo, hi; /* ids of the targets made so far */
+  _Atomic bool stop;
+  _Atomic long reads, wired, bad;
+} wire_reader_t;
+
+static void *wire_reader_main(void *arg) {
+  wire_reader_t *w = arg;
+  while (!atomic_load(&w->stop)) {
+    uint64_t lo = atomic_load(&w->lo);
+    const char *entry = NULL;
+    uint64_t id = qua_wired_to_id(w->src, 0, &entry);
+    uint64_t hi = atomic_load(&w->hi); /* read after: covers a target wired meanwhile */
+    atomic_fetch_add(&w->reads, 1);
+    if (id == 0)
+      continue;
+    atomic_fetch_add(&w->wired, 1);
+    if (id < lo || id > hi || entry == NULL || strcmp(entry, "pass") != 0)
+      atomic_fetch_add(&w->bad, 1);
+  }
+  return NULL;
+}
+
+/* A thread keeps asking, without the control lock, where a tee's out0 is
+ * wired while counters are wired to it and destroyed under it (forced,
+ * which unwires them): every answer is 0 or the id of a counter made so
+ * far with the entry "pass", and never read freed memory (ASan, TSan). */
+static void wired_to_id_reads_while_targets_come_and_go(void) {
+  const char *n1[] = {"n=1"};
+  wire_reader_t w = {0};
+  CU_ASSERT_EQUAL_FATAL(qua_create("tee", n1, 1, &w.src, NULL), QUA_OK);
+  pthread_t t;
+  pthread_create(&t, NULL, wire_reader_main, &w);
+  int rounds = QTEST_SANITIZED ? 50 : 300;
+  for (int i = 0; i < rounds; i++) {
+    qua_quaject_t *c;
+    CU_ASSERT_EQUAL_FATAL(qua_create("counter", NULL, 0, &c, NULL), QUA_OK);
+    if (i == 0)
+      atomic_store(&w.lo, qua_quaject_id(c));
+    atomic_store(&w.hi, qua_quaject_id(c));
+    CU_ASSERT_EQUAL(qua_wire(w.src, "out0", c, "pass", NULL), QUA_OK);
+    CU_ASSERT_EQUAL(qua_wired_to_id(w.src, 0, NULL), qua_quaject_id(c));
+    long r0 = atomic_load(&w.reads); /* the reader reads while it is wired */
+    for (double end = qtest_now() + 1; atomic_load(&w.reads) < r0 + 2 && qtest_now() < end;)
+      sched_yield();
+    CU_ASSERT_EQUAL(qua_destroy(c, true, NULL), QUA_OK);
+    CU_ASSERT_EQUAL(qua_wired_to_id(w.src, 0, NULL), 0);
+  }
+  atomic_store(&w.stop, true);
+  pthread_join(t, NULL);
+  fprintf(stderr, "\n  %ld reads, %ld of them wired", atomic_load(&w.reads),
+          atomic_load(&w.wired));
+  CU_ASSERT(atomic_load(&w.wired) > 0);
+  CU_ASSERT_EQUAL(atomic_load(&w.bad), 0);
+  /* Past the callouts: none. */
+  CU_ASSERT_EQUAL(qua_wired_to_id(w.src, -1, NULL), 0);
+  CU_ASSERT_EQUAL(qua_wired_to_id(w.src, 1, NULL), 0);
+  CU_ASSERT_EQUAL(qua_destroy(w.src, false, NULL), QUA_OK);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"destroy_under_running_callers", destroy_under_running_callers},
       {"rewire_under_running_callers", rewire_under_running_callers},
       {"destroy_pump_target_while_pumping", destroy_pump_target_while_pumping},
       {"counter_writers_come_and_go", counter_writers_come_and_go},
+      {"wired_to_id_reads_while_targets_come_and_go", wired_to_id_reads_while_targets_come_and_go},
       {NULL, NULL}};
   return qtest_run("lifecycle", cases);
 }

@@ -98,18 +98,31 @@ static inline uint64_t open_name(rawconn_t *c, const char *name, int *status) {
   return h;
 }
 
+/* Waits up to timeout_ms for the response to request id of method: the
+ * frame's status (QUA_ECONN without one), its message copied into msg
+ * (unless NULL), its reply unpacked into *out (unless NULL; NULL when it
+ * has none). */
+static inline int answer_status(rawconn_t *c, uint64_t id, unsigned method, int timeout_ms,
+                                  char *msg, size_t len, ProtobufCMessage **out) {
+  if (out != NULL)
+    *out = NULL;
+  Qua__V1__Frame *f = rc_response(c, id, timeout_ms);
+  if (f == NULL)
+    return QUA_ECONN;
+  int st = f->status;
+  if (msg != NULL)
+    snprintf(msg, len, "%s", f->message ? f->message : "");
+  if (out != NULL && quap_response_unpack(f, method, out) < 0)
+    *out = NULL;
+  quap_frame_free(f);
+  return st;
+}
+
 /* Sends one request and waits for its response: the frame's status
  * (QUA_ECONN without one), and its message copied into msg. */
 static inline int call_status(rawconn_t *c, unsigned method, const ProtobufCMessage *req, char *msg,
                               size_t len) {
-  uint64_t id = rc_send(c, method, req);
-  Qua__V1__Frame *f = rc_response(c, id, 5000);
-  if (f == NULL)
-    return QUA_ECONN;
-  int st = f->status;
-  snprintf(msg, len, "%s", f->message ? f->message : "");
-  quap_frame_free(f);
-  return st;
+  return answer_status(c, rc_send(c, method, req), method, 5000, msg, len, NULL);
 }
 
 /* Wires src's callout to dst's callentry; returns the status. */
@@ -159,6 +172,110 @@ static inline void token_file(char *path, size_t len, const char *tag, const cha
   fprintf(f, "%s\n", token);
   fclose(f);
   chmod(path, 0600);
+}
+
+/* --- A long control job (quad-faultsim, faultsim.c) ------------------------------ */
+
+/* A Create request id whose job holds libqua's control lock ms first. */
+#define HOLD_ID(ms) ((UINT64_C(0x57A2) << 48) | (uint64_t)(ms))
+
+/* Sends a Create of an unpublished counter with the given id, without
+ * waiting for its answer. */
+static inline void send_create(rawconn_t *c, uint64_t id) {
+  Qua__V1__CreateRequest r = QUA__V1__CREATE_REQUEST__INIT;
+  r.type = (char *)"counter";
+  r.name = (char *)"";
+  quap_buf_t b;
+  quap_buf_init(&b);
+  CU_ASSERT(quap_request_append(&b, id, QUAP_CREATE, &r.base) > 0);
+  CU_ASSERT_EQUAL(rc_write(c, b.data, b.len), 0);
+  quap_buf_fini(&b);
+}
+
+/* Another client's adds, timed: the worst latency, in seconds. */
+static inline double adds_worst(rawconn_t *c, uint64_t h, int n, uint64_t *value) {
+  double worst = 0;
+  for (int i = 0; i < n; i++) {
+    double t = rc_now();
+    *value = counter_add(c, h, 1);
+    if (rc_now() - t > worst)
+      worst = rc_now() - t;
+    usleep(20 * 1000);
+  }
+  return worst;
+}
+
+/* --- The peer side of links, spoken by hand ------------------------------------ */
+
+/* Creates and publishes a queue; 0 or the status. */
+static inline int publish_queue(rawconn_t *c, const char *name, const char *capacity) {
+  Qua__V1__CreateRequest r = QUA__V1__CREATE_REQUEST__INIT;
+  char *params[1] = {(char *)capacity};
+  r.type = (char *)"queue";
+  r.name = (char *)name;
+  r.n_params = 1;
+  r.params = params;
+  return rc_call(c, QUAP_CREATE, &r.base, NULL);
+}
+
+static inline int link_open(rawconn_t *c, uint64_t link, const char *remote, const char *entry,
+                     uint64_t first_seq, Qua__V1__LinkOpenReply **out) {
+  Qua__V1__LinkOpenRequest r = QUA__V1__LINK_OPEN_REQUEST__INIT;
+  r.link = link;
+  r.remote = (char *)remote;
+  r.entry = (char *)entry;
+  r.first_seq = first_seq;
+  ProtobufCMessage *m = NULL;
+  int st = rc_call(c, QUAP_LINK_OPEN, &r.base, &m);
+  if (out != NULL)
+    *out = (Qua__V1__LinkOpenReply *)m;
+  else if (m != NULL)
+    protobuf_c_message_free_unpacked(m, NULL);
+  return st;
+}
+
+/* Pushes items first..; the reply's fields in *rep (zeroed on error). */
+static inline int link_push(rawconn_t *c, uint64_t link, uint64_t first, const uint64_t *items, size_t n,
+                     Qua__V1__LinkPushReply *rep) {
+  Qua__V1__LinkPushRequest r = QUA__V1__LINK_PUSH_REQUEST__INIT;
+  r.link = link;
+  r.first_seq = first;
+  r.items = (uint64_t *)items;
+  r.n_items = n;
+  ProtobufCMessage *m = NULL;
+  int st = rc_call(c, QUAP_LINK_PUSH, &r.base, &m);
+  qua__v1__link_push_reply__init(rep);
+  if (m != NULL) {
+    Qua__V1__LinkPushReply *p = (Qua__V1__LinkPushReply *)m;
+    rep->next_seq = p->next_seq;
+    rep->full = p->full;
+    rep->gap = p->gap;
+    rep->duplicates = p->duplicates;
+    protobuf_c_message_free_unpacked(m, NULL);
+  }
+  return st;
+}
+
+/* Takes one item from the queue published as name; the status of get. */
+static inline int get_one(rawconn_t *c, const char *name, uint64_t *item) {
+  Qua__V1__OpenRequest o = QUA__V1__OPEN_REQUEST__INIT;
+  o.name = (char *)name;
+  ProtobufCMessage *m = NULL;
+  if (rc_call(c, QUAP_OPEN, &o.base, &m) != 0 || m == NULL)
+    return QUA_ENOTFOUND;
+  Qua__V1__InvokeRequest r = QUA__V1__INVOKE_REQUEST__INIT;
+  r.handle = ((Qua__V1__OpenReply *)m)->handle;
+  protobuf_c_message_free_unpacked(m, NULL);
+  r.entry = (char *)"get";
+  int st = rc_call(c, QUAP_INVOKE, &r.base, &m);
+  if (st == 0 && m != NULL) {
+    Qua__V1__InvokeReply *ir = (Qua__V1__InvokeReply *)m;
+    st = ir->status;
+    *item = ir->result;
+  }
+  if (m != NULL)
+    protobuf_c_message_free_unpacked(m, NULL);
+  return st;
 }
 
 #endif /* QUA_TESTS_QUADCALLS_H */

@@ -3,80 +3,10 @@
 
 #include "qtest.h"
 #include "rawconn.h"
+#include "quadcalls.h"
 
 static const char *quad_exe;
 static quad_child_t quad;
-
-/* Creates and publishes a queue; 0 or the status. */
-static int publish_queue(rawconn_t *c, const char *name, const char *capacity) {
-  Qua__V1__CreateRequest r = QUA__V1__CREATE_REQUEST__INIT;
-  char *params[1] = {(char *)capacity};
-  r.type = (char *)"queue";
-  r.name = (char *)name;
-  r.n_params = 1;
-  r.params = params;
-  return rc_call(c, QUAP_CREATE, &r.base, NULL);
-}
-
-static int link_open(rawconn_t *c, uint64_t link, const char *remote, const char *entry,
-                     uint64_t first_seq, Qua__V1__LinkOpenReply **out) {
-  Qua__V1__LinkOpenRequest r = QUA__V1__LINK_OPEN_REQUEST__INIT;
-  r.link = link;
-  r.remote = (char *)remote;
-  r.entry = (char *)entry;
-  r.first_seq = first_seq;
-  ProtobufCMessage *m = NULL;
-  int st = rc_call(c, QUAP_LINK_OPEN, &r.base, &m);
-  if (out != NULL)
-    *out = (Qua__V1__LinkOpenReply *)m;
-  else if (m != NULL)
-    protobuf_c_message_free_unpacked(m, NULL);
-  return st;
-}
-
-/* Pushes items first..; the reply's fields in *rep (zeroed on error). */
-static int link_push(rawconn_t *c, uint64_t link, uint64_t first, const uint64_t *items, size_t n,
-                     Qua__V1__LinkPushReply *rep) {
-  Qua__V1__LinkPushRequest r = QUA__V1__LINK_PUSH_REQUEST__INIT;
-  r.link = link;
-  r.first_seq = first;
-  r.items = (uint64_t *)items;
-  r.n_items = n;
-  ProtobufCMessage *m = NULL;
-  int st = rc_call(c, QUAP_LINK_PUSH, &r.base, &m);
-  qua__v1__link_push_reply__init(rep);
-  if (m != NULL) {
-    Qua__V1__LinkPushReply *p = (Qua__V1__LinkPushReply *)m;
-    rep->next_seq = p->next_seq;
-    rep->full = p->full;
-    rep->gap = p->gap;
-    rep->duplicates = p->duplicates;
-    protobuf_c_message_free_unpacked(m, NULL);
-  }
-  return st;
-}
-
-/* Takes one item from the queue published as name; the status of get. */
-static int get_one(rawconn_t *c, const char *name, uint64_t *item) {
-  Qua__V1__OpenRequest o = QUA__V1__OPEN_REQUEST__INIT;
-  o.name = (char *)name;
-  ProtobufCMessage *m = NULL;
-  if (rc_call(c, QUAP_OPEN, &o.base, &m) != 0 || m == NULL)
-    return QUA_ENOTFOUND;
-  Qua__V1__InvokeRequest r = QUA__V1__INVOKE_REQUEST__INIT;
-  r.handle = ((Qua__V1__OpenReply *)m)->handle;
-  protobuf_c_message_free_unpacked(m, NULL);
-  r.entry = (char *)"get";
-  int st = rc_call(c, QUAP_INVOKE, &r.base, &m);
-  if (st == 0 && m != NULL) {
-    Qua__V1__InvokeReply *ir = (Qua__V1__InvokeReply *)m;
-    st = ir->status;
-    *item = ir->result;
-  }
-  if (m != NULL)
-    protobuf_c_message_free_unpacked(m, NULL);
-  return st;
-}
 
 static void peer_applies_in_order_and_drops_duplicates(void) {
   rawconn_t c;

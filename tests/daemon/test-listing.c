@@ -8,34 +8,7 @@
 
 static const char *quad_exe; /* quad-faultsim: a Create can hold the control lock */
 
-/* A Create request id whose job holds the control lock ms first. */
-#define HOLD_ID(ms) ((UINT64_C(0x57A2) << 48) | (uint64_t)(ms))
 #define HOLD_MS 1500
-
-/* Sends a Create of an unpublished counter with the given id. */
-static void send_create(rawconn_t *c, uint64_t id) {
-  Qua__V1__CreateRequest r = QUA__V1__CREATE_REQUEST__INIT;
-  r.type = (char *)"counter";
-  r.name = (char *)"";
-  quap_buf_t b;
-  quap_buf_init(&b);
-  CU_ASSERT(quap_request_append(&b, id, QUAP_CREATE, &r.base) > 0);
-  CU_ASSERT_EQUAL(rc_write(c, b.data, b.len), 0);
-  quap_buf_fini(&b);
-}
-
-/* Another client's adds, timed: the worst latency, in seconds. */
-static double adds_worst(rawconn_t *c, uint64_t h, int n, uint64_t *value) {
-  double worst = 0;
-  for (int i = 0; i < n; i++) {
-    double t = rc_now();
-    *value = counter_add(c, h, 1);
-    if (rc_now() - t > worst)
-      worst = rc_now() - t;
-    usleep(20 * 1000);
-  }
-  return worst;
-}
 
 /* The metrics port quad printed in its log ("metrics on http://127.0.0.1:PORT"), or 0. */
 static int metrics_port(const quad_child_t *q) {
