@@ -249,27 +249,7 @@ M68K_INLINE uint32_t alu(m68k_cpu_t *c, int kind, uint32_t d, uint32_t s, int sz
   }
 }
 
-M68K_INLINE bool cond(const m68k_cpu_t *c, int cc)
-{
-  switch (cc) {
-  case 0: return true;
-  case 1: return false;
-  case 2: return !c->c && c->nz;
-  case 3: return c->c || !c->nz;
-  case 4: return !c->c;
-  case 5: return c->c;
-  case 6: return c->nz != 0;
-  case 7: return c->nz == 0;
-  case 8: return !c->v;
-  case 9: return c->v;
-  case 10: return !(c->n >> 31);
-  case 11: return c->n >> 31;
-  case 12: return ((c->n >> 31) ^ c->v) == 0;
-  case 13: return ((c->n >> 31) ^ c->v) != 0;
-  case 14: return c->nz && ((c->n >> 31) ^ c->v) == 0;
-  default: return !c->nz || ((c->n >> 31) ^ c->v) != 0;
-  }
-}
+M68K_INLINE bool cond(const m68k_cpu_t *c, int cc) { return m68k__cc(c, cc); }
 
 bool m68k__cond(const m68k_cpu_t *c, int cc);
 bool m68k__cond(const m68k_cpu_t *c, int cc)
