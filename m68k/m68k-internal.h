@@ -231,6 +231,50 @@ M68K_INLINE bool m68k__cc(const m68k_cpu_t *c, int cc)
   }
 }
 
+/* ADD and SUB (ADDX/SUBX with xin and extended, CMP with cmp: X kept) of
+ * sz bytes, setting the flags (design note 1); the result. Shared by the
+ * handlers (cpu-ops.c) and the translator's stencils. */
+#define M68K__MASK(sz) ((sz) == 1 ? 0xffu : (sz) == 2 ? 0xffffu : 0xffffffffu)
+#define M68K__BITS(sz) ((sz) * 8)
+#define M68K__NSH(sz) (32 - (sz) * 8)
+/* N and Z of result r; ADDX/SUBX (extended) only clear Z. */
+M68K_INLINE void m68k__nz(m68k_cpu_t *c, uint32_t r, int sz, bool extended)
+{
+  c->n = r << M68K__NSH(sz);
+  if (extended)
+    c->nz |= r;
+  else
+    c->nz = r;
+}
+
+M68K_INLINE uint32_t m68k__add(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, uint32_t xin,
+                                bool extended)
+{
+  d &= M68K__MASK(sz);
+  s &= M68K__MASK(sz);
+  uint64_t r64 = (uint64_t)d + s + xin;
+  uint32_t r = (uint32_t)r64 & M68K__MASK(sz);
+  m68k__nz(c, r, sz, extended);
+  c->v = (((s ^ r) & (d ^ r)) >> (M68K__BITS(sz) - 1)) & 1;
+  c->c = c->x = (uint32_t)(r64 >> M68K__BITS(sz)) & 1;
+  return r;
+}
+
+M68K_INLINE uint32_t m68k__sub(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, uint32_t xin,
+                                bool extended, bool cmp)
+{
+  d &= M68K__MASK(sz);
+  s &= M68K__MASK(sz);
+  uint64_t r64 = (uint64_t)d - s - xin;
+  uint32_t r = (uint32_t)r64 & M68K__MASK(sz);
+  m68k__nz(c, r, sz, extended);
+  c->v = (((s ^ d) & (r ^ d)) >> (M68K__BITS(sz) - 1)) & 1;
+  c->c = (uint32_t)(r64 >> M68K__BITS(sz)) & 1;
+  if (!cmp)
+    c->x = c->c;
+  return r;
+}
+
 /* cpu-fpu.c */
 void m68k__fpu_general(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_save(m68k_cpu_t *c, uint32_t op);

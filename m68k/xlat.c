@@ -12,13 +12,17 @@
  *    starting inside another one's code), as in QEMU's TBs.
  * 2. A block is at most XLAT_INSNS instructions of straight-line code,
  *    from the stencils of xlat-templates.c chained by jit_emit_chain, each
- *    instruction's stencil falling through into the next. Most
- *    instructions call their interpreter handler (xt_insn, so a translated
- *    instruction computes exactly what the interpreter does); MOVEQ, BRA,
- *    Bcc and DBcc have stencils of their own with their operands folded in
- *    (the condition codes are the interpreter's split flags, computed only
- *    by instructions that set them and read only where a branch tests
- *    them). A block ends after a jump, call, return or trap (xt_last: the
+ *    instruction's stencil falling through into the next. The commonest
+ *    integer instructions have stencils of their own with their operands
+ *    folded in (special(): MOVEQ, MOVE/MOVEA.L between registers, ADD, SUB,
+ *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ADDI/SUBI/CMPI.L, ADDA,
+ *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also MOVE.L to and from
+ *    (d16,An), MOVE.B #imm,(An) and TST.B (An)+; BRA, Bcc and DBcc with the
+ *    condition folded in). Every other instruction calls its interpreter
+ *    handler (xt_insn), so it computes exactly what the interpreter does.
+ *    The condition codes are the interpreter's split flags (m68k-internal.h
+ *    note 1): a store or two per instruction that sets them, evaluated only
+ *    where a branch tests them. A block ends after a jump, call, return or trap (xt_last: the
  *    loop finds the block at the new PC), at a BRA, or after XLAT_INSNS
  *    instructions, XLAT_EXITS branch exits, or the end of RAM.
  * 3. Chaining. An exit to a known address (a branch target, the address
@@ -47,7 +51,10 @@
  *    the budget `end`), so exceptions, interrupts, traps, system calls and
  *    the machine's schedules (which run a CPU a counted number of
  *    instructions) fall on the same instruction boundaries. Cycle counting
- *    and tracing set `pending`, so they run in the interpreter.
+ *    and tracing set `pending`, so they run in the interpreter. ppc, ir and
+ *    the 68000's address-error state are read only by the exceptions of
+ *    the instruction that set them; the stencils of instructions on
+ *    registers alone, which cannot take one, leave them as they were.
  * 7. Code memory is libjit's (W^X, dual-mapped), one per process, created
  *    on first use; a block's code is freed when the block dies.
  */
@@ -266,6 +273,15 @@ static uint32_t ram16(const struct m68k__xlat *x, uint32_t off)
   return ((uint32_t)x->ram[off] << 8) | x->ram[off + 1];
 }
 
+/* The core's functions the stencils' inlined memory accesses call. */
+static void fill_functions(uint64_t *v)
+{
+  v[XL_HOLE_m68k__slow_rd] = (uint64_t)(uintptr_t)m68k__slow_rd;
+  v[XL_HOLE_m68k__slow_wr] = (uint64_t)(uintptr_t)m68k__slow_wr;
+  v[XL_HOLE_m68k__address_error] = (uint64_t)(uintptr_t)m68k__address_error;
+  v[XL_HOLE_m68k__xlat_store] = (uint64_t)(uintptr_t)m68k__xlat_store;
+}
+
 /* Templates after which the flow goes elsewhere (note 2): xt_last. */
 static bool ends_block(const char *tmpl)
 {
@@ -289,6 +305,105 @@ static const jit_stencil_t *const dbcc_stencils[16] = {
     &xl_stencil_xt_dbcc8,  &xl_stencil_xt_dbcc9,  &xl_stencil_xt_dbcc10, &xl_stencil_xt_dbcc11,
     &xl_stencil_xt_dbcc12, &xl_stencil_xt_dbcc13, &xl_stencil_xt_dbcc14, &xl_stencil_xt_dbcc15,
 };
+
+static uint32_t sext16(uint32_t v)
+{
+  return (uint32_t)(int32_t)(int16_t)v;
+}
+
+/* An instruction with a stencil of its own on registers and simple memory
+ * modes (note 2): fills v's operand holes and returns the stencil, or NULL
+ * for the handler's. `tmpl` is its handler's template, `len` its length;
+ * the extension words are in RAM (off + len <= ram_size). Memory forms only
+ * on the 68030, where no address error can happen. */
+static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, uint32_t op,
+                                    const char *tmpl, uint32_t len, uint64_t *v)
+{
+  uint32_t rx = (op >> 9) & 7, ry = op & 7, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
+  uint32_t src = mode * 8 + ry; /* Dn or An as 0-15, when mode is 0 or 1 */
+  bool reg = mode <= 1, imm = mode == 7 && ry == 4, m030 = x->model == M68K_MODEL_68030;
+  uint32_t w1 = len >= 4 ? ram16(x, off + 2) : 0, l1 = len >= 6 ? (w1 << 16) | ram16(x, off + 4) : 0;
+#define SET(r, s, i) (v[XL_HOLE_xh_reg] = (r), v[XL_HOLE_xh_src] = (s), v[XL_HOLE_xh_imm] = (i))
+#define IS(t) (strcmp(tmpl, t) == 0)
+  if ((op & 0xf000) == 0x2000 && (IS("move") || IS("movea"))) { /* MOVE.L, MOVEA.L */
+    if (reg && dmode <= 1 && len == 2)
+      return SET(dmode * 8 + rx, src, 0), dmode ? &xl_stencil_xt_movea_l : &xl_stencil_xt_move_l;
+    if (imm && dmode == 1 && len == 6)
+      return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
+    if (m030 && reg && dmode == 5 && len == 4)
+      return SET(8 + rx, src, sext16(w1)), &xl_stencil_xt_store_l_d16;
+    if (m030 && mode == 5 && dmode <= 1 && len == 4)
+      return SET(dmode * 8 + rx, 8 + ry, sext16(w1)),
+             dmode ? &xl_stencil_xt_loada_l_d16 : &xl_stencil_xt_load_l_d16;
+    return NULL;
+  }
+  if ((op & 0xf1c0) == 0x3040 && IS("movea") && reg && len == 2) /* MOVEA.W Rs,Ar */
+    return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
+  if ((op & 0xf1ff) == 0x10bc && IS("move") && m030 && len == 4) /* MOVE.B #imm,(Ar) */
+    return SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+  if (IS("adda")) { /* ADDA, SUBA, CMPA: .L from a register or #imm, ADDA.W from a register */
+    bool l = op & 0x100;
+    uint32_t kind = op & 0xf000;
+    if (reg && len == 2)
+      return SET(8 + rx, src, 0), !l ? (kind == 0xd000 ? &xl_stencil_xt_adda_w : NULL)
+                                      : kind == 0xd000 ? &xl_stencil_xt_adda_l
+                                      : kind == 0x9000 ? &xl_stencil_xt_suba_l
+                                                       : &xl_stencil_xt_cmp_l;
+    if (imm && l && len == 6)
+      return SET(8 + rx, 0, kind == 0x9000 ? (uint32_t)-l1 : l1),
+             kind == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
+    return NULL;
+  }
+  if (IS("alu_er") && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
+    uint32_t kind = op & 0xf000;
+    if (imm && len == 6 && kind == 0xb000)
+      return SET(rx, 0, l1), &xl_stencil_xt_cmpi_l;
+    if (!reg || len != 2 || (mode == 1 && (kind == 0x8000 || kind == 0xc000)))
+      return NULL;
+    SET(rx, src, 0);
+    return kind == 0x8000 ? &xl_stencil_xt_or_l : kind == 0xc000 ? &xl_stencil_xt_and_l
+         : kind == 0x9000 ? &xl_stencil_xt_sub_l : kind == 0xd000 ? &xl_stencil_xt_add_l
+         : kind == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
+  }
+  if ((op & 0xf1f8) == 0xb180 && IS("alu_re") && len == 2) /* EOR.L Dx,Dy */
+    return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
+  if (IS("addq") && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
+    uint32_t q = rx ? rx : 8, sub = op & 0x100;
+    if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */
+      return SET(8 + ry, 0, sub ? (uint32_t)-q : q), &xl_stencil_xt_adda_i;
+    return SET(ry, 0, q), sub ? &xl_stencil_xt_subi_l : &xl_stencil_xt_addi_l;
+  }
+  if (IS("immop") && (op & 0xf9f8) == 0x0880 && len == 6) { /* SUBI, ADDI, CMPI .L #imm,Dr */
+    uint32_t kind = op & 0x0e00;
+    SET(ry, 0, l1);
+    return kind == 0x0400 ? &xl_stencil_xt_subi_l : kind == 0x0600 ? &xl_stencil_xt_addi_l
+         : kind == 0x0c00 ? &xl_stencil_xt_cmpi_l : NULL;
+  }
+  if (IS("lea")) { /* LEA (As), (d16,As), abs.W, abs.L */
+    if (mode == 2 && len == 2)
+      return SET(8 + rx, 8 + ry, 0), &xl_stencil_xt_lea_d16;
+    if (mode == 5 && len == 4)
+      return SET(8 + rx, 8 + ry, sext16(w1)), &xl_stencil_xt_lea_d16;
+    if (mode == 7 && ry == 0 && len == 4)
+      return SET(8 + rx, 0, sext16(w1)), &xl_stencil_xt_seti;
+    if (mode == 7 && ry == 1 && len == 6)
+      return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
+    return NULL;
+  }
+  if ((op & 0xfff8) == 0x4280 && IS("clr") && len == 2) /* CLR.L Dr */
+    return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
+  if (IS("tst") && len == 2) {
+    if ((op & 0xfff8) == 0x4a80) /* TST.L Dr */
+      return SET(ry, 0, 0), &xl_stencil_xt_tst_l;
+    if ((op & 0xfff8) == 0x4a00) /* TST.B Dr */
+      return SET(ry, 0, 0), &xl_stencil_xt_tst_b;
+    if ((op & 0xfff8) == 0x4a18 && m030) /* TST.B (Ar)+ */
+      return SET(8 + ry, 0, ry == 7 ? 2 : 1), &xl_stencil_xt_tst_b_pi;
+  }
+  return NULL;
+#undef SET
+#undef IS
+}
 
 /* The target of a Bcc/BRA at RAM offset off with opcode op, and its length;
  * false when it cannot be decoded here (a long displacement on the 68000,
@@ -351,6 +466,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
     v[XL_HOLE_xh_pc] = a;
     v[XL_HOLE_xh_op] = op;
     v[XL_HOLE_xh_handler] = (uint64_t)(uintptr_t)m68k__handler_fns[idx];
+    fill_functions(v);
     const jit_stencil_t *s = &xl_stencil_xt_insn;
     uint32_t target = 0, blen = 0;
     bool is_db = strcmp(tmpl, "dbcc") == 0;
@@ -362,10 +478,13 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
       blen = 4;
       is_b = true;
     }
+    const jit_stencil_t *sp = special(x, off, op, tmpl, len, v);
     if (strcmp(tmpl, "moveq") == 0) {
       s = &xl_stencil_xt_moveq;
       v[XL_HOLE_xh_reg] = (op >> 9) & 7;
       v[XL_HOLE_xh_imm] = (uint32_t)(int32_t)(int8_t)(op & 0xff);
+    } else if (sp) {
+      s = sp;
     } else if (is_b && blen == len && !(target & 1)) {
       /* Room for its exit, and for the fall-through's after it. */
       bool bra = strcmp(tmpl, "bra") == 0;

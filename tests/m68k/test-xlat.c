@@ -119,6 +119,42 @@ static void loop_same_on_the_68000(void)
   tm_done(&tj);
 }
 
+/* The 68030's memory stencils, and a bus error out of one (a read past
+ * the end of RAM, its handler counting in d5). */
+static void memory_operands_and_bus_errors_same(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x5000, /* 1000 lea 0x5000.w,%a0 */
+      0x7232,         /* 1004 moveq #50,%d1 */
+      0x2141, 0x0008, /* 1006 move.l %d1,(8,%a0) */
+      0x2028, 0x0008, /* 100a move.l (8,%a0),%d0 */
+      0x2468, 0x0008, /* 100e movea.l (8,%a0),%a2 */
+      0x10bc, 0x0085, /* 1012 move.b #0x85,(%a0) */
+      0x4a18,         /* 1016 tst.b (%a0)+ */
+      0xd480,         /* 1018 add.l %d0,%d2 */
+      0x2629, 0x0000, /* 101a move.l (0,%a1),%d3 (a1 past RAM: bus error) */
+      0x5381,         /* 101e subq.l #1,%d1 */
+      0x66e4,         /* 1020 bne.b 1006 */
+      0x4e72, 0x2700, /* 1022 stop #0x2700 */
+  };
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    handler2(2, 0x5285, 0x4e73); /* addq.l #1,%d5; rte */
+    tm_set_a(&ti, 1, 0x20000);
+    tm_set_a(&tj, 1, 0x20000);
+    run_both(seed, 100000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT_EQUAL(tm_d(&tj, 5), 50);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 1275);
+    CU_ASSERT_EQUAL(tm_a(&tj, 0), 0x5000 + 50);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.specialised >= 8);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 static void irq_on_off(unsigned chunk)
 {
   int level = (chunk % 5 == 2) ? 3 : 0;
@@ -289,6 +325,7 @@ int main(void)
   static const tm_case_t cases[] = {
       {"loop_same_at_every_chunk_boundary", loop_same_at_every_chunk_boundary},
       {"loop_same_on_the_68000", loop_same_on_the_68000},
+      {"memory_operands_and_bus_errors_same", memory_operands_and_bus_errors_same},
       {"interrupts_taken_at_the_same_instruction", interrupts_taken_at_the_same_instruction},
       {"self_modifying_code_runs_the_new_instruction", self_modifying_code_runs_the_new_instruction},
       {"host_write_with_invalidate_runs_the_new_code", host_write_with_invalidate_runs_the_new_code},
