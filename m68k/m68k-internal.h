@@ -140,7 +140,7 @@ struct m68k_cpu {
 };
 
 /* Translated code is tracked per RAM page of this many bytes (a power of 2). */
-#define M68K_XLAT_PAGE_SHIFT 10
+#define M68K_XLAT_PAGE_SHIFT 8
 
 /* cpu.c */
 uint32_t m68k__get_sr(const m68k_cpu_t *c);
@@ -198,6 +198,10 @@ extern const m68k__cycles_t m68k__cycles[];
 typedef void (*m68k__handler_fn)(m68k_cpu_t *c, uint32_t op);
 extern const m68k__handler_fn m68k__handler_fns[];
 extern const char *const m68k__handler_tmpl[];
+
+/* disasm.c: the length in bytes of the instruction at addr, as
+ * m68k_disassemble() decodes it, without formatting it. */
+int m68k__insn_length(const m68k_cpu_t *cpu, uint32_t addr);
 
 /* xlat.c: runs translated code and the interpreter as m68k__exec() does
  * (same stops: `end`, pending), translating hot code (xlat.c note 1). */

@@ -41,7 +41,11 @@
  *    the running block return after the storing instruction; the loop then
  *    frees the dead code (no CPU is inside translated code there: one host
  *    thread steps every CPU of a machine, and a CPU's trap hook does not
- *    run another CPU's translated code).
+ *    run another CPU's translated code). A page whose translations stores
+ *    have dropped XLAT_MIXED times holds data written next to code (a
+ *    freestanding image's counter beside its loop): it is no longer
+ *    translated, so the interpreter runs it instead of retranslating it
+ *    after every store.
  * 5. Bound. At most max_blocks blocks live; the translation that would
  *    exceed it first flushes the whole cache (as QEMU does when its code
  *    buffer is full), from the loop, where no translated code runs.
@@ -79,6 +83,8 @@
 #define XLAT_HOT 4096      /* hotness counters (a power of 2) */
 #define XLAT_CPUS 8        /* CPUs sharing one translator at most */
 #define XLAT_MAX_BLOCKS 16384 /* the cache's bound (note 5) */
+#define XLAT_MIXED 8       /* stores that drop a page's translations before it is left
+                              to the interpreter (note 4) */
 
 typedef struct m68k__xlat_block block_t;
 
@@ -103,6 +109,7 @@ struct m68k__xlat {
   uint8_t *ram;
   uint32_t ram_base, ram_size;
   uint8_t *pages;
+  uint8_t *stores; /* per page: invalidations by stores so far (saturating) */
   uint32_t npages;
   block_t *hash[XLAT_HASH];
   block_t *live;
@@ -226,6 +233,9 @@ static void invalidate(struct m68k__xlat *x, uint32_t lo, uint32_t hi)
       x->st.invalidated++;
     }
   }
+  for (uint32_t p = p0; p <= p1; p++)
+    if (x->pages[p] && x->stores[p] < UINT8_MAX)
+      x->stores[p]++;
   memset(x->pages + p0, 0, p1 - p0 + 1);
 }
 
@@ -264,7 +274,10 @@ static pthread_once_t codemem_once = PTHREAD_ONCE_INIT;
 
 static void codemem_init(void)
 {
-  codemem_rc = jit_codemem_create(NULL, &codemem);
+  /* The first chunk mapped now, so that mapping it is a start-up cost and
+   * not the first translation's. */
+  jit_codemem_options_t opts = {.reserve = 1u << 20};
+  codemem_rc = jit_codemem_create(&opts, &codemem);
 }
 
 /* The guest word at RAM offset off (off + 2 <= ram_size). */
@@ -282,15 +295,43 @@ static void fill_functions(uint64_t *v)
   v[XL_HOLE_m68k__xlat_store] = (uint64_t)(uintptr_t)m68k__xlat_store;
 }
 
-/* Templates after which the flow goes elsewhere (note 2): xt_last. */
-static bool ends_block(const char *tmpl)
+/* What the translator makes of a handler, from its template's name. */
+enum {
+  TK_UNKNOWN = 0, /* not looked up yet */
+  TK_OTHER,
+  TK_LAST, /* the flow goes elsewhere after it (note 2): xt_last */
+  TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
+  TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST,
+};
+
+static const struct {
+  const char *tmpl;
+  uint8_t kind;
+} kind_names[] = {
+    {"bsr", TK_LAST},     {"jmp", TK_LAST},       {"jsr", TK_LAST},       {"rts", TK_LAST},
+    {"rte", TK_LAST},     {"rtd", TK_LAST},       {"rtr", TK_LAST},       {"trap", TK_LAST},
+    {"stop", TK_LAST},    {"illegal", TK_LAST},   {"linea", TK_LAST},     {"linef", TK_LAST},
+    {"reset", TK_LAST},   {"moveq", TK_MOVEQ},    {"bra", TK_BRA},        {"bcc", TK_BCC},
+    {"dbcc", TK_DBCC},    {"move", TK_MOVE},      {"movea", TK_MOVEA},    {"adda", TK_ADDA},
+    {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
+    {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
+};
+
+/* The kind of handler idx, looked up once (every thread computes the same
+ * value, so racing lookups store the same byte). */
+static unsigned handler_kind(unsigned idx)
 {
-  static const char *const names[] = {"bsr", "jmp", "jsr", "rts", "rte", "rtd", "rtr",
-                                      "trap", "stop", "illegal", "linea", "linef", "reset"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(tmpl, names[i]) == 0)
-      return true;
-  return false;
+  static _Atomic uint8_t kinds[4096];
+  unsigned k = idx < 4096 ? atomic_load_explicit(&kinds[idx], memory_order_relaxed) : 0;
+  if (k != TK_UNKNOWN)
+    return k;
+  k = TK_OTHER;
+  for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+    if (strcmp(m68k__handler_tmpl[idx], kind_names[i].tmpl) == 0)
+      k = kind_names[i].kind;
+  if (idx < 4096)
+    atomic_store_explicit(&kinds[idx], (uint8_t)k, memory_order_relaxed);
+  return k;
 }
 
 static const jit_stencil_t *const bcc_stencils[16] = {
@@ -313,19 +354,19 @@ static uint32_t sext16(uint32_t v)
 
 /* An instruction with a stencil of its own on registers and simple memory
  * modes (note 2): fills v's operand holes and returns the stencil, or NULL
- * for the handler's. `tmpl` is its handler's template, `len` its length;
+ * for the handler's. `kind` is its handler's (TK_*), `len` its length;
  * the extension words are in RAM (off + len <= ram_size). Memory forms only
  * on the 68030, where no address error can happen. */
 static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, uint32_t op,
-                                    const char *tmpl, uint32_t len, uint64_t *v)
+                                    unsigned kind, uint32_t len, uint64_t *v)
 {
   uint32_t rx = (op >> 9) & 7, ry = op & 7, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
   uint32_t src = mode * 8 + ry; /* Dn or An as 0-15, when mode is 0 or 1 */
   bool reg = mode <= 1, imm = mode == 7 && ry == 4, m030 = x->model == M68K_MODEL_68030;
   uint32_t w1 = len >= 4 ? ram16(x, off + 2) : 0, l1 = len >= 6 ? (w1 << 16) | ram16(x, off + 4) : 0;
 #define SET(r, s, i) (v[XL_HOLE_xh_reg] = (r), v[XL_HOLE_xh_src] = (s), v[XL_HOLE_xh_imm] = (i))
-#define IS(t) (strcmp(tmpl, t) == 0)
-  if ((op & 0xf000) == 0x2000 && (IS("move") || IS("movea"))) { /* MOVE.L, MOVEA.L */
+#define IS(k) (kind == (k))
+  if ((op & 0xf000) == 0x2000 && (IS(TK_MOVE) || IS(TK_MOVEA))) { /* MOVE.L, MOVEA.L */
     if (reg && dmode <= 1 && len == 2)
       return SET(dmode * 8 + rx, src, 0), dmode ? &xl_stencil_xt_movea_l : &xl_stencil_xt_move_l;
     if (imm && dmode == 1 && len == 6)
@@ -337,49 +378,49 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
              dmode ? &xl_stencil_xt_loada_l_d16 : &xl_stencil_xt_load_l_d16;
     return NULL;
   }
-  if ((op & 0xf1c0) == 0x3040 && IS("movea") && reg && len == 2) /* MOVEA.W Rs,Ar */
+  if ((op & 0xf1c0) == 0x3040 && IS(TK_MOVEA) && reg && len == 2) /* MOVEA.W Rs,Ar */
     return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
-  if ((op & 0xf1ff) == 0x10bc && IS("move") && m030 && len == 4) /* MOVE.B #imm,(Ar) */
+  if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
     return SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
-  if (IS("adda")) { /* ADDA, SUBA, CMPA: .L from a register or #imm, ADDA.W from a register */
+  if (IS(TK_ADDA)) { /* ADDA, SUBA, CMPA: .L from a register or #imm, ADDA.W from a register */
     bool l = op & 0x100;
-    uint32_t kind = op & 0xf000;
+    uint32_t line = op & 0xf000;
     if (reg && len == 2)
-      return SET(8 + rx, src, 0), !l ? (kind == 0xd000 ? &xl_stencil_xt_adda_w : NULL)
-                                      : kind == 0xd000 ? &xl_stencil_xt_adda_l
-                                      : kind == 0x9000 ? &xl_stencil_xt_suba_l
+      return SET(8 + rx, src, 0), !l ? (line == 0xd000 ? &xl_stencil_xt_adda_w : NULL)
+                                      : line == 0xd000 ? &xl_stencil_xt_adda_l
+                                      : line == 0x9000 ? &xl_stencil_xt_suba_l
                                                        : &xl_stencil_xt_cmp_l;
     if (imm && l && len == 6)
-      return SET(8 + rx, 0, kind == 0x9000 ? (uint32_t)-l1 : l1),
-             kind == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
+      return SET(8 + rx, 0, line == 0x9000 ? (uint32_t)-l1 : l1),
+             line == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
     return NULL;
   }
-  if (IS("alu_er") && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
-    uint32_t kind = op & 0xf000;
-    if (imm && len == 6 && kind == 0xb000)
+  if (IS(TK_ALU_ER) && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
+    uint32_t line = op & 0xf000;
+    if (imm && len == 6 && line == 0xb000)
       return SET(rx, 0, l1), &xl_stencil_xt_cmpi_l;
-    if (!reg || len != 2 || (mode == 1 && (kind == 0x8000 || kind == 0xc000)))
+    if (!reg || len != 2 || (mode == 1 && (line == 0x8000 || line == 0xc000)))
       return NULL;
     SET(rx, src, 0);
-    return kind == 0x8000 ? &xl_stencil_xt_or_l : kind == 0xc000 ? &xl_stencil_xt_and_l
-         : kind == 0x9000 ? &xl_stencil_xt_sub_l : kind == 0xd000 ? &xl_stencil_xt_add_l
-         : kind == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
+    return line == 0x8000 ? &xl_stencil_xt_or_l : line == 0xc000 ? &xl_stencil_xt_and_l
+         : line == 0x9000 ? &xl_stencil_xt_sub_l : line == 0xd000 ? &xl_stencil_xt_add_l
+         : line == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
   }
-  if ((op & 0xf1f8) == 0xb180 && IS("alu_re") && len == 2) /* EOR.L Dx,Dy */
+  if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
-  if (IS("addq") && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
+  if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
     uint32_t q = rx ? rx : 8, sub = op & 0x100;
     if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */
       return SET(8 + ry, 0, sub ? (uint32_t)-q : q), &xl_stencil_xt_adda_i;
     return SET(ry, 0, q), sub ? &xl_stencil_xt_subi_l : &xl_stencil_xt_addi_l;
   }
-  if (IS("immop") && (op & 0xf9f8) == 0x0880 && len == 6) { /* SUBI, ADDI, CMPI .L #imm,Dr */
-    uint32_t kind = op & 0x0e00;
+  if (IS(TK_IMMOP) && (op & 0xf9f8) == 0x0880 && len == 6) { /* SUBI, ADDI, CMPI .L #imm,Dr */
+    uint32_t line = op & 0x0e00;
     SET(ry, 0, l1);
-    return kind == 0x0400 ? &xl_stencil_xt_subi_l : kind == 0x0600 ? &xl_stencil_xt_addi_l
-         : kind == 0x0c00 ? &xl_stencil_xt_cmpi_l : NULL;
+    return line == 0x0400 ? &xl_stencil_xt_subi_l : line == 0x0600 ? &xl_stencil_xt_addi_l
+         : line == 0x0c00 ? &xl_stencil_xt_cmpi_l : NULL;
   }
-  if (IS("lea")) { /* LEA (As), (d16,As), abs.W, abs.L */
+  if (IS(TK_LEA)) { /* LEA (As), (d16,As), abs.W, abs.L */
     if (mode == 2 && len == 2)
       return SET(8 + rx, 8 + ry, 0), &xl_stencil_xt_lea_d16;
     if (mode == 5 && len == 4)
@@ -390,9 +431,9 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
       return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
     return NULL;
   }
-  if ((op & 0xfff8) == 0x4280 && IS("clr") && len == 2) /* CLR.L Dr */
+  if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
-  if (IS("tst") && len == 2) {
+  if (IS(TK_TST) && len == 2) {
     if ((op & 0xfff8) == 0x4a80) /* TST.L Dr */
       return SET(ry, 0, 0), &xl_stencil_xt_tst_l;
     if ((op & 0xfff8) == 0x4a00) /* TST.B Dr */
@@ -456,10 +497,11 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
       break;
     uint32_t op = ram16(x, off);
     unsigned idx = x->optab[op];
-    const char *tmpl = m68k__handler_tmpl[idx];
-    char buf[96];
-    uint32_t len = (uint32_t)m68k_disassemble(c, a, buf, sizeof buf);
-    if (len < 2 || x->ram_size - off < len)
+    unsigned kind = handler_kind(idx);
+    uint32_t len = (uint32_t)m68k__insn_length(c, a);
+    if (len < 2 || x->ram_size - off < len ||
+        x->stores[off >> M68K_XLAT_PAGE_SHIFT] >= XLAT_MIXED ||
+        x->stores[(off + len - 1) >> M68K_XLAT_PAGE_SHIFT] >= XLAT_MIXED)
       break;
     uint64_t *v = vals[n];
     memset(v, 0, sizeof vals[n]);
@@ -469,17 +511,17 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
     fill_functions(v);
     const jit_stencil_t *s = &xl_stencil_xt_insn;
     uint32_t target = 0, blen = 0;
-    bool is_db = strcmp(tmpl, "dbcc") == 0;
+    bool is_db = kind == TK_DBCC;
     bool is_b = false;
-    if (strcmp(tmpl, "bra") == 0 || strcmp(tmpl, "bcc") == 0) {
+    if (kind == TK_BRA || kind == TK_BCC) {
       is_b = branch(x, a, off, op, &target, &blen);
     } else if (is_db) {
       target = a + 2 + (uint32_t)(int32_t)(int16_t)ram16(x, off + 2);
       blen = 4;
       is_b = true;
     }
-    const jit_stencil_t *sp = special(x, off, op, tmpl, len, v);
-    if (strcmp(tmpl, "moveq") == 0) {
+    const jit_stencil_t *sp = special(x, off, op, kind, len, v);
+    if (kind == TK_MOVEQ) {
       s = &xl_stencil_xt_moveq;
       v[XL_HOLE_xh_reg] = (op >> 9) & 7;
       v[XL_HOLE_xh_imm] = (uint32_t)(int32_t)(int8_t)(op & 0xff);
@@ -487,7 +529,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
       s = sp;
     } else if (is_b && blen == len && !(target & 1)) {
       /* Room for its exit, and for the fall-through's after it. */
-      bool bra = strcmp(tmpl, "bra") == 0;
+      bool bra = kind == TK_BRA;
       if (ntaken + (bra ? 1 : 2) > XLAT_EXITS)
         break;
       s = bra ? &xl_stencil_xt_bra : is_db ? dbcc_stencils[(op >> 8) & 15]
@@ -498,7 +540,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
       taken_link[ntaken++] = n;
       if (bra)
         open = false;
-    } else if (ends_block(tmpl)) {
+    } else if (kind == TK_LAST) {
       s = &xl_stencil_xt_last;
       open = false;
     }
@@ -615,7 +657,9 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     }
 #if M68K_XLAT_STENCILS
     uint16_t *hot = &x->hot[(c->pc >> 1) & (XLAT_HOT - 1)];
-    if (++*hot >= x->threshold) {
+    uint32_t off = (c->pc & c->addr_mask) - x->ram_base;
+    if (++*hot >= x->threshold && off < x->ram_size &&
+        x->stores[off >> M68K_XLAT_PAGE_SHIFT] < XLAT_MIXED) {
       *hot = 0;
       if (translate(x, c) == 0)
         continue;
@@ -649,7 +693,10 @@ int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
       return M68K_ENOMEM;
     x->npages = (cpu->ram_size >> M68K_XLAT_PAGE_SHIFT) + 2;
     x->pages = calloc(x->npages, 1);
-    if (!x->pages) {
+    x->stores = calloc(x->npages, 1);
+    if (!x->pages || !x->stores) {
+      free(x->pages);
+      free(x->stores);
       free(x);
       return M68K_ENOMEM;
     }
@@ -698,6 +745,7 @@ void m68k__xlat_detach(m68k_cpu_t *c)
   pthread_mutex_unlock(&totals_lock);
   flush(x);
   free(x->pages);
+  free(x->stores);
   free(x);
 }
 
