@@ -289,3 +289,31 @@ XT_CC(12)
 XT_CC(13)
 XT_CC(14)
 XT_CC(15)
+
+void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
+{
+  begin(c);
+  c->pc = NPC;
+  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
+  (void)m68k__sub(c, c->r[REG], v, 4, 0, false, true);
+  mem_next(c);
+}
+
+void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
+{
+  begin(c);
+  c->pc = NPC;
+  uint32_t a = c->r[REG] + IMM;
+  uint32_t r = m68k__add(c, m68k__rd(c, a, 4), c->r[SRC], 4, 0, false);
+  m68k__wr(c, a, 4, r);
+  mem_next(c);
+}
+
+void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
+{
+  begin(c);
+  c->pc = NPC;
+  logic_flags(c, 0);
+  m68k__wr(c, c->r[REG] + IMM, 4, 0);
+  mem_next(c);
+}

@@ -17,7 +17,8 @@
  *    folded in (special(): MOVEQ, MOVE/MOVEA.L between registers, ADD, SUB,
  *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ADDI/SUBI/CMPI.L, ADDA,
  *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also MOVE.L to and from
- *    (d16,An), MOVE.B #imm,(An) and TST.B (An)+; BRA, Bcc and DBcc with the
+ *    (d16,An), CMP.L/CMPA.L and ADD.L Dn, with (d16,An), CLR.L (d16,An),
+ *    MOVE.B #imm,(An) and TST.B (An)+; BRA, Bcc and DBcc with the
  *    condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
@@ -393,12 +394,16 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
     if (imm && l && len == 6)
       return SET(8 + rx, 0, line == 0x9000 ? (uint32_t)-l1 : l1),
              line == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
+    if (m030 && mode == 5 && l && len == 4 && line == 0xb000) /* CMPA.L (d16,As),Ar */
+      return SET(8 + rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
     return NULL;
   }
   if (IS(TK_ALU_ER) && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
     uint32_t line = op & 0xf000;
     if (imm && len == 6 && line == 0xb000)
       return SET(rx, 0, l1), &xl_stencil_xt_cmpi_l;
+    if (m030 && mode == 5 && len == 4 && line == 0xb000) /* CMP.L (d16,As),Dr */
+      return SET(rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
     if (!reg || len != 2 || (mode == 1 && (line == 0x8000 || line == 0xc000)))
       return NULL;
     SET(rx, src, 0);
@@ -408,6 +413,10 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
   }
   if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
+  if ((op & 0xf1f8) == 0xd1a8 && IS(TK_ALU_RE) && m030 && len == 4) /* ADD.L Dx,(d16,Ay) */
+    return SET(8 + ry, rx, sext16(w1)), &xl_stencil_xt_addm_l_d16;
+  if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
+    return SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
   if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
     uint32_t q = rx ? rx : 8, sub = op & 0x100;
     if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */

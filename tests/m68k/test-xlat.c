@@ -133,9 +133,13 @@ static void memory_operands_and_bus_errors_same(void)
       0x4a18,         /* 1016 tst.b (%a0)+ */
       0xd480,         /* 1018 add.l %d0,%d2 */
       0x2629, 0x0000, /* 101a move.l (0,%a1),%d3 (a1 past RAM: bus error) */
-      0x5381,         /* 101e subq.l #1,%d1 */
-      0x66e4,         /* 1020 bne.b 1006 */
-      0x4e72, 0x2700, /* 1022 stop #0x2700 */
+      0xb5e8, 0x0008, /* 101e cmpa.l (8,%a0),%a2 */
+      0xb0a8, 0x0008, /* 1022 cmp.l (8,%a0),%d0 */
+      0xd3a8, 0x000c, /* 1026 add.l %d1,(12,%a0) */
+      0x42a8, 0x0010, /* 102a clr.l (16,%a0) */
+      0x5381,         /* 102e subq.l #1,%d1 */
+      0x66d4,         /* 1030 bne.b 1006 */
+      0x4e72, 0x2700, /* 1032 stop #0x2700 */
   };
   for (uint32_t seed = 1; seed <= 4; seed++) {
     start2(code, sizeof code / 2, M68K_MODEL_68030);
@@ -149,7 +153,8 @@ static void memory_operands_and_bus_errors_same(void)
     CU_ASSERT_EQUAL(tm_a(&tj, 0), 0x5000 + 50);
     m68k_jit_stats_t st;
     m68k_jit_stats(tj.cpu, &st);
-    CU_ASSERT(st.specialised >= 8);
+    /* All but the handler's RTE and the STOP have stencils of their own. */
+    CU_ASSERT(st.specialised * 10 >= st.insns * 8);
     tm_done(&ti);
     tm_done(&tj);
   }
