@@ -294,16 +294,16 @@ int main(int argc, char **argv) {
   printf("# quamachine %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", QUAM_SMALL,
          qs_t[0], qs_t[RUNS - 1], QUAM_BIG, qb_t[0], qb_t[RUNS - 1], RUNS);
   printf("BENCH quamachine_mips %.1f MIPS\n", (double)per_round / mq / 1e6);
+  double mj = (qbench_median(jb_t, RUNS) - qbench_median(js_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
+  printf("BENCH quamachine_jit_round_ms %.3f ms\n", mj * 1e3);
+  printf("BENCH quamachine_jit_vs_interp %.3f x\n", mq / mj);
+  printf("BENCH quamachine_translate_ns_per_insn %.0f ns\n", qbench_median(tr_ns, RUNS));
   printf("BENCH qemu_m68k_min_run_s %.2f s\n", shortest);
   if (shortest < 2.0) {
     fprintf(stderr, "bench-m68k: a qemu run took %.2f s, under the 2 s asked for\n", shortest);
     return 1;
   }
   printf("BENCH quamachine_vs_qemu %.3f x\n", me / mq);
-  double mj = (qbench_median(jb_t, RUNS) - qbench_median(js_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
-  printf("BENCH quamachine_jit_round_ms %.3f ms\n", mj * 1e3);
   printf("BENCH quamachine_jit_vs_qemu %.3f x\n", me / mj);
-  printf("BENCH quamachine_jit_vs_interp %.3f x\n", mq / mj);
-  printf("BENCH quamachine_translate_ns_per_insn %.0f ns\n", qbench_median(tr_ns, RUNS));
   return 0;
 }
