@@ -65,9 +65,9 @@ static const char usage_text[] =
     "      --stats             print the instructions executed and the speed\n"
     "                          to stderr at the end (with --jit=on, the\n"
     "                          translator's counters too)\n"
-    "      --jit on|off        translate hot code into host code (default off):\n"
+    "      --jit on|off        translate hot code into host code (default on):\n"
     "                          the same results, instruction counts and\n"
-    "                          exceptions as the interpreter\n"
+    "                          exceptions as the interpreter (off: interpret all)\n"
     "      --jit-threshold N   translate code once run N times (default 16)\n"
     "\n"
     "  sst [OPTION]... FILE_OR_DIR...\n"
@@ -258,7 +258,7 @@ static int cmd_run(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   m68k_run_options_t opt = {.model = M68K_MODEL_68030};
-  bool jit = false;
+  bool jit = true;
   uint64_t jit_threshold = QM_JIT_THRESHOLD;
   bool stats = false;
   int ch;

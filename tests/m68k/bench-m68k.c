@@ -15,7 +15,8 @@
  *   BENCH quamachine_mips <v> MIPS      instructions per round / quamachine's slope
  *   BENCH qemu_m68k_min_run_s <v> s     qemu's shortest run (>= 2 s, else exit 1)
  *   BENCH quamachine_vs_qemu <x> x      qemu's slope / quamachine's slope (goal >= 0.1)
- * and the same sizes with the translator (quamachine run --jit=on), in the
+ * (the interpreter: --jit=off) and the same sizes with the translator
+ * (quamachine run --jit=on), in the
  * same alternation, its counts checked against the interpreter's exactly:
  *   BENCH quamachine_jit_round_ms <v> ms
  *   BENCH quamachine_jit_vs_qemu <x> x     qemu's slope / the translated slope (goal >= 1)
@@ -184,8 +185,8 @@ static void fpu_bench(char *quam, char *qemu, char *prog) {
   snprintf(big, sizeof big, "%d", FPU_BIG);
   char *e_small[] = {qemu, "-cpu", "m68030", prog, small, NULL};
   char *e_big[] = {qemu, "-cpu", "m68030", prog, big, NULL};
-  char *m_small[] = {quam, "run", prog, small, NULL};
-  char *m_big[] = {quam, "run", prog, big, NULL};
+  char *m_small[] = {quam, "run", "--jit=off", prog, small, NULL};
+  char *m_big[] = {quam, "run", "--jit=off", prog, big, NULL};
   char *j_small[] = {quam, "run", "--jit=on", prog, small, NULL};
   char *j_big[] = {quam, "run", "--jit=on", prog, big, NULL};
   double es[FPU_RUNS], eb[FPU_RUNS], ms[FPU_RUNS], mb[FPU_RUNS], js[FPU_RUNS], jb[FPU_RUNS];
@@ -223,8 +224,8 @@ int main(int argc, char **argv) {
   }
   long long per_round = q1 - q0;
   {
-    char *m0[] = {argv[1], "run", "--stats", argv[3], "0", NULL};
-    char *m1[] = {argv[1], "run", "--stats", argv[3], "1", NULL};
+    char *m0[] = {argv[1], "run", "--jit=off", "--stats", argv[3], "0", NULL};
+    char *m1[] = {argv[1], "run", "--jit=off", "--stats", argv[3], "1", NULL};
     unsigned long long i0 = 0, i1 = 0;
     timed(m0, 0, true, &i0);
     timed(m1, 1, true, &i1);
@@ -250,8 +251,8 @@ int main(int argc, char **argv) {
   snprintf(mb, sizeof mb, "%d", QUAM_BIG);
   char *e_small[] = {argv[2], "-cpu", "m68030", argv[3], qs, NULL};
   char *e_big[] = {argv[2], "-cpu", "m68030", argv[3], qb, NULL};
-  char *m_small[] = {argv[1], "run", "--stats", argv[3], ms, NULL};
-  char *m_big[] = {argv[1], "run", "--stats", argv[3], mb, NULL};
+  char *m_small[] = {argv[1], "run", "--jit=off", "--stats", argv[3], ms, NULL};
+  char *m_big[] = {argv[1], "run", "--jit=off", "--stats", argv[3], mb, NULL};
   char *j_small[] = {argv[1], "run", "--jit=on", "--stats", argv[3], ms, NULL};
   char *j_big[] = {argv[1], "run", "--jit=on", "--stats", argv[3], mb, NULL};
   double es[RUNS], eb[RUNS], qs_t[RUNS], qb_t[RUNS], js_t[RUNS], jb_t[RUNS], tr_ns[RUNS];
