@@ -208,6 +208,7 @@ static void self_modifying_code_runs_the_new_instruction(void)
   m68k_jit_stats_t st;
   m68k_jit_stats(tj.cpu, &st);
   CU_ASSERT(st.invalidated >= 1);
+  tm_done(&ti);
   tm_done(&tj);
   /* And in chunks against the interpreter. */
   for (uint32_t seed = 1; seed <= 4; seed++) {
