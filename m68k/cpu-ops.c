@@ -199,42 +199,9 @@ uint32_t m68k__ea_addr_rt(m68k_cpu_t *c, unsigned mode, unsigned reg, int sz)
 
 /* ---- arithmetic ---- */
 
-M68K_INLINE uint32_t do_add(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, uint32_t xin,
-                            bool extended)
-{
-  d &= MASK(sz);
-  s &= MASK(sz);
-  uint64_t r64 = (uint64_t)d + s + xin;
-  uint32_t r = (uint32_t)r64 & MASK(sz);
-  c->n = r << NSH(sz);
-  if (extended)
-    c->nz |= r;
-  else
-    c->nz = r;
-  c->v = (((s ^ r) & (d ^ r)) >> (BITS(sz) - 1)) & 1;
-  c->c = c->x = (uint32_t)(r64 >> BITS(sz)) & 1;
-  return r;
-}
-
-/* d - s - xin; sets X unless it is a compare. */
-M68K_INLINE uint32_t do_sub(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, uint32_t xin,
-                            bool extended, bool cmp)
-{
-  d &= MASK(sz);
-  s &= MASK(sz);
-  uint64_t r64 = (uint64_t)d - s - xin;
-  uint32_t r = (uint32_t)r64 & MASK(sz);
-  c->n = r << NSH(sz);
-  if (extended)
-    c->nz |= r;
-  else
-    c->nz = r;
-  c->v = (((s ^ d) & (r ^ d)) >> (BITS(sz) - 1)) & 1;
-  c->c = (uint32_t)(r64 >> BITS(sz)) & 1;
-  if (!cmp)
-    c->x = c->c;
-  return r;
-}
+/* m68k-internal.h: shared with the translator's stencils. */
+#define do_add m68k__add
+#define do_sub m68k__sub
 
 M68K_INLINE uint32_t alu(m68k_cpu_t *c, int kind, uint32_t d, uint32_t s, int sz)
 {
@@ -249,27 +216,7 @@ M68K_INLINE uint32_t alu(m68k_cpu_t *c, int kind, uint32_t d, uint32_t s, int sz
   }
 }
 
-M68K_INLINE bool cond(const m68k_cpu_t *c, int cc)
-{
-  switch (cc) {
-  case 0: return true;
-  case 1: return false;
-  case 2: return !c->c && c->nz;
-  case 3: return c->c || !c->nz;
-  case 4: return !c->c;
-  case 5: return c->c;
-  case 6: return c->nz != 0;
-  case 7: return c->nz == 0;
-  case 8: return !c->v;
-  case 9: return c->v;
-  case 10: return !(c->n >> 31);
-  case 11: return c->n >> 31;
-  case 12: return ((c->n >> 31) ^ c->v) == 0;
-  case 13: return ((c->n >> 31) ^ c->v) != 0;
-  case 14: return c->nz && ((c->n >> 31) ^ c->v) == 0;
-  default: return !c->nz || ((c->n >> 31) ^ c->v) != 0;
-  }
-}
+M68K_INLINE bool cond(const m68k_cpu_t *c, int cc) { return m68k__cc(c, cc); }
 
 bool m68k__cond(const m68k_cpu_t *c, int cc);
 bool m68k__cond(const m68k_cpu_t *c, int cc)

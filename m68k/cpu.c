@@ -317,11 +317,18 @@ m68k_cpu_t *m68k_create(m68k_model_t model, const m68k_bus_t *bus)
   c->s = 1;
   c->imask = 7;
   m68k__fpu_reset(c);
+  unsigned jit = m68k_jit_default();
+  if (jit != 0 && c->ram && m68k_jit_enable(c, jit, NULL) != 0) {
+    free(c);
+    return NULL;
+  }
   return c;
 }
 
 void m68k_destroy(m68k_cpu_t *cpu)
 {
+  if (cpu)
+    m68k__xlat_detach(cpu);
   free(cpu);
 }
 
@@ -534,7 +541,10 @@ static m68k_stop_t run_loop(m68k_cpu_t *c)
     } else if (c->icount >= c->run_end) {
       return M68K_STOP_NONE;
     }
-    m68k__exec(c, c->pending ? c->icount + 1 : c->run_end);
+    if (c->xlat && !c->pending)
+      m68k__xlat_exec(c, c->run_end);
+    else
+      m68k__exec(c, c->pending ? c->icount + 1 : c->run_end);
   }
 }
 

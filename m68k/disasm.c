@@ -205,7 +205,7 @@ static uint32_t next32(dis_t *d)
 
 __attribute__((format(printf, 2, 3))) static void put(dis_t *d, const char *fmt, ...)
 {
-  if (d->pos >= d->len)
+  if (d->pos + 1 >= d->len) /* no room for a character (m68k__insn_length: none at all) */
     return;
   va_list ap;
   va_start(ap, fmt);
@@ -476,4 +476,10 @@ int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, size_t len
   }
   (void)have_ext;
   return (int)(d.pc - addr);
+}
+
+int m68k__insn_length(const m68k_cpu_t *cpu, uint32_t addr)
+{
+  char none;
+  return m68k_disassemble(cpu, addr, &none, 1);
 }

@@ -137,7 +137,21 @@ struct m68k_cpu {
   bool count_cycles;  /* m68k_set_cycle_count() */
   uint64_t run_end;   /* m68k_run stops when icount reaches it */
   jmp_buf jb;         /* design note 3 */
+
+  /* The translator (xlat.c), NULL when off. Translated code runs while
+   * icount is below xlat_end and stops after any instruction that leaves
+   * xlat_dirty set (a store into translated code, its note 4). xlat_pages
+   * marks the RAM pages (M68K_XLAT_PAGE bytes) that hold translated code;
+   * xlat_last is the exit a block last left by (for chaining). */
+  struct m68k__xlat *xlat;
+  const uint8_t *xlat_pages;
+  uint64_t xlat_end;
+  bool xlat_dirty;
+  struct m68k__xlat_exit *xlat_last;
 };
+
+/* Translated code is tracked per RAM page of this many bytes (a power of 2). */
+#define M68K_XLAT_PAGE_SHIFT 8
 
 /* cpu.c */
 uint32_t m68k__get_sr(const m68k_cpu_t *c);
@@ -200,6 +214,92 @@ void m68k__c000_begin(m68k_cpu_t *c, uint32_t pc, uint32_t op);
 void m68k__c000_end(m68k_cpu_t *c);
 void m68k__c000_exception(m68k_cpu_t *c, int vector, bool write, bool jump);
 
+/* Every handler as a function, and the name of its template (m68k-ops.tab),
+ * indexed like m68k__cycles: the translator calls them from its stencils. */
+typedef void (*m68k__handler_fn)(m68k_cpu_t *c, uint32_t op);
+extern const m68k__handler_fn m68k__handler_fns[];
+extern const char *const m68k__handler_tmpl[];
+
+/* disasm.c: the length in bytes of the instruction at addr, as
+ * m68k_disassemble() decodes it, without formatting it. */
+int m68k__insn_length(const m68k_cpu_t *cpu, uint32_t addr);
+
+/* xlat.c: runs translated code and the interpreter as m68k__exec() does
+ * (same stops: `end`, pending), translating hot code (xlat.c note 1). */
+void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end);
+/* A store of sz bytes at RAM offset off hit a page holding translations:
+ * invalidates those overlapping it (xlat.c note 4). */
+void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz);
+/* Frees the CPU's part in its translator (m68k_destroy). */
+void m68k__xlat_detach(m68k_cpu_t *c);
+
+/* The 68k condition cc (0-15, Bcc/DBcc/Scc's field) on the split flags. */
+M68K_INLINE bool m68k__cc(const m68k_cpu_t *c, int cc)
+{
+  switch (cc) {
+  case 0: return true;
+  case 1: return false;
+  case 2: return !c->c && c->nz;
+  case 3: return c->c || !c->nz;
+  case 4: return !c->c;
+  case 5: return c->c;
+  case 6: return c->nz != 0;
+  case 7: return c->nz == 0;
+  case 8: return !c->v;
+  case 9: return c->v;
+  case 10: return !(c->n >> 31);
+  case 11: return c->n >> 31;
+  case 12: return ((c->n >> 31) ^ c->v) == 0;
+  case 13: return ((c->n >> 31) ^ c->v) != 0;
+  case 14: return c->nz && ((c->n >> 31) ^ c->v) == 0;
+  default: return !c->nz || ((c->n >> 31) ^ c->v) != 0;
+  }
+}
+
+/* ADD and SUB (ADDX/SUBX with xin and extended, CMP with cmp: X kept) of
+ * sz bytes, setting the flags (design note 1); the result. Shared by the
+ * handlers (cpu-ops.c) and the translator's stencils. */
+#define M68K__MASK(sz) ((sz) == 1 ? 0xffu : (sz) == 2 ? 0xffffu : 0xffffffffu)
+#define M68K__BITS(sz) ((sz) * 8)
+#define M68K__NSH(sz) (32 - (sz) * 8)
+/* N and Z of result r; ADDX/SUBX (extended) only clear Z. */
+M68K_INLINE void m68k__nz(m68k_cpu_t *c, uint32_t r, int sz, bool extended)
+{
+  c->n = r << M68K__NSH(sz);
+  if (extended)
+    c->nz |= r;
+  else
+    c->nz = r;
+}
+
+M68K_INLINE uint32_t m68k__add(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, uint32_t xin,
+                                bool extended)
+{
+  d &= M68K__MASK(sz);
+  s &= M68K__MASK(sz);
+  uint64_t r64 = (uint64_t)d + s + xin;
+  uint32_t r = (uint32_t)r64 & M68K__MASK(sz);
+  m68k__nz(c, r, sz, extended);
+  c->v = (((s ^ r) & (d ^ r)) >> (M68K__BITS(sz) - 1)) & 1;
+  c->c = c->x = (uint32_t)(r64 >> M68K__BITS(sz)) & 1;
+  return r;
+}
+
+M68K_INLINE uint32_t m68k__sub(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, uint32_t xin,
+                                bool extended, bool cmp)
+{
+  d &= M68K__MASK(sz);
+  s &= M68K__MASK(sz);
+  uint64_t r64 = (uint64_t)d - s - xin;
+  uint32_t r = (uint32_t)r64 & M68K__MASK(sz);
+  m68k__nz(c, r, sz, extended);
+  c->v = (((s ^ d) & (r ^ d)) >> (M68K__BITS(sz) - 1)) & 1;
+  c->c = (uint32_t)(r64 >> M68K__BITS(sz)) & 1;
+  if (!cmp)
+    c->x = c->c;
+  return r;
+}
+
 /* cpu-fpu.c */
 void m68k__fpu_general(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_save(m68k_cpu_t *c, uint32_t op);
@@ -238,6 +338,12 @@ M68K_INLINE void m68k__wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
     m68k__address_error(c, a, true, false);
   a &= c->addr_mask;
   uint32_t off = a - c->ram_base;
+  /* A store into translated code (xlat.c note 4); the page map covers RAM
+   * and one page past it, so the offset of a store in RAM always indexes it. */
+  if (M68K_UNLIKELY(c->xlat_pages != NULL) && off < c->ram_size &&
+      (c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
+       c->xlat_pages[(off + (uint32_t)sz - 1) >> M68K_XLAT_PAGE_SHIFT]))
+    m68k__xlat_store(c, off, sz);
   if (sz == 1) {
     if (M68K_LIKELY(off < c->ram_lim1)) {
       c->ram[off] = (uint8_t)v;

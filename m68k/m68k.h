@@ -161,6 +161,51 @@ M68K_API void m68k_set_fpreg(m68k_cpu_t *cpu, int n, uint16_t sign_exp, uint64_t
 M68K_API uint32_t m68k_get_fpctl(const m68k_cpu_t *cpu, int which);
 M68K_API void m68k_set_fpctl(m68k_cpu_t *cpu, int which, uint32_t v);
 
+/* Translation (m68k/xlat.c). Code run `threshold` times is translated into
+ * host code from stencils and run from there, with the same results, the
+ * same instruction boundaries for exceptions and interrupts, and the same
+ * instruction counts as the interpreter (which still runs cold code, and
+ * everything while cycles are counted or instructions traced). Stores into
+ * translated code, by any CPU sharing the translator or through
+ * m68k_jit_invalidate(), drop the translations concerned.
+ *
+ * m68k_jit_enable() turns translation on for cpu, with a translator of its
+ * own, or with `share`'s (CPUs on the same RAM: a store by one invalidates
+ * code the other translated). Returns 0, or M68K_EINVAL (threshold 0 or
+ * above 65535, no RAM window, `share` without translation or on another RAM
+ * or model, or quamachine built without the stencil generator) or
+ * M68K_ENOMEM (machine.h's error table). m68k_jit_disable() turns it off;
+ * the translator is freed with its last CPU. */
+M68K_API int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share);
+M68K_API void m68k_jit_disable(m68k_cpu_t *cpu);
+/* Host writes into RAM at [addr, addr + len) drop the translations of the
+ * code there (the machine calls it for its own RAM writes). */
+M68K_API void m68k_jit_invalidate(m68k_cpu_t *cpu, uint32_t addr, uint32_t len);
+/* The bound on translated blocks (16384 by default): reaching it flushes
+ * every translation. M68K_EINVAL for 0 or without translation. */
+M68K_API int m68k_jit_set_limit(m68k_cpu_t *cpu, size_t max_blocks);
+/* A threshold every CPU created afterwards gets translation with (each its
+ * own translator), 0 (the default) for none: for tests that run the same
+ * cases with translation on and off. */
+M68K_API void m68k_jit_set_default(unsigned threshold);
+M68K_API unsigned m68k_jit_default(void);
+
+typedef struct m68k_jit_stats {
+  uint64_t translated;   /* blocks translated */
+  uint64_t insns;        /* instructions in them */
+  uint64_t specialised;  /* of those, with a stencil of their own (not a handler call) */
+  uint64_t chained;      /* block exits linked straight into another block */
+  uint64_t invalidated;  /* blocks dropped by stores into their code */
+  uint64_t flushes;      /* whole-cache flushes at the bound */
+  uint64_t translate_ns; /* time spent translating */
+  uint64_t live;         /* blocks translated now */
+} m68k_jit_stats_t;
+/* The counters of cpu's translator (zeros without one). */
+M68K_API void m68k_jit_stats(const m68k_cpu_t *cpu, m68k_jit_stats_t *st);
+/* The counters of every translator freed so far in this process (live 0):
+ * what `quamachine run --stats` prints after its machine is gone. */
+M68K_API void m68k_jit_totals(m68k_jit_stats_t *st);
+
 /* Single-step conformance tests (the m68k-sst format: SingleStepTests' m68000 data).
  * m68k_sst_run_file() runs every test of one gzip-compressed file on a fresh
  * CPU of `model` with a 16 MiB RAM, prints "SST <file> <passed>/<total>" to

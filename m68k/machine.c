@@ -145,8 +145,17 @@ static uint8_t *ram_at(struct m68k_machine *m, uint32_t addr, uint32_t len) {
   return m->ram + off;
 }
 
+/* The host may write what it gets: translations of code there are dropped. */
+static void host_write(struct m68k_machine *m, uint32_t addr, uint32_t len) {
+  if (m->ncpus > 0 && m->cpus[0].cpu != NULL)
+    m68k_jit_invalidate(m->cpus[0].cpu, addr, len);
+}
+
 M68K_API uint8_t *m68k_machine_ram(m68k_machine_t *m, uint32_t addr, uint32_t len) {
-  return ram_at(m, addr, len);
+  uint8_t *p = ram_at(m, addr, len);
+  if (p != NULL)
+    host_write(m, addr, len);
+  return p;
 }
 
 M68K_API uint32_t m68k_machine_ram_base(const m68k_machine_t *m) { return m->ram_base; }
@@ -164,6 +173,7 @@ M68K_API bool m68k_machine_write32(m68k_machine_t *m, uint32_t addr, uint32_t v)
   uint8_t *p = ram_at(m, addr, 4);
   if (p == NULL)
     return false;
+  host_write(m, addr, 4);
   m68k__put32(p, v);
   return true;
 }
@@ -174,6 +184,7 @@ M68K_API int m68k_machine_load(m68k_machine_t *m, uint32_t addr, const void *src
   uint8_t *p = ram_at(m, addr, (uint32_t)len);
   if (p == NULL)
     return M68K_EINVAL;
+  host_write(m, addr, (uint32_t)len);
   memcpy(p, src, len);
   return M68K_OK;
 }
@@ -436,6 +447,11 @@ M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
     if (c->cpu == NULL)
       goto fail;
     m68k_set_trap_hook(c->cpu, machine_hook, c);
+    /* Translation by default (m68k_jit_set_default): the CPUs share one
+     * translator, so that a store by one drops the other's translations. */
+    if (i > 0 && m68k_jit_default() != 0 &&
+        m68k_jit_enable(c->cpu, m68k_jit_default(), m->cpus[0].cpu) != 0)
+      goto fail;
   }
   return m;
 

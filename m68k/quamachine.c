@@ -39,6 +39,9 @@ extern char **environ;
 #define QUAMACHINE_SMP_LD "share/qua/smp.ld"
 #endif
 
+/* run --jit=on translates code run this many times (--jit-threshold). */
+#define QM_JIT_THRESHOLD 16
+
 static const char usage_text[] =
     "Usage: quamachine COMMAND [OPTION]... ARG...\n"
     "       quamachine --help | --version\n"
@@ -60,7 +63,8 @@ static const char usage_text[] =
     "      --trace             trace every instruction to stderr\n"
     "      --limit N           stop after N instructions\n"
     "      --stats             print the instructions executed and the speed\n"
-    "                          to stderr at the end\n"
+    "                          to stderr at the end (with --jit=on, the\n"
+    "                          translator's counters too)\n"
     "      --cycles            print the cycles the program took to stderr at\n"
     "                          the end: on the 68000 the chip's clocks (as the\n"
     "                          MC68000 User's Manual times them, no wait\n"
@@ -70,6 +74,10 @@ static const char usage_text[] =
     "                          inside DIR (\"..\" and symbolic links cannot leave\n"
     "                          it); its working directory starts at DIR. Without\n"
     "                          --root the program has no files (EACCES)\n"
+    "      --jit on|off        translate hot code into host code (default on):\n"
+    "                          the same results, instruction counts and\n"
+    "                          exceptions as the interpreter (off: interpret all)\n"
+    "      --jit-threshold N   translate code once run N times (default 16)\n"
     "\n"
     "  sst [OPTION]... FILE_OR_DIR...\n"
     "      Run single-instruction tests (the m68k-sst format: gzip'ed text, six\n"
@@ -258,10 +266,14 @@ static int cmd_run(int argc, char **argv) {
       {"stats", no_argument, NULL, 's'},
       {"cycles", no_argument, NULL, 'C'},
       {"root", required_argument, NULL, 'r'},
+      {"jit", required_argument, NULL, 'j'},
+      {"jit-threshold", required_argument, NULL, 'J'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   m68k_run_options_t opt = {.model = M68K_MODEL_68030};
+  bool jit = true;
+  uint64_t jit_threshold = QM_JIT_THRESHOLD;
   bool stats = false;
   int ch;
   optind = 1;
@@ -284,6 +296,15 @@ static int cmd_run(int argc, char **argv) {
     case 's': stats = true; break;
     case 'C': opt.cycles = true; break;
     case 'r': opt.root = optarg; break;
+    case 'j':
+      if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+        return qm_usage(NULL, "run: --jit takes on or off, not '%s'", optarg);
+      jit = strcmp(optarg, "on") == 0;
+      break;
+    case 'J':
+      if (!qm_parse_u64(optarg, 1, UINT16_MAX, &jit_threshold))
+        return qm_usage(NULL, "run: bad --jit-threshold '%s' (1 to 65535)", optarg);
+      break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
       return qm_usage(NULL, "run: unknown option or missing argument in '%s'", argv[optind - 1]);
@@ -291,6 +312,7 @@ static int cmd_run(int argc, char **argv) {
   }
   if (optind >= argc)
     return qm_usage(NULL, "run: no program given");
+  m68k_jit_set_default(jit ? (unsigned)jit_threshold : 0);
   char msg[768];
   m68k_machine_result_t res;
   fflush(stdout);
@@ -307,6 +329,16 @@ static int cmd_run(int argc, char **argv) {
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     fprintf(stderr, "quamachine: %" PRIu64 " instructions in %.3f s (%.2f MIPS)\n", res.clock, secs,
             secs > 0 ? (double)res.clock / secs / 1e6 : 0.0);
+    if (jit) {
+      m68k_jit_stats_t js;
+      m68k_jit_totals(&js);
+      fprintf(stderr,
+              "quamachine: jit: %" PRIu64 " blocks translated (%" PRIu64 " instructions, %" PRIu64
+              " with stencils of their own), %" PRIu64 " exits chained, %" PRIu64
+              " blocks invalidated, %" PRIu64 " flushes, %.3f ms translating\n",
+              js.translated, js.insns, js.specialised, js.chained, js.invalidated, js.flushes,
+              (double)js.translate_ns / 1e6);
+    }
   }
   if (opt.cycles)
     fprintf(stderr, "quamachine: %" PRIu64 " cycles (%s)\n", res.cycles,

@@ -497,6 +497,16 @@ static void emit(FILE *o)
       fprintf(o, "  h%d,\n", i);
   }
   fprintf(o, "};\n");
+  /* The translator (xlat.c) calls any handler out of line from its
+   * stencils, and ends a block after one whose template changes the flow. */
+  fprintf(o, "\n/* Every handler out of line, and its template, for the translator. */\n"
+             "const m68k__handler_fn m68k__handler_fns[%d] = {\n  h_illegal,\n", nhandlers);
+  for (int i = 1; i < nhandlers; i++)
+    fprintf(o, "  h%d,\n", i);
+  fprintf(o, "};\nconst char *const m68k__handler_tmpl[%d] = {\n  \"illegal\",\n", nhandlers);
+  for (int i = 1; i < nhandlers; i++)
+    fprintf(o, "  \"%s\",\n", entries[handlers[i].entry].tmpl);
+  fprintf(o, "};\n");
   fprintf(o, "\n/* MC68030 timing per handler (m68k-cycles.tab): cache case, head, tail;\n"
              " * the other outcome's; per register; kind. */\n"
              "const m68k__cycles_t m68k__cycles[%d] = {\n  {%d, %d, %d, %d, %d, %d, 0, 0},\n",

@@ -15,6 +15,14 @@
  *   BENCH quamachine_mips <v> MIPS      instructions per round / quamachine's slope
  *   BENCH qemu_m68k_min_run_s <v> s     qemu's shortest run (>= 2 s, else exit 1)
  *   BENCH quamachine_vs_qemu <x> x      qemu's slope / quamachine's slope (goal >= 0.1)
+ * (the interpreter: --jit=off) and the same sizes with the translator
+ * (quamachine run --jit=on), in the
+ * same alternation, its counts checked against the interpreter's exactly:
+ *   BENCH quamachine_jit_round_ms <v> ms
+ *   BENCH quamachine_jit_vs_qemu <x> x     qemu's slope / the translated slope (goal >= 1)
+ *   BENCH quamachine_jit_vs_interp <x> x   the interpreted slope / the translated one
+ *   BENCH quamachine_translate_ns_per_insn <v> ns  translation time per instruction
+ *                                         translated (--stats, median of the big runs)
  * Checks: every run prints the program's expected line. Instructions: qemu
  * is traced one instruction per block (-singlestep -d exec,nochain) at 0
  * and 1 rounds, and quamachine (--stats) must execute exactly as many more
@@ -28,6 +36,7 @@
  *   BENCH quamachine_fpu_mflops <v> MFLOPS
  *   BENCH qemu_m68k_fpu_mflops <v> MFLOPS
  *   BENCH quamachine_fpu_vs_qemu <x> x  quamachine's MFLOPS / qemu's
+ *   BENCH quamachine_jit_fpu_vs_qemu <x> x  the same with --jit=on
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -121,8 +130,9 @@ static long long qemu_count(const char *qemu, const char *prog, const char *roun
 
 /* One run of argv (whose last argument is `rounds`); checks the program's line and, for
  * quamachine, reads its instruction count into *insns. Returns the time; exits on failure. */
+static char out[4096], err[4096]; /* the last timed run's output */
+
 static double timed(char **argv, int rounds, bool quam, unsigned long long *insns) {
-  static char out[4096], err[4096];
   char want[64];
   int st;
   double t = run(argv, out, sizeof out, err, sizeof err, &st);
@@ -137,9 +147,25 @@ static double timed(char **argv, int rounds, bool quam, unsigned long long *insn
   return t;
 }
 
+/* The translation time per instruction translated that the last timed run's
+ * --stats printed (quamachine run --jit=on); exits when it is missing. */
+static double translate_ns_per_insn(void) {
+  unsigned long long blocks = 0, insns = 0;
+  double ms = 0;
+  const char *p = strstr(err, "quamachine: jit: ");
+  const char *q = p ? strstr(p, "flushes, ") : NULL;
+  if (p == NULL || q == NULL ||
+      sscanf(p, "quamachine: jit: %llu blocks translated (%llu instructions", &blocks,
+             &insns) != 2 ||
+      sscanf(q, "flushes, %lf ms translating", &ms) != 1 || insns == 0) {
+    fprintf(stderr, "bench-m68k: no translator counters in quamachine's --stats: %s\n", err);
+    exit(1);
+  }
+  return ms * 1e6 / (double)insns;
+}
+
 /* One run of the FPU workload; checks its line. Returns the time; exits on failure. */
 static double fpu_timed(char **argv, int rounds) {
-  static char out[4096], err[4096];
   int st, r = -1;
   long flops = 0;
   double t = run(argv, out, sizeof out, err, sizeof err, &st);
@@ -159,21 +185,27 @@ static void fpu_bench(char *quam, char *qemu, char *prog) {
   snprintf(big, sizeof big, "%d", FPU_BIG);
   char *e_small[] = {qemu, "-cpu", "m68030", prog, small, NULL};
   char *e_big[] = {qemu, "-cpu", "m68030", prog, big, NULL};
-  char *m_small[] = {quam, "run", prog, small, NULL};
-  char *m_big[] = {quam, "run", prog, big, NULL};
-  double es[FPU_RUNS], eb[FPU_RUNS], ms[FPU_RUNS], mb[FPU_RUNS];
+  char *m_small[] = {quam, "run", "--jit=off", prog, small, NULL};
+  char *m_big[] = {quam, "run", "--jit=off", prog, big, NULL};
+  char *j_small[] = {quam, "run", "--jit=on", prog, small, NULL};
+  char *j_big[] = {quam, "run", "--jit=on", prog, big, NULL};
+  double es[FPU_RUNS], eb[FPU_RUNS], ms[FPU_RUNS], mb[FPU_RUNS], js[FPU_RUNS], jb[FPU_RUNS];
   for (int i = 0; i < FPU_RUNS; i++) {
     es[i] = fpu_timed(e_small, FPU_SMALL);
     ms[i] = fpu_timed(m_small, FPU_SMALL);
+    js[i] = fpu_timed(j_small, FPU_SMALL);
     eb[i] = fpu_timed(e_big, FPU_BIG);
     mb[i] = fpu_timed(m_big, FPU_BIG);
+    jb[i] = fpu_timed(j_big, FPU_BIG);
   }
   double rounds = FPU_BIG - FPU_SMALL;
   double qemu_round = (qbench_median(eb, FPU_RUNS) - qbench_median(es, FPU_RUNS)) / rounds;
   double quam_round = (qbench_median(mb, FPU_RUNS) - qbench_median(ms, FPU_RUNS)) / rounds;
+  double jit_round = (qbench_median(jb, FPU_RUNS) - qbench_median(js, FPU_RUNS)) / rounds;
   printf("BENCH quamachine_fpu_mflops %.1f MFLOPS\n", 200000.0 / quam_round / 1e6);
   printf("BENCH qemu_m68k_fpu_mflops %.1f MFLOPS\n", 200000.0 / qemu_round / 1e6);
   printf("BENCH quamachine_fpu_vs_qemu %.3f x\n", qemu_round / quam_round);
+  printf("BENCH quamachine_jit_fpu_vs_qemu %.3f x\n", qemu_round / jit_round);
 }
 
 int main(int argc, char **argv) {
@@ -192,8 +224,8 @@ int main(int argc, char **argv) {
   }
   long long per_round = q1 - q0;
   {
-    char *m0[] = {argv[1], "run", "--stats", argv[3], "0", NULL};
-    char *m1[] = {argv[1], "run", "--stats", argv[3], "1", NULL};
+    char *m0[] = {argv[1], "run", "--jit=off", "--stats", argv[3], "0", NULL};
+    char *m1[] = {argv[1], "run", "--jit=off", "--stats", argv[3], "1", NULL};
     unsigned long long i0 = 0, i1 = 0;
     timed(m0, 0, true, &i0);
     timed(m1, 1, true, &i1);
@@ -219,15 +251,26 @@ int main(int argc, char **argv) {
   snprintf(mb, sizeof mb, "%d", QUAM_BIG);
   char *e_small[] = {argv[2], "-cpu", "m68030", argv[3], qs, NULL};
   char *e_big[] = {argv[2], "-cpu", "m68030", argv[3], qb, NULL};
-  char *m_small[] = {argv[1], "run", "--stats", argv[3], ms, NULL};
-  char *m_big[] = {argv[1], "run", "--stats", argv[3], mb, NULL};
-  double es[RUNS], eb[RUNS], qs_t[RUNS], qb_t[RUNS], shortest = 1e9;
+  char *m_small[] = {argv[1], "run", "--jit=off", "--stats", argv[3], ms, NULL};
+  char *m_big[] = {argv[1], "run", "--jit=off", "--stats", argv[3], mb, NULL};
+  char *j_small[] = {argv[1], "run", "--jit=on", "--stats", argv[3], ms, NULL};
+  char *j_big[] = {argv[1], "run", "--jit=on", "--stats", argv[3], mb, NULL};
+  double es[RUNS], eb[RUNS], qs_t[RUNS], qb_t[RUNS], js_t[RUNS], jb_t[RUNS], tr_ns[RUNS];
+  double shortest = 1e9;
   for (int i = 0; i < RUNS; i++) {
-    unsigned long long i_small = 0, i_big = 0;
+    unsigned long long i_small = 0, i_big = 0, j_small_n = 0, j_big_n = 0;
     double te0 = timed(e_small, qemu_small, false, NULL);
     double tq0 = timed(m_small, QUAM_SMALL, true, &i_small);
+    js_t[i] = timed(j_small, QUAM_SMALL, true, &j_small_n);
     double te1 = timed(e_big, qemu_big, false, NULL);
     double tq1 = timed(m_big, QUAM_BIG, true, &i_big);
+    jb_t[i] = timed(j_big, QUAM_BIG, true, &j_big_n);
+    tr_ns[i] = translate_ns_per_insn();
+    if (j_small_n != i_small || j_big_n != i_big) {
+      fprintf(stderr, "bench-m68k: --jit=on ran %llu and %llu instructions, the interpreter %llu "
+              "and %llu\n", j_small_n, j_big_n, i_small, i_big);
+      return 1;
+    }
     shortest = te0 < shortest ? te0 : shortest;
     double want = (double)per_round * (QUAM_BIG - QUAM_SMALL);
     if (((double)(i_big - i_small) - want) / want > 1e-4 ||
@@ -252,11 +295,16 @@ int main(int argc, char **argv) {
   printf("# quamachine %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", QUAM_SMALL,
          qs_t[0], qs_t[RUNS - 1], QUAM_BIG, qb_t[0], qb_t[RUNS - 1], RUNS);
   printf("BENCH quamachine_mips %.1f MIPS\n", (double)per_round / mq / 1e6);
+  double mj = (qbench_median(jb_t, RUNS) - qbench_median(js_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
+  printf("BENCH quamachine_jit_round_ms %.3f ms\n", mj * 1e3);
+  printf("BENCH quamachine_jit_vs_interp %.3f x\n", mq / mj);
+  printf("BENCH quamachine_translate_ns_per_insn %.0f ns\n", qbench_median(tr_ns, RUNS));
   printf("BENCH qemu_m68k_min_run_s %.2f s\n", shortest);
   if (shortest < 2.0) {
     fprintf(stderr, "bench-m68k: a qemu run took %.2f s, under the 2 s asked for\n", shortest);
     return 1;
   }
   printf("BENCH quamachine_vs_qemu %.3f x\n", me / mq);
+  printf("BENCH quamachine_jit_vs_qemu %.3f x\n", me / mj);
   return 0;
 }

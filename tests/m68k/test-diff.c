@@ -1,6 +1,7 @@
 /* test-diff.c -- compiled C programs: same stdout and exit status under quamachine, qemu-m68k and the host.
  *
- * Arguments: QUAMACHINE QEMU_M68K PROGS_DIR. Each case runs one program
+ * Arguments: QUAMACHINE QEMU_M68K PROGS_DIR [--jit]. With --jit quamachine
+ * translates every block it runs (--jit=on --jit-threshold=1). Each case runs one program
  * of PROGS_DIR (built from tests/m68k/progs/NAME.c) under both and
  * compares; where PROGS_DIR also holds NAME-host, the same source built
  * for this machine, quamachine must match it too, so that a fault qemu
@@ -26,6 +27,8 @@
 #define OUT_MAX (1u << 20)
 
 static const char *quamachine, *qemu, *progs;
+/* quamachine's translator: off, or (--jit) on for everything run once. */
+static char *jit_on = "--jit=off", *jit_threshold = "--jit-threshold=1";
 
 typedef struct outcome {
   char *out; /* stdout, NUL-terminated */
@@ -94,7 +97,8 @@ static void diff_program(const char *name, const char *cpu) {
   char path[4096], qemu_cpu[16];
   snprintf(path, sizeof path, "%s/%s", progs, name);
   snprintf(qemu_cpu, sizeof qemu_cpu, "m%s", cpu);
-  char *qa[] = {(char *)quamachine, "run", "--cpu", (char *)cpu, path, "x", "yz", NULL};
+  char *qa[] = {(char *)quamachine, "run", jit_on, jit_threshold, "--cpu", (char *)cpu, path,
+                "x", "yz", NULL};
   char *qe[] = {(char *)qemu, "-cpu", qemu_cpu, path, "x", "yz", NULL};
   outcome_t a = {0}, b = {0};
   CU_ASSERT_EQUAL_FATAL(run(qe, &b), 0);
@@ -183,8 +187,9 @@ static void diff_lines(const char *name, bool in_dirs, int min_lines) {
   if (in_dirs)
     for (int i = 0; i < 3; i++)
       CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dirs[i]));
-  char *qa[] = {(char *)quamachine, "run", "--cpu", "68030", path, NULL};
-  char *qr[] = {(char *)quamachine, "run", "--cpu", "68030", "--root", dirs[0], path, NULL};
+  char *qa[] = {(char *)quamachine, "run", jit_on, jit_threshold, "--cpu", "68030", path, NULL};
+  char *qr[] = {(char *)quamachine, "run", jit_on, jit_threshold, "--cpu", "68030", "--root",
+                dirs[0], path, NULL};
   char *qe[] = {(char *)qemu, "-cpu", "m68030", path, NULL};
   char *ha[] = {host, NULL};
   outcome_t a = {0}, b = {0}, h = {0};
@@ -275,6 +280,8 @@ int main(int argc, char **argv) {
   quamachine = realpath(argv[1], tool_abs) != NULL ? tool_abs : argv[1];
   qemu = argv[2];
   progs = realpath(argv[3], progs_abs) != NULL ? progs_abs : argv[3];
+  if (argc > 4 && strcmp(argv[4], "--jit") == 0)
+    jit_on = "--jit=on";
   static const qtest_case_t cases[] = {
 #define XX(name, cpu) {"same_output_as_qemu_" #name "_on_" cpu, diff_##name},
       PROGRAMS(XX)

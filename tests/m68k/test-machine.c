@@ -688,6 +688,15 @@ static void cli_bad_usage_exits_2_with_a_message(void) {
   run_tool(&r, "run", NULL);
   CU_ASSERT_EQUAL(r.status, 2);
   CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no program given"));
+  run_tool(&r, "run", "--jit=maybe", "prog", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--jit takes on or off, not 'maybe'"));
+  run_tool(&r, "run", "--jit-threshold", "0", "prog", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bad --jit-threshold '0'"));
+  run_tool(&r, "run", "--jit-threshold", "65536", "prog", NULL);
+  CU_ASSERT_EQUAL(r.status, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bad --jit-threshold '65536'"));
 }
 
 static void cli_bad_elf_exits_126_naming_the_problem(void) {
@@ -730,6 +739,14 @@ static void cli_run_passes_stdout_and_exit_status(void) {
   run_tool(&r, "run", "--stats", "--mem", "2M", path, NULL);
   CU_ASSERT_EQUAL(r.status, 33);
   CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "8 instructions"));
+  /* Translated from the first run on (the highest threshold is accepted). */
+  run_tool(&r, "run", "--jit=on", "--jit-threshold", "1", "--stats", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 33);
+  CU_ASSERT_STRING_EQUAL(r.out, "hello\n");
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "8 instructions"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "jit: 2 blocks translated (8 instructions"));
+  run_tool(&r, "run", "--jit=on", "--jit-threshold", "65535", path, NULL);
+  CU_ASSERT_EQUAL(r.status, 33);
   unlink(path);
 }
 

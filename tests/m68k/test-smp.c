@@ -2,8 +2,9 @@
  * replays.
  *
  * Arguments: the four images built from progs/smp-counter.c (CAS, CAS2,
- * PLAIN for the 68030; TAS for the 68000). Without them (no m68k cross
- * compiler) the suite is skipped.
+ * PLAIN for the 68030; TAS for the 68000), then --jit to run every case with
+ * the translator on (m68k_jit_set_default, threshold 1). Without the images
+ * (no m68k cross compiler) the suite is skipped.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -157,6 +158,30 @@ static void same_seed_gives_the_same_run(void) {
   run_free(&c);
 }
 
+/* The translator changes no run: the same result, clock and schedule for
+ * random schedules, on both models, with it off and on. */
+static void translation_changes_no_schedule(void) {
+  unsigned saved = m68k_jit_default();
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    m68k_schedule_t s = seeded(seed);
+    m68k_model_t model = seed % 4 == 0 ? M68K_MODEL_68000 : M68K_MODEL_68030;
+    const char *img = seed % 4 == 0 ? img_tas : img_plain;
+    run_t off, on;
+    m68k_jit_set_default(0);
+    run_model(model, img, &s, &off);
+    m68k_jit_set_default(1 + (unsigned)(seed % 3));
+    run_model(model, img, &s, &on);
+    CU_ASSERT_EQUAL(on.res.status, off.res.status);
+    CU_ASSERT_EQUAL(on.res.code, off.res.code);
+    CU_ASSERT_EQUAL(on.res.clock, off.res.clock);
+    CU_ASSERT(on.nslices == off.nslices &&
+              memcmp(on.slices, off.slices, on.nslices * sizeof *on.slices) == 0);
+    run_free(&off);
+    run_free(&on);
+  }
+  m68k_jit_set_default(saved);
+}
+
 static void quantum_schedule_alternates_the_cpus(void) {
   m68k_schedule_t s = {.kind = M68K_SCHED_QUANTUM, .quantum = 7};
   run_t r;
@@ -180,6 +205,8 @@ int main(int argc, char **argv) {
   img_cas2 = argv[2];
   img_plain = argv[3];
   img_tas = argv[4];
+  if (argc > 5 && strcmp(argv[5], "--jit") == 0)
+    m68k_jit_set_default(1);
   static const qtest_case_t cases[] = {
       {"cas_counter_is_exact_under_1000_seeds", cas_counter_is_exact_under_1000_seeds},
       {"cas2_counter_is_exact_under_1000_seeds", cas2_counter_is_exact_under_1000_seeds},
@@ -188,6 +215,7 @@ int main(int argc, char **argv) {
        plain_increment_loses_updates_and_its_schedule_replays},
       {"same_seed_gives_the_same_run", same_seed_gives_the_same_run},
       {"quantum_schedule_alternates_the_cpus", quantum_schedule_alternates_the_cpus},
+      {"translation_changes_no_schedule", translation_changes_no_schedule},
       {NULL, NULL},
   };
   return qtest_run("m68k-smp", cases);

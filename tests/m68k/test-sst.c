@@ -1,6 +1,6 @@
 /* test-sst.c -- the m68k-sst single-instruction conformance data on the 68000 core.
  *
- * Usage: test-sst [--verbose] [--required] DIR. Runs every *.txt.gz in DIR
+ * Usage: test-sst [--verbose] [--required] [--jit] DIR. Runs every *.txt.gz in DIR
  * (the data is not part of the project: meson passes -Dsst_data, or
  * ../shared/m68k-sst) and requires every test to pass. TAS and TRAPV are
  * unverified upstream and are reported apart, outside that requirement.
@@ -9,7 +9,8 @@
  * Exits 77 (meson SKIP) when DIR is missing, saying so, unless --required
  * (-Dsst_data was given) or the environment variable CI is set (to anything
  * but "", "0" or "false"): then a missing or empty DIR fails, so that CI
- * cannot pass by skipping.
+ * cannot pass by skipping. --jit runs every case translated (m68k_jit_set_default
+ * with a threshold of 1: the instruction is translated before it first runs).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -119,6 +120,8 @@ int main(int argc, char **argv)
       sst_verbose = true;
     else if (strcmp(argv[i], "--required") == 0)
       sst_required = true;
+    else if (strcmp(argv[i], "--jit") == 0)
+      m68k_jit_set_default(1); /* every case translated, then run */
     else
       sst_dir = argv[i];
   }

@@ -1,0 +1,319 @@
+/* xlat-templates.c -- the translator's stencils: one 68k instruction each, with holes.
+ *
+ * Compiled for the host and turned into stencils (prefix xl) by stencilgen;
+ * xlat.c chains them into a translated block (its notes). Every stencil is
+ * a function of the CPU that runs one instruction exactly as the
+ * interpreter's dispatch and handler do (cpu-ops.c m68k__exec), then either
+ * returns to xlat.c's loop or tail-calls the next stencil (xh_next, which a
+ * chain turns into a fall-through). The holes:
+ *
+ *   xh_pc      the instruction's address          xh_op      its first word
+ *   xh_npc     the address of the next one        xh_target  a branch target
+ *   xh_reg     a register (0-15: D0-D7, A0-A7)    xh_src     a source register
+ *   xh_imm     an immediate (or a flag: xlat.c)
+ *   xh_exit    the block's exit record (m68k__xlat_exit_t) for a target
+ *   xh_handler the interpreter's handler of the instruction (called)
+ *   xh_next    the next stencil of the block      xh_taken   a taken branch's exit
+ *
+ * A stencil stops (returns) after its instruction whenever the interpreter
+ * would stop or look at something between instructions: something pending,
+ * the instruction budget (xlat_end) spent, a store into translated code
+ * (xlat_dirty), or the PC not where the block goes on (an exception, a
+ * jump the handler made).
+ */
+#include "m68k-internal.h"
+#include "xlat.h"
+
+extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_reg[], xh_src[], xh_imm[], xh_exit[];
+extern void xh_handler(m68k_cpu_t *c, uint32_t op);
+extern void xh_next(m68k_cpu_t *c);
+extern void xh_taken(m68k_cpu_t *c);
+
+#define PC ((uint32_t)(uintptr_t)xh_pc)
+#define OP ((uint32_t)(uintptr_t)xh_op)
+#define NPC ((uint32_t)(uintptr_t)xh_npc)
+#define TARGET ((uint32_t)(uintptr_t)xh_target)
+#define REG ((unsigned)(uintptr_t)xh_reg)
+#define SRC ((unsigned)(uintptr_t)xh_src)
+#define IMM ((uint32_t)(uintptr_t)xh_imm)
+#define EXIT ((m68k__xlat_exit_t *)(uintptr_t)xh_exit)
+
+#define XT_INLINE static inline __attribute__((always_inline))
+#define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The interpreter's dispatch of the instruction at PC (cpu-ops.c
+ * M68K_DISPATCH): counted, the 68000's address-error bookkeeping reset,
+ * its first word fetched. */
+XT_INLINE void begin(m68k_cpu_t *c)
+{
+  c->icount++;
+  c->ae_adj = 0;
+  c->ae_prog = false;
+  c->ae_undo = 0;
+  c->ppc = PC;
+  c->pc = PC + 2;
+  c->ir = OP;
+}
+
+/* Must the block return to xlat.c's loop after this instruction? */
+XT_INLINE bool stop_here(const m68k_cpu_t *c)
+{
+  return XT_UNLIKELY(c->pending | c->xlat_dirty | (c->icount >= c->xlat_end));
+}
+
+/* Any instruction: its handler, called. The block goes on only when the PC
+ * is where the translator expected it (no exception, no jump taken). */
+void xt_insn(m68k_cpu_t *c)
+{
+  begin(c);
+  xh_handler(c, OP);
+  if (XT_UNLIKELY(c->pc != NPC) || stop_here(c))
+    return;
+  xh_next(c);
+}
+
+/* An instruction that ends the block (a jump, return, trap...): its
+ * handler, then back to the loop, which finds the block at the new PC. */
+void xt_last(m68k_cpu_t *c)
+{
+  begin(c);
+  xh_handler(c, OP);
+}
+
+/* The end of a block that goes on at TARGET: straight into the block
+ * chained there (the exit's entry, which xlat.c fills in), or back to the
+ * loop. The instruction before has already checked stop_here. */
+void xt_exit(m68k_cpu_t *c)
+{
+  m68k__xlat_exit_t *e = EXIT;
+  c->pc = TARGET;
+  c->xlat_last = e;
+  void (*entry)(m68k_cpu_t *) = e->entry;
+  if (entry)
+    entry(c);
+}
+
+/* Instructions on registers alone (xlat.c note 6): they cannot fault, and
+ * change nothing the loop looks at but the count, so they leave ppc, ir
+ * and the 68000's address-error state (read only by an instruction's own
+ * exceptions, and set again by the next instruction that can take one) and
+ * check only the budget after them. */
+XT_INLINE void pure_begin(m68k_cpu_t *c)
+{
+  c->icount++;
+}
+
+XT_INLINE void pure_next(m68k_cpu_t *c)
+{
+  c->pc = NPC;
+  if (XT_UNLIKELY(c->icount >= c->xlat_end))
+    return;
+  xh_next(c);
+}
+
+XT_INLINE void logic_flags(m68k_cpu_t *c, uint32_t v)
+{
+  c->n = v;
+  c->nz = v;
+  c->v = 0;
+  c->c = 0;
+}
+
+/* MOVEQ #IMM,D(REG): the flags of a constant are constants. */
+void xt_moveq(m68k_cpu_t *c)
+{
+  pure_begin(c);
+  c->r[REG] = IMM;
+  logic_flags(c, IMM);
+  pure_next(c);
+}
+
+/* Long operations register to register (REG, SRC: 0-15). */
+#define XT_PURE(name, body)                                                                  \
+  void xt_##name(m68k_cpu_t *c)                                                              \
+  {                                                                                          \
+    pure_begin(c);                                                                           \
+    body;                                                                                    \
+    pure_next(c);                                                                            \
+  }
+XT_PURE(move_l, { c->r[REG] = c->r[SRC]; logic_flags(c, c->r[REG]); })   /* MOVE.L Rs,Dr */
+XT_PURE(movea_l, c->r[REG] = c->r[SRC])                                  /* MOVEA.L Rs,Ar */
+XT_PURE(movea_w, c->r[REG] = (uint32_t)(int32_t)(int16_t)c->r[SRC])      /* MOVEA.W Rs,Ar */
+XT_PURE(adda_l, c->r[REG] += c->r[SRC])                                  /* ADDA.L Rs,Ar */
+XT_PURE(suba_l, c->r[REG] -= c->r[SRC])                                  /* SUBA.L Rs,Ar */
+XT_PURE(adda_w, c->r[REG] += (uint32_t)(int32_t)(int16_t)c->r[SRC])      /* ADDA.W Rs,Ar */
+XT_PURE(adda_i, c->r[REG] += IMM)        /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
+XT_PURE(lea_d16, c->r[REG] = c->r[SRC] + IMM)                            /* LEA (d,As),Ar */
+XT_PURE(seti, c->r[REG] = IMM)                                           /* LEA abs,Ar; MOVEA #imm */
+XT_PURE(add_l, c->r[REG] = m68k__add(c, c->r[REG], c->r[SRC], 4, 0, false))
+XT_PURE(sub_l, c->r[REG] = m68k__sub(c, c->r[REG], c->r[SRC], 4, 0, false, false))
+XT_PURE(cmp_l, (void)m68k__sub(c, c->r[REG], c->r[SRC], 4, 0, false, true)) /* CMP, CMPA */
+XT_PURE(addi_l, c->r[REG] = m68k__add(c, c->r[REG], IMM, 4, 0, false))   /* ADDQ/ADDI.L */
+XT_PURE(subi_l, c->r[REG] = m68k__sub(c, c->r[REG], IMM, 4, 0, false, false))
+XT_PURE(cmpi_l, (void)m68k__sub(c, c->r[REG], IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
+XT_PURE(and_l, { c->r[REG] &= c->r[SRC]; logic_flags(c, c->r[REG]); })
+XT_PURE(or_l, { c->r[REG] |= c->r[SRC]; logic_flags(c, c->r[REG]); })
+XT_PURE(eor_l, { c->r[REG] ^= c->r[SRC]; logic_flags(c, c->r[REG]); })
+XT_PURE(clr_l, { c->r[REG] = 0; logic_flags(c, 0); })
+XT_PURE(tst_l, logic_flags(c, c->r[REG]))
+XT_PURE(tst_b, { c->n = c->r[REG] << 24; c->nz = c->r[REG] & 0xff; c->v = 0; c->c = 0; })
+
+/* Memory operands, on the 68030 only (no address errors; xlat.c picks
+ * them): the full dispatch, the PC past the instruction before the access
+ * (as the interpreter's has fetched every extension word by then), the
+ * loop's checks after. */
+XT_INLINE void mem_next(m68k_cpu_t *c)
+{
+  if (stop_here(c))
+    return;
+  xh_next(c);
+}
+
+void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
+{
+  begin(c);
+  c->pc = NPC;
+  c->n = IMM << 24;
+  c->nz = IMM;
+  c->v = 0;
+  c->c = 0;
+  m68k__wr(c, c->r[REG], 1, IMM);
+  mem_next(c);
+}
+
+void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
+{
+  begin(c);
+  uint32_t a = c->r[REG];
+  c->r[REG] = a + IMM;
+  uint32_t v = m68k__rd(c, a, 1);
+  c->n = v << 24;
+  c->nz = v;
+  c->v = 0;
+  c->c = 0;
+  mem_next(c);
+}
+
+void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
+{
+  begin(c);
+  c->pc = NPC;
+  uint32_t v = c->r[SRC];
+  logic_flags(c, v);
+  m68k__wr(c, c->r[REG] + IMM, 4, v);
+  mem_next(c);
+}
+
+void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
+{
+  begin(c);
+  c->pc = NPC;
+  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
+  logic_flags(c, v);
+  c->r[REG] = v;
+  mem_next(c);
+}
+
+void xt_loada_l_d16(m68k_cpu_t *c) /* MOVEA.L (IMM,As),Ar */
+{
+  begin(c);
+  c->pc = NPC;
+  c->r[REG] = m68k__rd(c, c->r[SRC] + IMM, 4);
+  mem_next(c);
+}
+
+/* The branch is taken: on at TARGET, through the exit the chain put at
+ * xh_taken. */
+XT_INLINE void taken(m68k_cpu_t *c)
+{
+  c->pc = TARGET;
+  if (stop_here(c))
+    return;
+  xh_taken(c);
+}
+
+/* Not taken: on with the next instruction. */
+XT_INLINE void not_taken(m68k_cpu_t *c)
+{
+  c->pc = NPC;
+  if (stop_here(c))
+    return;
+  xh_next(c);
+}
+
+/* BRA to TARGET (even: the 68000's odd-target fault stays with xt_insn). */
+void xt_bra(m68k_cpu_t *c)
+{
+  begin(c);
+  taken(c);
+}
+
+/* Bcc and DBcc, one stencil per condition so that it is folded in.
+ * DBcc: the condition true falls through; false decrements the low word
+ * of D(REG) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
+#define XT_CC(cc)                                                                            \
+  void xt_bcc##cc(m68k_cpu_t *c)                                                             \
+  {                                                                                          \
+    begin(c);                                                                                \
+    if (m68k__cc(c, cc))                                                                     \
+      taken(c);                                                                              \
+    else                                                                                     \
+      not_taken(c);                                                                          \
+  }                                                                                          \
+  void xt_dbcc##cc(m68k_cpu_t *c)                                                            \
+  {                                                                                          \
+    begin(c);                                                                                \
+    if (!m68k__cc(c, cc)) {                                                                  \
+      uint32_t cnt = (c->r[REG] - 1) & 0xffff;                                               \
+      c->r[REG] = (c->r[REG] & 0xffff0000u) | cnt;                                           \
+      if (cnt != 0xffff) {                                                                   \
+        taken(c);                                                                            \
+        return;                                                                              \
+      }                                                                                      \
+    }                                                                                        \
+    not_taken(c);                                                                            \
+  }
+XT_CC(0)
+XT_CC(1)
+XT_CC(2)
+XT_CC(3)
+XT_CC(4)
+XT_CC(5)
+XT_CC(6)
+XT_CC(7)
+XT_CC(8)
+XT_CC(9)
+XT_CC(10)
+XT_CC(11)
+XT_CC(12)
+XT_CC(13)
+XT_CC(14)
+XT_CC(15)
+
+void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
+{
+  begin(c);
+  c->pc = NPC;
+  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
+  (void)m68k__sub(c, c->r[REG], v, 4, 0, false, true);
+  mem_next(c);
+}
+
+void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
+{
+  begin(c);
+  c->pc = NPC;
+  uint32_t a = c->r[REG] + IMM;
+  uint32_t r = m68k__add(c, m68k__rd(c, a, 4), c->r[SRC], 4, 0, false);
+  m68k__wr(c, a, 4, r);
+  mem_next(c);
+}
+
+void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
+{
+  begin(c);
+  c->pc = NPC;
+  logic_flags(c, 0);
+  m68k__wr(c, c->r[REG] + IMM, 4, 0);
+  mem_next(c);
+}

@@ -1,0 +1,781 @@
+/* xlat.c -- the translator: hot 68k code turned into host code by chaining stencils.
+ *
+ * Design notes
+ *
+ * 1. Tiering. m68k__xlat_exec() replaces the interpreter's m68k__exec()
+ *    while translation is on, with the same contract: it runs at least one
+ *    instruction, then goes on while nothing is pending and icount is below
+ *    `end`. At each PC it looks for a translated block; there is none, it
+ *    counts the PC (a small table of counters indexed by the PC's hash, so
+ *    that cold code allocates nothing) and interprets one instruction; a PC
+ *    counted `threshold` times is translated. Blocks may overlap (a block
+ *    starting inside another one's code), as in QEMU's TBs.
+ * 2. A block is at most XLAT_INSNS instructions of straight-line code,
+ *    from the stencils of xlat-templates.c chained by jit_emit_chain, each
+ *    instruction's stencil falling through into the next. The commonest
+ *    integer instructions have stencils of their own with their operands
+ *    folded in (special(): MOVEQ, MOVE/MOVEA.L between registers, ADD, SUB,
+ *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ADDI/SUBI/CMPI.L, ADDA,
+ *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also MOVE.L to and from
+ *    (d16,An), CMP.L/CMPA.L and ADD.L Dn, with (d16,An), CLR.L (d16,An),
+ *    MOVE.B #imm,(An) and TST.B (An)+; BRA, Bcc and DBcc with the
+ *    condition folded in). Every other instruction calls its interpreter
+ *    handler (xt_insn), so it computes exactly what the interpreter does.
+ *    The condition codes are the interpreter's split flags (m68k-internal.h
+ *    note 1): a store or two per instruction that sets them, evaluated only
+ *    where a branch tests them. A block ends after a jump, call, return or trap (xt_last: the
+ *    loop finds the block at the new PC), at a BRA, or after XLAT_INSNS
+ *    instructions, XLAT_EXITS branch exits, or the end of RAM.
+ * 3. Chaining. An exit to a known address (a branch target, the address
+ *    after the block) is an m68k__xlat_exit_t the exit's stencil jumps
+ *    through: NULL sends it back to the loop, which then links it to the
+ *    block at its target when there is one (the "patched jump" of a
+ *    translating JIT, patched in the exit record rather than in the code
+ *    so that code memory stays read-execute). Every block keeps the exits
+ *    linked to it (`in`), which are unlinked when it dies.
+ * 4. Self-modifying code. pages[] has one byte per RAM page
+ *    (M68K_XLAT_PAGE_SHIFT) a live block was translated from. A CPU's
+ *    store into such a page (m68k__wr) and a host write through the
+ *    machine (m68k_jit_invalidate) kill every block overlapping the page:
+ *    out of the hash, unlinked, its code kept on `dead` until the loop next
+ *    runs. Every CPU sharing the translator gets xlat_dirty, which makes
+ *    the running block return after the storing instruction; the loop then
+ *    frees the dead code (no CPU is inside translated code there: one host
+ *    thread steps every CPU of a machine, and a CPU's trap hook does not
+ *    run another CPU's translated code). A page whose translations stores
+ *    have dropped XLAT_MIXED times holds data written next to code (a
+ *    freestanding image's counter beside its loop): it is no longer
+ *    translated, so the interpreter runs it instead of retranslating it
+ *    after every store.
+ * 5. Bound. At most max_blocks blocks live; the translation that would
+ *    exceed it first flushes the whole cache (as QEMU does when its code
+ *    buffer is full), from the loop, where no translated code runs.
+ * 6. Exactness. A stencil ends its instruction as the interpreter's
+ *    dispatch does (icount, ppc, ir, the 68000's address-error state) and
+ *    stops where the interpreter would look between instructions (pending,
+ *    the budget `end`), so exceptions, interrupts, traps, system calls and
+ *    the machine's schedules (which run a CPU a counted number of
+ *    instructions) fall on the same instruction boundaries. Cycle counting
+ *    and tracing set `pending`, so they run in the interpreter. ppc, ir and
+ *    the 68000's address-error state are read only by the exceptions of
+ *    the instruction that set them; the stencils of instructions on
+ *    registers alone, which cannot take one, leave them as they were.
+ * 7. Code memory is libjit's (W^X, dual-mapped), one per process, created
+ *    on first use; a block's code is freed when the block dies.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "m68k-internal.h"
+#include "machine.h"
+#include "xlat.h"
+
+#if M68K_XLAT_STENCILS
+#include "jit.h"
+#include "xl-stencils.h"
+#endif
+
+#define XLAT_INSNS 24      /* instructions per block at most */
+#define XLAT_EXITS 4       /* branch exits per block at most, the fall-through's included */
+#define XLAT_HASH 4096     /* block hash buckets (a power of 2) */
+#define XLAT_HOT 4096      /* hotness counters (a power of 2) */
+#define XLAT_CPUS 8        /* CPUs sharing one translator at most */
+#define XLAT_MAX_BLOCKS 16384 /* the cache's bound (note 5) */
+#define XLAT_MIXED 8       /* stores that drop a page's translations before it is left
+                              to the interpreter (note 4) */
+
+typedef struct m68k__xlat_block block_t;
+
+struct m68k__xlat_block {
+  uint32_t pc, end; /* translated from guest bytes [pc, end) */
+  uint32_t ninsn;
+  void (*entry)(m68k_cpu_t *c);
+  void *code; /* jit_code_t */
+  block_t *hnext;             /* hash chain */
+  block_t *prev, *next;       /* the live list, or `next` on the dead list */
+  m68k__xlat_exit_t *in;      /* exits chained to this block */
+  unsigned nexits;
+  m68k__xlat_exit_t exits[XLAT_EXITS];
+};
+
+struct m68k__xlat {
+  m68k_cpu_t *cpus[XLAT_CPUS];
+  unsigned ncpus;
+  unsigned threshold;
+  m68k_model_t model;
+  const uint16_t *optab;
+  uint8_t *ram;
+  uint32_t ram_base, ram_size;
+  uint8_t *pages;
+  uint8_t *stores; /* per page: invalidations by stores so far (saturating) */
+  uint32_t npages;
+  block_t *hash[XLAT_HASH];
+  block_t *live;
+  block_t *dead;
+  size_t nlive, max_blocks;
+  uint16_t hot[XLAT_HOT];
+  m68k_jit_stats_t st;
+};
+
+static _Atomic unsigned default_threshold;
+/* The counters of every translator freed so far (m68k_jit_totals). */
+static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
+static m68k_jit_stats_t totals;
+
+void m68k_jit_totals(m68k_jit_stats_t *st)
+{
+  pthread_mutex_lock(&totals_lock);
+  *st = totals;
+  pthread_mutex_unlock(&totals_lock);
+}
+
+void m68k_jit_set_default(unsigned threshold)
+{
+  atomic_store(&default_threshold, threshold);
+}
+
+unsigned m68k_jit_default(void)
+{
+  return atomic_load(&default_threshold);
+}
+
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned hash_pc(uint32_t pc)
+{
+  return (pc >> 1) & (XLAT_HASH - 1);
+}
+
+static block_t *lookup(const struct m68k__xlat *x, uint32_t pc)
+{
+  for (block_t *b = x->hash[hash_pc(pc)]; b; b = b->hnext)
+    if (b->pc == pc)
+      return b;
+  return NULL;
+}
+
+/* Note 4: takes b out of the hash and the live list, unlinks the exits
+ * into and out of it, and puts it on the dead list. */
+static void kill(struct m68k__xlat *x, block_t *b)
+{
+  for (block_t **p = &x->hash[hash_pc(b->pc)]; *p; p = &(*p)->hnext)
+    if (*p == b) {
+      *p = b->hnext;
+      break;
+    }
+  if (b->prev)
+    b->prev->next = b->next;
+  else
+    x->live = b->next;
+  if (b->next)
+    b->next->prev = b->prev;
+  x->nlive--;
+  for (m68k__xlat_exit_t *e = b->in; e; e = e->next_in) {
+    e->entry = NULL;
+    e->to = NULL;
+  }
+  b->in = NULL;
+  for (unsigned i = 0; i < b->nexits; i++) {
+    m68k__xlat_exit_t *e = &b->exits[i];
+    if (!e->to)
+      continue;
+    for (m68k__xlat_exit_t **p = &e->to->in; *p; p = &(*p)->next_in)
+      if (*p == e) {
+        *p = e->next_in;
+        break;
+      }
+    e->entry = NULL;
+    e->to = NULL;
+  }
+  b->next = x->dead;
+  x->dead = b;
+  for (unsigned i = 0; i < x->ncpus; i++)
+    x->cpus[i]->xlat_dirty = true;
+}
+
+/* Frees the dead blocks' code; only where no translated code runs. */
+static void reclaim(struct m68k__xlat *x)
+{
+  while (x->dead) {
+    block_t *b = x->dead;
+    x->dead = b->next;
+#if M68K_XLAT_STENCILS
+    jit_code_free(b->code);
+#endif
+    free(b);
+  }
+}
+
+/* Kills every block overlapping RAM offsets [lo, hi] whose pages are marked. */
+static void invalidate(struct m68k__xlat *x, uint32_t lo, uint32_t hi)
+{
+  uint32_t p0 = lo >> M68K_XLAT_PAGE_SHIFT, p1 = hi >> M68K_XLAT_PAGE_SHIFT;
+  if (p1 >= x->npages)
+    p1 = x->npages - 1;
+  bool any = false;
+  for (uint32_t p = p0; p <= p1 && !any; p++)
+    any = x->pages[p] != 0;
+  if (!any)
+    return;
+  uint32_t from = p0 << M68K_XLAT_PAGE_SHIFT, to = (p1 + 1) << M68K_XLAT_PAGE_SHIFT;
+  for (block_t *b = x->live, *n; b; b = n) {
+    n = b->next;
+    uint32_t s = b->pc - x->ram_base, e = b->end - x->ram_base;
+    if (s < to && e > from) {
+      kill(x, b);
+      x->st.invalidated++;
+    }
+  }
+  for (uint32_t p = p0; p <= p1; p++)
+    if (x->pages[p] && x->stores[p] < UINT8_MAX)
+      x->stores[p]++;
+  memset(x->pages + p0, 0, p1 - p0 + 1);
+}
+
+void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz)
+{
+  invalidate(c->xlat, off, off + (uint32_t)sz - 1);
+}
+
+void m68k_jit_invalidate(m68k_cpu_t *cpu, uint32_t addr, uint32_t len)
+{
+  struct m68k__xlat *x = cpu->xlat;
+  if (!x || len == 0)
+    return;
+  uint32_t off = (addr & cpu->addr_mask) - x->ram_base;
+  if (off >= x->ram_size)
+    return;
+  uint32_t last = len - 1 > x->ram_size - 1 - off ? x->ram_size - 1 : off + len - 1;
+  invalidate(x, off, last);
+}
+
+/* Kills every block (the bound, or the translator's end) and frees them. */
+static void flush(struct m68k__xlat *x)
+{
+  while (x->live)
+    kill(x, x->live);
+  reclaim(x);
+  memset(x->pages, 0, x->npages);
+}
+
+#if M68K_XLAT_STENCILS
+
+/* Note 7. */
+static jit_codemem_t *codemem;
+static int codemem_rc;
+static pthread_once_t codemem_once = PTHREAD_ONCE_INIT;
+
+static void codemem_init(void)
+{
+  /* The first chunk mapped now, so that mapping it is a start-up cost and
+   * not the first translation's. */
+  jit_codemem_options_t opts = {.reserve = 1u << 20};
+  codemem_rc = jit_codemem_create(&opts, &codemem);
+}
+
+/* The guest word at RAM offset off (off + 2 <= ram_size). */
+static uint32_t ram16(const struct m68k__xlat *x, uint32_t off)
+{
+  return ((uint32_t)x->ram[off] << 8) | x->ram[off + 1];
+}
+
+/* The core's functions the stencils' inlined memory accesses call. */
+static void fill_functions(uint64_t *v)
+{
+  v[XL_HOLE_m68k__slow_rd] = (uint64_t)(uintptr_t)m68k__slow_rd;
+  v[XL_HOLE_m68k__slow_wr] = (uint64_t)(uintptr_t)m68k__slow_wr;
+  v[XL_HOLE_m68k__address_error] = (uint64_t)(uintptr_t)m68k__address_error;
+  v[XL_HOLE_m68k__xlat_store] = (uint64_t)(uintptr_t)m68k__xlat_store;
+}
+
+/* What the translator makes of a handler, from its template's name. */
+enum {
+  TK_UNKNOWN = 0, /* not looked up yet */
+  TK_OTHER,
+  TK_LAST, /* the flow goes elsewhere after it (note 2): xt_last */
+  TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
+  TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST,
+};
+
+static const struct {
+  const char *tmpl;
+  uint8_t kind;
+} kind_names[] = {
+    {"bsr", TK_LAST},     {"jmp", TK_LAST},       {"jsr", TK_LAST},       {"rts", TK_LAST},
+    {"rte", TK_LAST},     {"rtd", TK_LAST},       {"rtr", TK_LAST},       {"trap", TK_LAST},
+    {"stop", TK_LAST},    {"illegal", TK_LAST},   {"linea", TK_LAST},     {"linef", TK_LAST},
+    {"reset", TK_LAST},   {"moveq", TK_MOVEQ},    {"bra", TK_BRA},        {"bcc", TK_BCC},
+    {"dbcc", TK_DBCC},    {"move", TK_MOVE},      {"movea", TK_MOVEA},    {"adda", TK_ADDA},
+    {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
+    {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
+};
+
+/* The kind of handler idx, looked up once (every thread computes the same
+ * value, so racing lookups store the same byte). */
+static unsigned handler_kind(unsigned idx)
+{
+  static _Atomic uint8_t kinds[4096];
+  unsigned k = idx < 4096 ? atomic_load_explicit(&kinds[idx], memory_order_relaxed) : 0;
+  if (k != TK_UNKNOWN)
+    return k;
+  k = TK_OTHER;
+  for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+    if (strcmp(m68k__handler_tmpl[idx], kind_names[i].tmpl) == 0)
+      k = kind_names[i].kind;
+  if (idx < 4096)
+    atomic_store_explicit(&kinds[idx], (uint8_t)k, memory_order_relaxed);
+  return k;
+}
+
+static const jit_stencil_t *const bcc_stencils[16] = {
+    &xl_stencil_xt_bcc0,  &xl_stencil_xt_bcc1,  &xl_stencil_xt_bcc2,  &xl_stencil_xt_bcc3,
+    &xl_stencil_xt_bcc4,  &xl_stencil_xt_bcc5,  &xl_stencil_xt_bcc6,  &xl_stencil_xt_bcc7,
+    &xl_stencil_xt_bcc8,  &xl_stencil_xt_bcc9,  &xl_stencil_xt_bcc10, &xl_stencil_xt_bcc11,
+    &xl_stencil_xt_bcc12, &xl_stencil_xt_bcc13, &xl_stencil_xt_bcc14, &xl_stencil_xt_bcc15,
+};
+static const jit_stencil_t *const dbcc_stencils[16] = {
+    &xl_stencil_xt_dbcc0,  &xl_stencil_xt_dbcc1,  &xl_stencil_xt_dbcc2,  &xl_stencil_xt_dbcc3,
+    &xl_stencil_xt_dbcc4,  &xl_stencil_xt_dbcc5,  &xl_stencil_xt_dbcc6,  &xl_stencil_xt_dbcc7,
+    &xl_stencil_xt_dbcc8,  &xl_stencil_xt_dbcc9,  &xl_stencil_xt_dbcc10, &xl_stencil_xt_dbcc11,
+    &xl_stencil_xt_dbcc12, &xl_stencil_xt_dbcc13, &xl_stencil_xt_dbcc14, &xl_stencil_xt_dbcc15,
+};
+
+static uint32_t sext16(uint32_t v)
+{
+  return (uint32_t)(int32_t)(int16_t)v;
+}
+
+/* An instruction with a stencil of its own on registers and simple memory
+ * modes (note 2): fills v's operand holes and returns the stencil, or NULL
+ * for the handler's. `kind` is its handler's (TK_*), `len` its length;
+ * the extension words are in RAM (off + len <= ram_size). Memory forms only
+ * on the 68030, where no address error can happen. */
+static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, uint32_t op,
+                                    unsigned kind, uint32_t len, uint64_t *v)
+{
+  uint32_t rx = (op >> 9) & 7, ry = op & 7, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
+  uint32_t src = mode * 8 + ry; /* Dn or An as 0-15, when mode is 0 or 1 */
+  bool reg = mode <= 1, imm = mode == 7 && ry == 4, m030 = x->model == M68K_MODEL_68030;
+  uint32_t w1 = len >= 4 ? ram16(x, off + 2) : 0, l1 = len >= 6 ? (w1 << 16) | ram16(x, off + 4) : 0;
+#define SET(r, s, i) (v[XL_HOLE_xh_reg] = (r), v[XL_HOLE_xh_src] = (s), v[XL_HOLE_xh_imm] = (i))
+#define IS(k) (kind == (k))
+  if ((op & 0xf000) == 0x2000 && (IS(TK_MOVE) || IS(TK_MOVEA))) { /* MOVE.L, MOVEA.L */
+    if (reg && dmode <= 1 && len == 2)
+      return SET(dmode * 8 + rx, src, 0), dmode ? &xl_stencil_xt_movea_l : &xl_stencil_xt_move_l;
+    if (imm && dmode == 1 && len == 6)
+      return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
+    if (m030 && reg && dmode == 5 && len == 4)
+      return SET(8 + rx, src, sext16(w1)), &xl_stencil_xt_store_l_d16;
+    if (m030 && mode == 5 && dmode <= 1 && len == 4)
+      return SET(dmode * 8 + rx, 8 + ry, sext16(w1)),
+             dmode ? &xl_stencil_xt_loada_l_d16 : &xl_stencil_xt_load_l_d16;
+    return NULL;
+  }
+  if ((op & 0xf1c0) == 0x3040 && IS(TK_MOVEA) && reg && len == 2) /* MOVEA.W Rs,Ar */
+    return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
+  if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
+    return SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+  if (IS(TK_ADDA)) { /* ADDA, SUBA, CMPA: .L from a register or #imm, ADDA.W from a register */
+    bool l = op & 0x100;
+    uint32_t line = op & 0xf000;
+    if (reg && len == 2)
+      return SET(8 + rx, src, 0), !l ? (line == 0xd000 ? &xl_stencil_xt_adda_w : NULL)
+                                      : line == 0xd000 ? &xl_stencil_xt_adda_l
+                                      : line == 0x9000 ? &xl_stencil_xt_suba_l
+                                                       : &xl_stencil_xt_cmp_l;
+    if (imm && l && len == 6)
+      return SET(8 + rx, 0, line == 0x9000 ? (uint32_t)-l1 : l1),
+             line == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
+    if (m030 && mode == 5 && l && len == 4 && line == 0xb000) /* CMPA.L (d16,As),Ar */
+      return SET(8 + rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
+    return NULL;
+  }
+  if (IS(TK_ALU_ER) && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
+    uint32_t line = op & 0xf000;
+    if (imm && len == 6 && line == 0xb000)
+      return SET(rx, 0, l1), &xl_stencil_xt_cmpi_l;
+    if (m030 && mode == 5 && len == 4 && line == 0xb000) /* CMP.L (d16,As),Dr */
+      return SET(rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
+    if (!reg || len != 2 || (mode == 1 && (line == 0x8000 || line == 0xc000)))
+      return NULL;
+    SET(rx, src, 0);
+    return line == 0x8000 ? &xl_stencil_xt_or_l : line == 0xc000 ? &xl_stencil_xt_and_l
+         : line == 0x9000 ? &xl_stencil_xt_sub_l : line == 0xd000 ? &xl_stencil_xt_add_l
+         : line == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
+  }
+  if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
+    return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
+  if ((op & 0xf1f8) == 0xd1a8 && IS(TK_ALU_RE) && m030 && len == 4) /* ADD.L Dx,(d16,Ay) */
+    return SET(8 + ry, rx, sext16(w1)), &xl_stencil_xt_addm_l_d16;
+  if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
+    return SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
+  if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
+    uint32_t q = rx ? rx : 8, sub = op & 0x100;
+    if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */
+      return SET(8 + ry, 0, sub ? (uint32_t)-q : q), &xl_stencil_xt_adda_i;
+    return SET(ry, 0, q), sub ? &xl_stencil_xt_subi_l : &xl_stencil_xt_addi_l;
+  }
+  if (IS(TK_IMMOP) && (op & 0xf9f8) == 0x0880 && len == 6) { /* SUBI, ADDI, CMPI .L #imm,Dr */
+    uint32_t line = op & 0x0e00;
+    SET(ry, 0, l1);
+    return line == 0x0400 ? &xl_stencil_xt_subi_l : line == 0x0600 ? &xl_stencil_xt_addi_l
+         : line == 0x0c00 ? &xl_stencil_xt_cmpi_l : NULL;
+  }
+  if (IS(TK_LEA)) { /* LEA (As), (d16,As), abs.W, abs.L */
+    if (mode == 2 && len == 2)
+      return SET(8 + rx, 8 + ry, 0), &xl_stencil_xt_lea_d16;
+    if (mode == 5 && len == 4)
+      return SET(8 + rx, 8 + ry, sext16(w1)), &xl_stencil_xt_lea_d16;
+    if (mode == 7 && ry == 0 && len == 4)
+      return SET(8 + rx, 0, sext16(w1)), &xl_stencil_xt_seti;
+    if (mode == 7 && ry == 1 && len == 6)
+      return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
+    return NULL;
+  }
+  if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
+    return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
+  if (IS(TK_TST) && len == 2) {
+    if ((op & 0xfff8) == 0x4a80) /* TST.L Dr */
+      return SET(ry, 0, 0), &xl_stencil_xt_tst_l;
+    if ((op & 0xfff8) == 0x4a00) /* TST.B Dr */
+      return SET(ry, 0, 0), &xl_stencil_xt_tst_b;
+    if ((op & 0xfff8) == 0x4a18 && m030) /* TST.B (Ar)+ */
+      return SET(8 + ry, 0, ry == 7 ? 2 : 1), &xl_stencil_xt_tst_b_pi;
+  }
+  return NULL;
+#undef SET
+#undef IS
+}
+
+/* The target of a Bcc/BRA at RAM offset off with opcode op, and its length;
+ * false when it cannot be decoded here (a long displacement on the 68000,
+ * or one past the end of RAM). */
+static bool branch(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32_t op,
+                   uint32_t *target, uint32_t *len)
+{
+  uint32_t d8 = op & 0xff;
+  if (d8 == 0) {
+    if (off + 4 > x->ram_size)
+      return false;
+    *target = pc + 2 + (uint32_t)(int32_t)(int16_t)ram16(x, off + 2);
+    *len = 4;
+  } else if (d8 == 0xff && x->model == M68K_MODEL_68030) {
+    if (off + 6 > x->ram_size)
+      return false;
+    *target = pc + 2 + ((ram16(x, off + 2) << 16) | ram16(x, off + 4));
+    *len = 6;
+  } else {
+    *target = pc + 2 + (uint32_t)(int32_t)(int8_t)d8;
+    *len = 2;
+  }
+  return true;
+}
+
+/* Translates the block at c->pc (note 2); 0, or a negative m68k_err_t
+ * when there is nothing to translate there or no memory. */
+static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
+{
+  uint64_t t0 = now_ns();
+  uint32_t pc = c->pc;
+  if (x->nlive >= x->max_blocks) {
+    flush(x);
+    x->st.flushes++;
+  }
+  block_t *b = calloc(1, sizeof *b);
+  if (!b)
+    return M68K_ENOMEM;
+  jit_link_t links[JIT_CHAIN_MAX];
+  uint64_t vals[JIT_CHAIN_MAX][XL_HOLE__COUNT];
+  /* The branch exits' targets and the links whose xh_taken go to them. */
+  uint32_t taken_target[XLAT_EXITS];
+  unsigned taken_link[XLAT_EXITS], ntaken = 0;
+  unsigned n = 0, nspecial = 0;
+  uint32_t a = pc;
+  bool open = true; /* the block falls through past its last instruction */
+  while (b->ninsn < XLAT_INSNS) {
+    uint32_t off = (a & c->addr_mask) - x->ram_base;
+    if ((a & 1) || off >= x->ram_size || x->ram_size - off < 2)
+      break;
+    uint32_t op = ram16(x, off);
+    unsigned idx = x->optab[op];
+    unsigned kind = handler_kind(idx);
+    uint32_t len = (uint32_t)m68k__insn_length(c, a);
+    if (len < 2 || x->ram_size - off < len ||
+        x->stores[off >> M68K_XLAT_PAGE_SHIFT] >= XLAT_MIXED ||
+        x->stores[(off + len - 1) >> M68K_XLAT_PAGE_SHIFT] >= XLAT_MIXED)
+      break;
+    uint64_t *v = vals[n];
+    memset(v, 0, sizeof vals[n]);
+    v[XL_HOLE_xh_pc] = a;
+    v[XL_HOLE_xh_op] = op;
+    v[XL_HOLE_xh_handler] = (uint64_t)(uintptr_t)m68k__handler_fns[idx];
+    fill_functions(v);
+    const jit_stencil_t *s = &xl_stencil_xt_insn;
+    uint32_t target = 0, blen = 0;
+    bool is_db = kind == TK_DBCC;
+    bool is_b = false;
+    if (kind == TK_BRA || kind == TK_BCC) {
+      is_b = branch(x, a, off, op, &target, &blen);
+    } else if (is_db) {
+      target = a + 2 + (uint32_t)(int32_t)(int16_t)ram16(x, off + 2);
+      blen = 4;
+      is_b = true;
+    }
+    const jit_stencil_t *sp = special(x, off, op, kind, len, v);
+    if (kind == TK_MOVEQ) {
+      s = &xl_stencil_xt_moveq;
+      v[XL_HOLE_xh_reg] = (op >> 9) & 7;
+      v[XL_HOLE_xh_imm] = (uint32_t)(int32_t)(int8_t)(op & 0xff);
+    } else if (sp) {
+      s = sp;
+    } else if (is_b && blen == len && !(target & 1)) {
+      /* Room for its exit, and for the fall-through's after it. */
+      bool bra = kind == TK_BRA;
+      if (ntaken + (bra ? 1 : 2) > XLAT_EXITS)
+        break;
+      s = bra ? &xl_stencil_xt_bra : is_db ? dbcc_stencils[(op >> 8) & 15]
+                                           : bcc_stencils[(op >> 8) & 15];
+      v[XL_HOLE_xh_target] = target;
+      v[XL_HOLE_xh_reg] = op & 7;
+      taken_target[ntaken] = target;
+      taken_link[ntaken++] = n;
+      if (bra)
+        open = false;
+    } else if (kind == TK_LAST) {
+      s = &xl_stencil_xt_last;
+      open = false;
+    }
+    nspecial += s != &xl_stencil_xt_insn && s != &xl_stencil_xt_last;
+    a += len;
+    v[XL_HOLE_xh_npc] = a;
+    links[n] = (jit_link_t){.stencil = s, .values = v, .next_hole = XL_HOLE_xh_next};
+    n++;
+    b->ninsn++;
+    if (!open)
+      break;
+  }
+  if (b->ninsn == 0) {
+    free(b);
+    return M68K_EINVAL;
+  }
+  b->pc = pc;
+  b->end = a;
+  /* The exits: the fall-through's first, right after the last
+   * instruction, which falls into it; then the taken branches'. */
+  if (!open)
+    links[n - 1].next_hole = -1;
+  for (int i = open ? -1 : 0; i < (int)ntaken; i++) {
+    m68k__xlat_exit_t *e = &b->exits[b->nexits++];
+    e->target = i < 0 ? a : taken_target[i];
+    e->from = b;
+    uint64_t *v = vals[n];
+    memset(v, 0, sizeof vals[n]);
+    v[XL_HOLE_xh_target] = e->target;
+    v[XL_HOLE_xh_exit] = (uint64_t)(uintptr_t)e;
+    links[n] = (jit_link_t){.stencil = &xl_stencil_xt_exit, .values = v, .next_hole = -1};
+    if (i >= 0) {
+      jit_link_t *l = &links[taken_link[i]];
+      l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
+      l->calls[l->ncalls].link = (uint16_t)n;
+      l->ncalls++;
+    }
+    n++;
+  }
+  size_t size = jit_chain_size(links, n), entry = 0, used = 0;
+  jit_code_t *code = NULL;
+  int rc = jit_code_alloc(codemem, size, &code);
+  if (rc != JIT_OK) {
+    free(b);
+    return M68K_ENOMEM;
+  }
+  jit_emit_error_t err;
+  rc = jit_emit_chain(jit_code_rw(code), (uint64_t)(uintptr_t)jit_code_rx(code), size, links, n,
+                      &entry, &used, &err);
+  if (rc != JIT_OK) {
+    char msg[256];
+    fprintf(stderr, "quamachine: translation at %08x failed: %s\n", pc,
+            jit_emit_error_format(msg, sizeof msg, rc, &err));
+    jit_code_free(code);
+    free(b);
+    return M68K_EINVAL;
+  }
+  jit_code_commit(code);
+  b->code = code;
+  b->entry = (void (*)(m68k_cpu_t *))(uintptr_t)jit_fn((const char *)jit_code_rx(code) + entry);
+  unsigned h = hash_pc(pc);
+  b->hnext = x->hash[h];
+  x->hash[h] = b;
+  b->next = x->live;
+  if (x->live)
+    x->live->prev = b;
+  x->live = b;
+  x->nlive++;
+  uint32_t s0 = (pc & c->addr_mask) - x->ram_base, s1 = (a & c->addr_mask) - x->ram_base - 1;
+  if (s1 < s0 || s1 >= x->ram_size)
+    s1 = x->ram_size - 1;
+  memset(x->pages + (s0 >> M68K_XLAT_PAGE_SHIFT), 1,
+         (s1 >> M68K_XLAT_PAGE_SHIFT) - (s0 >> M68K_XLAT_PAGE_SHIFT) + 1);
+  x->st.translated++;
+  x->st.insns += b->ninsn;
+  x->st.specialised += nspecial;
+  x->st.translate_ns += now_ns() - t0;
+  return 0;
+}
+
+#endif /* M68K_XLAT_STENCILS */
+
+/* Links the exit a block just left by to the block at its target (note 3). */
+static void chain(struct m68k__xlat *x, m68k__xlat_exit_t *e, uint32_t pc)
+{
+  if (e->entry || e->target != pc)
+    return;
+  block_t *t = lookup(x, pc);
+  if (!t)
+    return;
+  e->entry = t->entry;
+  e->to = t;
+  e->next_in = t->in;
+  t->in = e;
+  x->st.chained++;
+}
+
+void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
+{
+  struct m68k__xlat *x = c->xlat;
+  do {
+    if (c->xlat_dirty) {
+      reclaim(x);
+      c->xlat_dirty = false;
+    }
+    c->xlat_end = end;
+    block_t *b = lookup(x, c->pc);
+    if (b) {
+      c->xlat_last = NULL;
+      b->entry(c);
+      if (c->xlat_last && !c->xlat_dirty)
+        chain(x, c->xlat_last, c->pc);
+      continue;
+    }
+#if M68K_XLAT_STENCILS
+    uint16_t *hot = &x->hot[(c->pc >> 1) & (XLAT_HOT - 1)];
+    uint32_t off = (c->pc & c->addr_mask) - x->ram_base;
+    if (++*hot >= x->threshold && off < x->ram_size &&
+        x->stores[off >> M68K_XLAT_PAGE_SHIFT] < XLAT_MIXED) {
+      *hot = 0;
+      if (translate(x, c) == 0)
+        continue;
+    }
+#endif
+    m68k__exec(c, c->icount + 1);
+  } while (!c->pending && c->icount < end);
+}
+
+int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
+{
+#if !M68K_XLAT_STENCILS
+  (void)cpu;
+  (void)threshold;
+  (void)share;
+  return M68K_EINVAL;
+#else
+  if (!cpu || threshold == 0 || threshold > UINT16_MAX || !cpu->ram)
+    return M68K_EINVAL;
+  pthread_once(&codemem_once, codemem_init);
+  if (codemem_rc != JIT_OK)
+    return M68K_ENOMEM;
+  struct m68k__xlat *x = share ? share->xlat : NULL;
+  if (share && (!x || x->ram != cpu->ram || x->model != cpu->model || x->ncpus == XLAT_CPUS))
+    return M68K_EINVAL;
+  if (cpu->xlat == x && x)
+    return 0;
+  if (!x) {
+    x = calloc(1, sizeof *x);
+    if (!x)
+      return M68K_ENOMEM;
+    x->npages = (cpu->ram_size >> M68K_XLAT_PAGE_SHIFT) + 2;
+    x->pages = calloc(x->npages, 1);
+    x->stores = calloc(x->npages, 1);
+    if (!x->pages || !x->stores) {
+      free(x->pages);
+      free(x->stores);
+      free(x);
+      return M68K_ENOMEM;
+    }
+    x->threshold = threshold;
+    x->model = cpu->model;
+    x->optab = cpu->optab;
+    x->ram = cpu->ram;
+    x->ram_base = cpu->ram_base;
+    x->ram_size = cpu->ram_size;
+    x->max_blocks = XLAT_MAX_BLOCKS;
+  }
+  if (cpu->xlat)
+    m68k__xlat_detach(cpu);
+  x->threshold = threshold;
+  x->cpus[x->ncpus++] = cpu;
+  cpu->xlat = x;
+  cpu->xlat_pages = x->pages;
+  cpu->xlat_dirty = false;
+  return 0;
+#endif
+}
+
+void m68k__xlat_detach(m68k_cpu_t *c)
+{
+  struct m68k__xlat *x = c->xlat;
+  if (!x)
+    return;
+  c->xlat = NULL;
+  c->xlat_pages = NULL;
+  c->xlat_last = NULL;
+  unsigned j = 0;
+  for (unsigned i = 0; i < x->ncpus; i++)
+    if (x->cpus[i] != c)
+      x->cpus[j++] = x->cpus[i];
+  x->ncpus = j;
+  if (x->ncpus)
+    return;
+  pthread_mutex_lock(&totals_lock);
+  totals.translated += x->st.translated;
+  totals.insns += x->st.insns;
+  totals.specialised += x->st.specialised;
+  totals.chained += x->st.chained;
+  totals.invalidated += x->st.invalidated;
+  totals.flushes += x->st.flushes;
+  totals.translate_ns += x->st.translate_ns;
+  pthread_mutex_unlock(&totals_lock);
+  flush(x);
+  free(x->pages);
+  free(x->stores);
+  free(x);
+}
+
+void m68k_jit_disable(m68k_cpu_t *cpu)
+{
+  m68k__xlat_detach(cpu);
+}
+
+void m68k_jit_stats(const m68k_cpu_t *cpu, m68k_jit_stats_t *st)
+{
+  memset(st, 0, sizeof *st);
+  if (!cpu->xlat)
+    return;
+  *st = cpu->xlat->st;
+  st->live = cpu->xlat->nlive;
+}
+
+int m68k_jit_set_limit(m68k_cpu_t *cpu, size_t max_blocks)
+{
+  if (!cpu->xlat || max_blocks == 0)
+    return M68K_EINVAL;
+  cpu->xlat->max_blocks = max_blocks;
+  return 0;
+}

@@ -1,0 +1,343 @@
+/* test-xlat.c -- the translator: same state as the interpreter at every boundary, self-modifying code, chaining, the cache bound, bad arguments.
+ *
+ * Each differential case runs one program on two CPUs, one interpreting and
+ * one translating everything it runs (threshold 1), in the same pseudo-random
+ * chunks of instructions (so that budgets end inside translated blocks), and
+ * compares every register, the instruction count and RAM after each chunk.
+ * Instruction words were assembled by hand from the M68000 Family
+ * Programmer's Reference Manual (the source is in each comment). */
+#include "m68k-testutil.h"
+#include "machine.h"
+
+static tm_t ti, tj; /* interpreted, translated */
+
+static void start2(const uint16_t *code, size_t n, m68k_model_t model)
+{
+  tm_init(&ti, model);
+  tm_code(&ti, code, n);
+  tm_init(&tj, model);
+  tm_code(&tj, code, n);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
+}
+
+/* Vector v's handler (TM_HANDLER + 4 v): two words. */
+static void handler2(uint32_t v, uint16_t w0, uint16_t w1)
+{
+  tm_w16(&ti, TM_HANDLER + 4 * v, w0);
+  tm_w16(&ti, TM_HANDLER + 4 * v + 2, w1);
+  tm_w16(&tj, TM_HANDLER + 4 * v, w0);
+  tm_w16(&tj, TM_HANDLER + 4 * v + 2, w1);
+}
+
+static bool same_state(void)
+{
+  for (int r = 0; r < M68K_REG_COUNT; r++)
+    if (m68k_get_reg(ti.cpu, (m68k_reg_t)r) != m68k_get_reg(tj.cpu, (m68k_reg_t)r)) {
+      fprintf(stderr, "\nregister %d: interpreter %08x, translated %08x\n", r,
+              m68k_get_reg(ti.cpu, (m68k_reg_t)r), m68k_get_reg(tj.cpu, (m68k_reg_t)r));
+      return false;
+    }
+  if (m68k_instructions(ti.cpu) != m68k_instructions(tj.cpu))
+    return false;
+  return memcmp(ti.ram, tj.ram, sizeof ti.ram) == 0;
+}
+
+/* Runs both in the same chunks (1 to 17 instructions, from seed) until
+ * both stop or `max` instructions ran; calls irq(chunk) before each chunk
+ * when given. Returns the chunks run. */
+static unsigned run_both(uint32_t seed, uint64_t max, void (*irq)(unsigned chunk))
+{
+  unsigned chunk = 0;
+  while (m68k_instructions(ti.cpu) < max) {
+    seed = seed * 1103515245u + 12345u;
+    uint64_t n = 1 + (seed >> 16) % 17;
+    if (irq)
+      irq(chunk);
+    m68k_stop_t a = m68k_run(ti.cpu, n, NULL);
+    m68k_stop_t b = m68k_run(tj.cpu, n, NULL);
+    CU_ASSERT_EQUAL(a, b);
+    if (!same_state()) {
+      CU_FAIL("the translated CPU differs from the interpreter");
+      fprintf(stderr, "after chunk %u (%llu instructions)\n", chunk,
+              (unsigned long long)m68k_instructions(ti.cpu));
+      break;
+    }
+    chunk++;
+    if (a == M68K_STOP_STOPPED || a == M68K_STOP_HALTED)
+      break;
+  }
+  return chunk;
+}
+
+/* A loop with a divide by zero each time round (its handler counts in d7)
+ * and a store of each sum. */
+static const uint16_t loop_code[] = {
+    0x7e00,         /* 1000 moveq #0,%d7 */
+    0x7600,         /* 1002 moveq #0,%d3 */
+    0x7264,         /* 1004 moveq #100,%d1 */
+    0x2001,         /* 1006 move.l %d1,%d0 */
+    0xd480,         /* 1008 add.l %d0,%d2 */
+    0x80c3,         /* 100a divu.w %d3,%d0 (zero divide) */
+    0x20c2,         /* 100c move.l %d2,(%a0)+ */
+    0x5381,         /* 100e subq.l #1,%d1 */
+    0x66f4,         /* 1010 bne.b 1006 */
+    0x4e72, 0x2700, /* 1012 stop #0x2700 */
+};
+
+/* loop_code on both, its zero-divide handler and its store pointer set. */
+static void start_loop(m68k_model_t model)
+{
+  start2(loop_code, sizeof loop_code / 2, model);
+  handler2(5, 0x5287, 0x4e73); /* addq.l #1,%d7; rte */
+  tm_set_a(&ti, 0, 0x5000);
+  tm_set_a(&tj, 0, 0x5000);
+}
+
+static void loop_same_at_every_chunk_boundary(void)
+{
+  for (uint32_t seed = 1; seed <= 8; seed++) {
+    start_loop(M68K_MODEL_68030);
+    run_both(seed, 100000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT_EQUAL(tm_d(&tj, 7), 100); /* every zero divide taken */
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 5050);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.translated > 0 && st.insns >= st.translated);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
+/* The same on the 68000: address-error bookkeeping and 24-bit addresses. */
+static void loop_same_on_the_68000(void)
+{
+  start_loop(M68K_MODEL_68000);
+  run_both(7, 100000, NULL);
+  CU_ASSERT_EQUAL(tm_d(&tj, 2), 5050);
+  tm_done(&ti);
+  tm_done(&tj);
+}
+
+/* The 68030's memory stencils, and a bus error out of one (a read past
+ * the end of RAM, its handler counting in d5). */
+static void memory_operands_and_bus_errors_same(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x5000, /* 1000 lea 0x5000.w,%a0 */
+      0x7232,         /* 1004 moveq #50,%d1 */
+      0x2141, 0x0008, /* 1006 move.l %d1,(8,%a0) */
+      0x2028, 0x0008, /* 100a move.l (8,%a0),%d0 */
+      0x2468, 0x0008, /* 100e movea.l (8,%a0),%a2 */
+      0x10bc, 0x0085, /* 1012 move.b #0x85,(%a0) */
+      0x4a18,         /* 1016 tst.b (%a0)+ */
+      0xd480,         /* 1018 add.l %d0,%d2 */
+      0x2629, 0x0000, /* 101a move.l (0,%a1),%d3 (a1 past RAM: bus error) */
+      0xb5e8, 0x0008, /* 101e cmpa.l (8,%a0),%a2 */
+      0xb0a8, 0x0008, /* 1022 cmp.l (8,%a0),%d0 */
+      0xd3a8, 0x000c, /* 1026 add.l %d1,(12,%a0) */
+      0x42a8, 0x0010, /* 102a clr.l (16,%a0) */
+      0x5381,         /* 102e subq.l #1,%d1 */
+      0x66d4,         /* 1030 bne.b 1006 */
+      0x4e72, 0x2700, /* 1032 stop #0x2700 */
+  };
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    handler2(2, 0x5285, 0x4e73); /* addq.l #1,%d5; rte */
+    tm_set_a(&ti, 1, 0x20000);
+    tm_set_a(&tj, 1, 0x20000);
+    run_both(seed, 100000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT_EQUAL(tm_d(&tj, 5), 50);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 1275);
+    CU_ASSERT_EQUAL(tm_a(&tj, 0), 0x5000 + 50);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    /* All but the handler's RTE and the STOP have stencils of their own. */
+    CU_ASSERT(st.specialised * 10 >= st.insns * 8);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
+static void irq_on_off(unsigned chunk)
+{
+  int level = (chunk % 5 == 2) ? 3 : 0;
+  m68k_set_irq(ti.cpu, level);
+  m68k_set_irq(tj.cpu, level);
+}
+
+/* Interrupts raised between chunks are taken at the same instruction. */
+static void interrupts_taken_at_the_same_instruction(void)
+{
+  static const uint16_t code[] = {
+      0x46fc, 0x2000, /* 1000 move.w #0x2000,%sr (interrupts on) */
+      0x7200,         /* 1004 moveq #0,%d1 */
+      0x5281,         /* 1006 addq.l #1,%d1 */
+      0x0c81, 0x0000, 0x0fa0, /* 1008 cmpi.l #4000,%d1 */
+      0x66f6,         /* 100e bne.b 1006 */
+      0x4e72, 0x2700, /* 1010 stop #0x2700 */
+  };
+  start2(code, sizeof code / 2, M68K_MODEL_68030);
+  handler2(27, 0x5286, 0x4e73); /* level 3 autovector: addq.l #1,%d6; rte */
+  run_both(3, 100000, irq_on_off);
+  CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+  CU_ASSERT(tm_d(&tj, 6) > 0);
+  tm_done(&ti);
+  tm_done(&tj);
+}
+
+/* A loop that rewrites an instruction of its own block: the next time round
+ * runs the new instruction, translated or not. */
+static void self_modifying_code_runs_the_new_instruction(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                 /* 1000 moveq #0,%d2 */
+      0x7203,                 /* 1002 moveq #3,%d1 */
+      0x7001,                 /* 1004 moveq #1,%d0 (becomes moveq #5,%d0) */
+      0xd480,                 /* 1006 add.l %d0,%d2 */
+      0x31fc, 0x7005, 0x1004, /* 1008 move.w #0x7005,0x1004.w */
+      0x5381,                 /* 100e subq.l #1,%d1 */
+      0x66f2,                 /* 1010 bne.b 1004 */
+      0x4e72, 0x2700,         /* 1012 stop #0x2700 */
+  };
+  start2(code, sizeof code / 2, M68K_MODEL_68030);
+  /* In one run, so that the store lands inside the running block. */
+  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
+  CU_ASSERT_EQUAL(tm_d(&tj, 2), 1 + 5 + 5);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.invalidated >= 1);
+  tm_done(&ti);
+  tm_done(&tj);
+  /* And in chunks against the interpreter. */
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    run_both(seed, 1000, NULL);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 11);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
+/* A host write (a loader, a system call's buffer) over translated code,
+ * announced with m68k_jit_invalidate, is run as written. */
+static void host_write_with_invalidate_runs_the_new_code(void)
+{
+  static const uint16_t code[] = {
+      0x7001,         /* 1000 moveq #1,%d0 */
+      0x4e72, 0x2700, /* 1002 stop #0x2700 */
+  };
+  tm_init(&tj, M68K_MODEL_68030);
+  tm_code(&tj, code, 3);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
+  m68k_run(tj.cpu, 10, NULL);
+  CU_ASSERT_EQUAL(tm_d(&tj, 0), 1);
+  tm_w16(&tj, TM_CODE, 0x7009); /* moveq #9,%d0 */
+  m68k_jit_invalidate(tj.cpu, TM_CODE, 2);
+  m68k_set_stopped(tj.cpu, false);
+  m68k_set_reg(tj.cpu, M68K_REG_PC, TM_CODE);
+  m68k_run(tj.cpu, 10, NULL);
+  CU_ASSERT_EQUAL(tm_d(&tj, 0), 9);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT_EQUAL(st.invalidated, 1);
+  tm_done(&tj);
+}
+
+/* Two CPUs sharing a translator: a store by one drops what the other
+ * translated. */
+static void shared_translator_sees_the_other_cpus_store(void)
+{
+  static const uint16_t code[] = {
+      0x7001,         /* 1000 moveq #1,%d0 */
+      0x4e72, 0x2700, /* 1002 stop #0x2700 */
+  };
+  static const uint16_t writer[] = {
+      0x31fc, 0x7007, 0x1000, /* 2000 move.w #0x7007,0x1000.w */
+      0x4e72, 0x2700,         /* 2006 stop #0x2700 */
+  };
+  tm_init(&tj, M68K_MODEL_68030);
+  tm_code(&tj, code, 3);
+  for (size_t i = 0; i < 5; i++)
+    tm_w16(&tj, 0x2000 + 2 * (uint32_t)i, writer[i]);
+  m68k_bus_t bus = {.ram = tj.ram, .ram_base = 0, .ram_size = sizeof tj.ram};
+  m68k_cpu_t *other = m68k_create(M68K_MODEL_68030, &bus);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(other, 1, tj.cpu), 0);
+  m68k_run(tj.cpu, 10, NULL);
+  CU_ASSERT_EQUAL(tm_d(&tj, 0), 1);
+  m68k_set_reg(other, M68K_REG_SR, 0x2700);
+  m68k_set_reg(other, M68K_REG_PC, 0x2000);
+  m68k_run(other, 10, NULL);
+  m68k_set_stopped(tj.cpu, false);
+  m68k_set_reg(tj.cpu, M68K_REG_PC, TM_CODE);
+  m68k_run(tj.cpu, 10, NULL);
+  CU_ASSERT_EQUAL(tm_d(&tj, 0), 7);
+  m68k_destroy(other);
+  tm_done(&tj);
+}
+
+/* Blocks chain into each other, and a bound of one block flushes the
+ * cache at every translation without changing a result. */
+static void blocks_chain_and_the_bound_flushes(void)
+{
+  start_loop(M68K_MODEL_68030);
+  run_both(5, 100000, NULL);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.chained > 0);
+  CU_ASSERT_EQUAL(st.flushes, 0);
+  tm_done(&ti);
+  tm_done(&tj);
+
+  start_loop(M68K_MODEL_68030);
+  CU_ASSERT_EQUAL(m68k_jit_set_limit(tj.cpu, 1), 0);
+  run_both(5, 100000, NULL);
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.flushes > 0);
+  CU_ASSERT(st.live <= 1);
+  CU_ASSERT_EQUAL(tm_d(&tj, 2), 5050);
+  tm_done(&ti);
+  tm_done(&tj);
+}
+
+static void bad_arguments_are_refused(void)
+{
+  tm_init(&tj, M68K_MODEL_68030);
+  m68k_bus_t none = {0};
+  m68k_cpu_t *noram = m68k_create(M68K_MODEL_68030, &none);
+  m68k_cpu_t *other = m68k_create(M68K_MODEL_68000, &(m68k_bus_t){.ram = tj.ram, .ram_size = 65536});
+  CU_ASSERT_EQUAL(m68k_jit_enable(tj.cpu, 0, NULL), M68K_EINVAL);
+  CU_ASSERT_EQUAL(m68k_jit_enable(tj.cpu, 65536, NULL), M68K_EINVAL);
+  CU_ASSERT_EQUAL(m68k_jit_enable(tj.cpu, 65535, NULL), 0);
+  CU_ASSERT_EQUAL(m68k_jit_enable(noram, 1, NULL), M68K_EINVAL);
+  CU_ASSERT_EQUAL(m68k_jit_enable(other, 1, noram), M68K_EINVAL);  /* no translator */
+  CU_ASSERT_EQUAL(m68k_jit_enable(other, 1, tj.cpu), M68K_EINVAL); /* another model */
+  CU_ASSERT_EQUAL(m68k_jit_set_limit(tj.cpu, 0), M68K_EINVAL);
+  CU_ASSERT_EQUAL(m68k_jit_set_limit(other, 10), M68K_EINVAL);
+  m68k_jit_disable(tj.cpu);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT_EQUAL(st.translated, 0);
+  m68k_destroy(noram);
+  m68k_destroy(other);
+  tm_done(&tj);
+}
+
+int main(void)
+{
+  static const tm_case_t cases[] = {
+      {"loop_same_at_every_chunk_boundary", loop_same_at_every_chunk_boundary},
+      {"loop_same_on_the_68000", loop_same_on_the_68000},
+      {"memory_operands_and_bus_errors_same", memory_operands_and_bus_errors_same},
+      {"interrupts_taken_at_the_same_instruction", interrupts_taken_at_the_same_instruction},
+      {"self_modifying_code_runs_the_new_instruction", self_modifying_code_runs_the_new_instruction},
+      {"host_write_with_invalidate_runs_the_new_code", host_write_with_invalidate_runs_the_new_code},
+      {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
+      {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
+      {"bad_arguments_are_refused", bad_arguments_are_refused},
+  };
+  return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
+}
