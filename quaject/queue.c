@@ -55,7 +55,8 @@
  *     Synthesised code does not test for a close at all (queue-templates.c):
  *     the close re-points every site at the generic code, which does, before
  *     that grace period, so a put that runs synthesised code after the close
- *     began is one that overlapped it.
+ *     began is one that overlapped it. A tracked queue's close is exact
+ *     besides (lfq.c, 18): an overlapping put lands before it or is refused.
  */
 #include <errno.h>
 #include <inttypes.h>
