@@ -225,6 +225,22 @@
  *     gets advanced both), every position below head is published, and W is what 17
  *     describes: 12-16 hold from then on, also for the second producer or consumer that
  *     the caller lets in only after that grace period.
+ *
+ * A ring left by a process that died (quad --state-dir keeps rings in file mappings)
+ * 24. Every write above is a store to the ring's memory, so a process killed at any
+ *     instruction leaves q and its slots as they were at that instruction (the page cache
+ *     keeps a MAP_SHARED file's pages). qua__lfq_recover reads the items at positions from
+ *     tail on whose slot shows seq == p + 1 (published for that lap), in position order:
+ *     positions below tail were taken (3); a slot of an older lap shows another seq (2).
+ *     Untracked: up to tail + capacity, so a put_sp that published but had not stored head
+ *     is there, and a put_mp that had claimed but not published leaves a hole that is
+ *     skipped. Tracked: up to C = R + S (12, 13), so the dead positions of puts a close
+ *     refused (18c) are not; a ticket holder that had not freed its slots (14) had not
+ *     returned, and its items are there. Operations in flight at the kill are thus each
+ *     wholly there or wholly not: a put's item is there iff it was published (tracked: and
+ *     counted), a get's item is gone iff it moved tail, which it does after reading it and
+ *     before returning. The ring is read, never resumed: the caller puts the items into a
+ *     new queue.
  */
 
 #include "lfq.h"
@@ -246,14 +262,15 @@ static void lfq_relax(unsigned *spins)
   }
 }
 
-int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
+static bool lfq_capacity_ok(uint32_t capacity)
 {
-  if (capacity == 0 || capacity > QUA__LFQ_MAX_CAPACITY || (capacity & (capacity - 1)) != 0)
-    return -EINVAL;
-  /* calloc: large rings come as fresh zero pages, not touched until used. */
-  struct qua__lfq_slot *slots = calloc(capacity, sizeof *slots);
-  if (slots == NULL)
-    return -ENOMEM;
+  return capacity != 0 && capacity <= QUA__LFQ_MAX_CAPACITY && (capacity & (capacity - 1)) == 0;
+}
+
+/* Initialises q on zeroed slots with both indices at start. */
+static void lfq_setup(qua__lfq_t *q, uint32_t capacity, struct qua__lfq_slot *slots,
+                      uint64_t start)
+{
   memset(q, 0, sizeof *q);
   q->slots = slots;
   q->mask = capacity - 1;
@@ -271,6 +288,53 @@ int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
       atomic_init(&slots[i].seq, p + 1 - capacity);
     }
   }
+}
+
+int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
+{
+  if (!lfq_capacity_ok(capacity))
+    return -EINVAL;
+  /* calloc: large rings come as fresh zero pages, not touched until used. */
+  struct qua__lfq_slot *slots = calloc(capacity, sizeof *slots);
+  if (slots == NULL)
+    return -ENOMEM;
+  lfq_setup(q, capacity, slots, start);
+  return 0;
+}
+
+int qua__lfq_init_in(qua__lfq_t *q, uint32_t capacity, struct qua__lfq_slot *slots)
+{
+  if (!lfq_capacity_ok(capacity))
+    return -EINVAL;
+  lfq_setup(q, capacity, slots, 0);
+  q->borrowed = true;
+  return 0;
+}
+
+int qua__lfq_recover(const qua__lfq_t *q, const struct qua__lfq_slot *slots, uint32_t capacity,
+                     uint64_t *items, size_t *n)
+{
+  *n = 0;
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+  uint32_t f = atomic_load_explicit(&q->flags, memory_order_relaxed);
+  if (q->capacity != capacity || q->mask != (uint64_t)capacity - 1 || head - tail > capacity)
+    return -EINVAL;
+  uint64_t end = tail + capacity;
+  if ((f & QUA__LFQ_F_TRACKED) && !(f & QUA__LFQ_F_COUNTING)) {
+    /* Tracked: the positions counted, C = R + S (12); a refused put's are dead (18c). */
+    uint64_t w = atomic_load_explicit(&q->count, memory_order_relaxed);
+    int64_t items_s = qua__lfq_w_items(w);
+    uint64_t c = qua__lfq_w_pos(w, tail) + (uint64_t)items_s;
+    if (items_s < 0 || c - tail > capacity)
+      return -EINVAL;
+    end = c;
+  }
+  for (uint64_t p = tail; p != end; p++) {
+    const struct qua__lfq_slot *s = &slots[p & (capacity - 1)];
+    if (atomic_load_explicit(&s->seq, memory_order_relaxed) == p + 1)
+      items[(*n)++] = atomic_load_explicit(&s->val, memory_order_relaxed);
+  }
   return 0;
 }
 
@@ -281,7 +345,8 @@ int qua__lfq_init(qua__lfq_t *q, uint32_t capacity)
 
 void qua__lfq_fini(qua__lfq_t *q)
 {
-  free(q->slots);
+  if (!q->borrowed)
+    free(q->slots);
   q->slots = NULL;
 }
 

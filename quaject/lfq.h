@@ -73,6 +73,7 @@ struct qua__lfq {
   uint64_t mask;
   uint32_t capacity;
   _Atomic uint32_t flags;
+  bool borrowed; /* slots are the caller's (qua__lfq_init_in), not freed by fini */
   char pad0[QUA__LFQ_PAD];
   /* Producers' line: the next position to claim, and a past value of tail. */
   _Atomic uint64_t head;
@@ -98,6 +99,16 @@ int qua__lfq_init(qua__lfq_t *q, uint32_t capacity);
 /* As qua__lfq_init, with both indices starting at start (tests use it to
  * cross the 2^64 wrap). */
 int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start);
+
+/* As qua__lfq_init, on the caller's slots (capacity of them, zeroed), which
+ * fini leaves alone: a ring kept in a file mapping (quad --state-dir). */
+int qua__lfq_init_in(qua__lfq_t *q, uint32_t capacity, struct qua__lfq_slot *slots);
+
+/* The items a ring left by a process that died holds, oldest first, into
+ * items (room for capacity): those published at positions from tail on
+ * (lfq.c, note 24). -EINVAL when q's fields are not a ring of capacity. */
+int qua__lfq_recover(const qua__lfq_t *q, const struct qua__lfq_slot *slots, uint32_t capacity,
+                     uint64_t *items, size_t *n);
 
 /* Releases the slots. No operation may run on q meanwhile or afterwards. */
 void qua__lfq_fini(qua__lfq_t *q);

@@ -397,6 +397,48 @@ static void tracked_close_refuses_a_put_that_counts_after_it(void)
   qua__lfq_fini(&q);
 }
 
+/* lfq.c, note 24: what a ring left by a process that died holds. Untracked:
+ * items taken are not there, a put_mp that claimed but had not published
+ * leaves a hole that is skipped, a put_sp that published but had not stored
+ * head is there. Tracked: a ticket holder that had not freed its slot had
+ * not returned, so its item is there; a put the close refused is not.
+ * Fields that are no ring of the capacity are refused. */
+static void recover_reads_what_a_dead_process_left(void)
+{
+  qua__lfq_t q;
+  uint64_t items[8], x = 0, hole = 0, w = 0;
+  size_t n = 99;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 8), 0);
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 1), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_get_mc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_TRUE(qua__lfq_claim_mp(&q, 8, &hole)); /* claimed, never published */
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 4), QUA__LFQ_OK);
+  uint64_t h = atomic_load(&q.head); /* a put_sp's steps up to, not with, its head store */
+  atomic_store(&q.slots[h & q.mask].val, 5);
+  atomic_store(&q.slots[h & q.mask].seq, h + 1);
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 8, items, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT(items[0] == 2 && items[1] == 4 && items[2] == 5);
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 4, items, &n), -EINVAL); /* another capacity */
+  atomic_store(&q.head, atomic_load(&q.tail) + 9);                    /* more than capacity */
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 8, items, &n), -EINVAL);
+  qua__lfq_fini(&q);
+
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 4), 0);
+  qua__lfq_set_tracked(&q, true);
+  CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 1), QUA__LFQ_EDGE);
+  CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_TRUE(qua__lfq_ticket(&q, &w)); /* item 1 ticketed, its slot not yet freed */
+  qua__lfq_close(&q);
+  CU_ASSERT_TRUE(qua__lfq_push_sp(&q, q.slots, q.mask, 4, 9));
+  CU_ASSERT_EQUAL(qua__lfq_counted(&q), QUA__LFQ_CLOSED); /* 9 refused: a dead position */
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 4, items, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT(items[0] == 1 && items[1] == 2);
+  qua__lfq_fini(&q);
+}
+
 /* Indices start just below 2^64 and cross it while items flow. */
 static void indices_wrap_around_2_64(void)
 {
@@ -620,6 +662,7 @@ int main(void)
     {"close_refuses_puts_and_drains_gets", close_refuses_puts_and_drains_gets},
     {"tracked_close_refuses_a_put_that_counts_after_it",
      tracked_close_refuses_a_put_that_counts_after_it},
+    {"recover_reads_what_a_dead_process_left", recover_reads_what_a_dead_process_left},
     {"indices_wrap_around_2_64", indices_wrap_around_2_64},
     {"variant_switch_between_operations_keeps_items",
      variant_switch_between_operations_keeps_items},
