@@ -67,7 +67,10 @@
  *     then the ring. Puts and gets are the same stores as in private
  *     memory: nothing is added to the hot path. The page cache keeps the
  *     pages of a process that died, so the file holds the ring as of the
- *     last instruction executed.
+ *     last instruction executed. The kernel writes dirty ring pages back in
+ *     the background (at most the ring's size per writeback interval): disk
+ *     traffic, never a wait of the callers; a ring file is as large as its
+ *     ring (16 bytes a slot, sparse until used) plus 4096 bytes.
  * R2. Published queues' tokens are in the graph (format version 2), which
  *     is written ahead as before, so the graph on disk names each published
  *     queue's ring; a ring's token never changes while its queue lives.
