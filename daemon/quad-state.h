@@ -1,4 +1,4 @@
-/* quad-state.h -- quad --state-dir (state.c): the graph written ahead, contents saved at exit. */
+/* quad-state.h -- quad --state-dir (state.c): the graph written ahead, queues' rings in files, contents saved at exit. */
 #ifndef QUAD_STATE_H
 #define QUAD_STATE_H
 
@@ -10,8 +10,10 @@
 /* At start, before the socket accepts clients: opens DIR (made 0700 when
  * missing; refused unless owned by quad's user, closed to group and others,
  * and writable), locks it against a second quad, and recreates the
- * quajects, names, owners, wires (and contents, after an orderly exit) of
- * its newest generation. 0, or -1 after logging why (the files are left as
+ * quajects, names, owners, wires (and contents, after an orderly exit; the
+ * queues' items from their old ring files otherwise) of its newest
+ * generation. From then on every queue made keeps its ring in a file of
+ * DIR (qua_set_storage). 0, or -1 after logging why (the files are left as
  * they were). */
 int quad_state_open(const char *dir);
 

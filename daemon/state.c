@@ -53,10 +53,64 @@
  * and connects afresh; the peer-side state of links other quads opened
  * here is not saved either, so a sender's items not yet acknowledged
  * before this quad stopped may be applied again); tees and links hold no
- * contents. After kill -9 the graph comes back as of its last change, empty
- * (counters at their initial=): the items that were in quajects at that
- * moment are missing (those put since the last save, and those put back at
- * the last start that nobody took since); none is delivered twice.
+ * contents. After kill -9 the graph comes back as of its last change, and
+ * each queue with the items its ring held (notes R1-R7 below); the other
+ * quajects come back empty (counters at their initial=).
+ *
+ * Queues after a crash (kill -9, or any death of the process but the
+ * machine's).
+ *
+ * R1. With --state-dir every queue keeps its ring (the lock-free queue's
+ *     indices and slots, quaject/lfq.h) in a file mapped MAP_SHARED,
+ *     DIR/ring.<token> (qua_set_storage): a 4096-byte header (RING_*
+ *     below: magic, token, size, the ring layout's number, the boot id),
+ *     then the ring. Puts and gets are the same stores as in private
+ *     memory: nothing is added to the hot path. The page cache keeps the
+ *     pages of a process that died, so the file holds the ring as of the
+ *     last instruction executed. The kernel writes dirty ring pages back in
+ *     the background (at most the ring's size per writeback interval): disk
+ *     traffic, never a wait of the callers; a ring file is as large as its
+ *     ring (16 bytes a slot, sparse until used) plus 4096 bytes.
+ * R2. Published queues' tokens are in the graph (format version 2), which
+ *     is written ahead as before, so the graph on disk names each published
+ *     queue's ring; a ring's token never changes while its queue lives.
+ * R3. At start, when the newest generation has no contents (the last run
+ *     did not end in an orderly exit), each queue is made anew with a new
+ *     ring, and the items of its old ring (lfq.c, note 24: from tail on,
+ *     each published one) are put into it, oldest first; then the next
+ *     generation is written, naming the new rings, before any client is
+ *     accepted (quad does not start if that write fails), and only then
+ *     are the old ring files removed. A crash in between leaves the old
+ *     generation naming the old rings, untouched (only read): nothing is
+ *     lost or doubled by a crash during the restore. Ring files that no
+ *     generation names (unpublished queues, or rings made by a start that
+ *     crashed before its write) are removed at start.
+ * R4. What a crash can lose or keep, per operation in flight at the kill:
+ *     a put whose reply did not go out is there iff it had published its
+ *     item (so a client that retries it may store it twice); a get whose
+ *     reply did not go out took its item iff it had moved the ring's tail,
+ *     and that item is lost; a pump that had taken a batch from its source
+ *     and not yet put it into its sink loses that batch (at most 64 items,
+ *     quaject/pump.c), and a drain the items it had taken and not yet sent.
+ *     No item that a get or a drain delivered comes back.
+ * R5. A ring written before the machine restarted (its boot id is not the
+ *     running kernel's) is not trusted (the page cache did not survive; the
+ *     file's pages may be of any age): its queue comes back empty, and the
+ *     log says so. Durability across power loss is the orderly exit's
+ *     (and a SIGTERM before shutdown saves everything).
+ * R6. A ring file whose header or indices do not match (magic, token, size,
+ *     layout, capacity) is refused like a corrupt state file: quad does not
+ *     start, naming it, and changes nothing. A missing one (an orderly exit
+ *     removes the rings, so a start from the generation before its state
+ *     file finds none) leaves its queue empty, and the log says so.
+ * R7. At an orderly exit the queues' contents are read from their rings
+ *     (not taken: nothing moves once every connection has gone and the
+ *     active quajects are unwired) into the state file (above); a kill
+ *     before that file is on disk leaves the rings as they were, for R3.
+ *     After a start from contents no ring is read: the items come from the
+ *     state file. A destroyed queue's ring file is removed, except after a
+ *     final save that failed: the newest generation still names the rings,
+ *     and the next start recovers the queues' items from them (R3).
  *
  * Generations. Files are DIR/state.NNNNNNNNNN (the generation, 10 digits).
  * A write goes to state.N.tmp, is fsynced, renamed to state.N, and the
@@ -71,11 +125,11 @@
  * contents, quad writes a new generation without them before it accepts a
  * client; otherwise a crash later would put back items already delivered.
  *
- * The format (version 1; integers little-endian):
+ * The format (version 2; integers little-endian; version 1 lacks the ring):
  *
  *   header, 48 bytes
  *     0  "QUASTATE"
- *     8  u32 version (1)
+ *     8  u32 version (2)
  *    12  u32 flags: 1 = contents (written at an orderly exit)
  *    16  u64 generation (the file's name must say the same)
  *    24  u64 time written (seconds since the epoch)
@@ -86,7 +140,8 @@
  *     u32 quajects, then each: str name, str type, i64 creator,
  *         u32 parameters and a str each, u8 closed, u8 contents kind
  *         (0 none, 1 words in order, 2 words top first, 3 bytes, 4 value),
- *         u64 n, then n u64 words (kinds 1, 2, 4) or n bytes (kind 3)
+ *         u64 n, then n u64 words (kinds 1, 2, 4) or n bytes (kind 3),
+ *         u64 ring token (R2; 0: none)
  *     u32 wires, then each: str source, str callout, str target, str entry
  *   str: u32 length (1 or more; names 1..63), then the bytes (no NUL)
  *
@@ -102,6 +157,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,7 +170,7 @@
 #include "registry.h"
 
 #define ST_MAGIC "QUASTATE"
-#define ST_VERSION 1u
+#define ST_VERSION 2u /* 2: each quaject's ring token (R2); 1 is read too */
 #define ST_HEADER 48
 #define ST_F_CONTENTS 1u
 /* Contents of one quaject at most: a queue's or buffer's largest capacity. */
@@ -151,6 +208,7 @@ typedef struct st_obj {
   uint64_t n;
   uint64_t *items; /* kinds FIFO, LIFO, VALUE (malloc'ed) */
   uint8_t *bytes;  /* kind BYTES (malloc'ed) */
+  uint64_t ring;   /* a queue's ring file (R2), 0: none */
   qua_quaject_t *q;
 } st_obj_t;
 
@@ -175,6 +233,7 @@ static struct {
   uint8_t *last;    /* the records of the last graph-only write submitted */
   size_t last_len;
   unsigned writing; /* write jobs submitted and not done (loop only) */
+  bool keep_rings;  /* the final save failed: destroyed queues leave their ring files */
 } st = {.dirfd = -1, .lockfd = -1};
 
 static void graph_free(st_graph_t *g) {
@@ -186,6 +245,168 @@ static void graph_free(st_graph_t *g) {
   free(g->wires);
   free(g->strings);
   memset(g, 0, sizeof *g);
+}
+
+/* --- Rings in files (R1-R7) ------------------------------------------------------------ */
+
+#define RING_MAGIC "QUARING1"
+#define RING_HEADER 4096
+/* Header fields: 0 magic, 8 token, 16 bytes of ring, 24 layout, 32 boot id (36 chars). */
+#define RING_BOOT_ID 32
+#define RING_BOOT_LEN 36
+
+static char boot_id[RING_BOOT_LEN + 1];
+
+static void ring_name(char *buf, size_t len, uint64_t token) {
+  snprintf(buf, len, "ring.%016" PRIx64, token);
+}
+
+/* The token of a ring's storage (ring_map's memory), or 0 for none. */
+static uint64_t ring_token(const void *mem) {
+  uint64_t t = 0;
+  if (mem != NULL)
+    memcpy(&t, (const uint8_t *)mem - RING_HEADER + 8, 8);
+  return t;
+}
+
+/* qua_storage_t's map: a new file DIR/ring.<random token>, mapped shared. */
+static void *ring_map(void *ctx, size_t bytes) {
+  (void)ctx;
+  for (int tries = 0; tries < 4; tries++) {
+    uint64_t token = 0;
+    char name[40], path[PATH_MAX + 48];
+    if (getrandom(&token, sizeof token, 0) != (ssize_t)sizeof token || token == 0)
+      continue;
+    ring_name(name, sizeof name, token);
+    snprintf(path, sizeof path, "%s/%s", st.dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST)
+      continue;
+    uint8_t *base = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, (off_t)(RING_HEADER + bytes)) == 0)
+      base = mmap(NULL, RING_HEADER + bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
+    if (base == MAP_FAILED) {
+      if (fd >= 0)
+        unlink(path);
+      quad_log(QUAD_LOG_ERROR, "state: cannot make the ring file %s: %s (this queue keeps its "
+               "ring in memory, and comes back empty after a crash)", path, strerror(err));
+      return NULL;
+    }
+    uint64_t layout = qua_queue_storage_layout(), n = bytes;
+    memcpy(base, RING_MAGIC, 8);
+    memcpy(base + 8, &token, 8);
+    memcpy(base + 16, &n, 8);
+    memcpy(base + 24, &layout, 8);
+    memcpy(base + RING_BOOT_ID, boot_id, RING_BOOT_LEN);
+    return base + RING_HEADER;
+  }
+  quad_log(QUAD_LOG_ERROR, "state: no token for a ring file (this queue keeps its ring in memory)");
+  return NULL;
+}
+
+/* qua_storage_t's unmap: the queue is destroyed; its file goes. */
+static void ring_unmap(void *ctx, void *mem, size_t bytes) {
+  (void)ctx;
+  char name[40], path[PATH_MAX + 48];
+  ring_name(name, sizeof name, ring_token(mem));
+  snprintf(path, sizeof path, "%s/%s", st.dir, name);
+  munmap((uint8_t *)mem - RING_HEADER, RING_HEADER + bytes);
+  if (!st.keep_rings)
+    unlink(path);
+}
+
+/* Reads the items of the ring file mapped at base (size bytes) into so
+ * (R3, R5, R6), without taking them. 0, or -1 with why filled. */
+static int ring_read(st_obj_t *so, const uint8_t *base, size_t size, char *why, size_t whylen) {
+  char name[40];
+  ring_name(name, sizeof name, so->ring);
+  uint64_t token = 0, bytes = 0, layout = 0;
+  if (base != MAP_FAILED) {
+    memcpy(&token, base + 8, 8);
+    memcpy(&bytes, base + 16, 8);
+    memcpy(&layout, base + 24, 8);
+  }
+  const char *bad = base == MAP_FAILED                  ? "too short"
+                    : memcmp(base, RING_MAGIC, 8) != 0  ? "not a ring file"
+                    : token != so->ring                 ? "its header names another token"
+                    : bytes != size - RING_HEADER       ? "its size is not the header's"
+                    : layout != qua_queue_storage_layout() ? "written by a quad with another ring layout"
+                                                        : NULL;
+  if (bad != NULL) {
+    snprintf(why, whylen, "'%s': its ring file %s is refused: %s", so->name, name, bad);
+    return -1;
+  }
+  if (memcmp(base + RING_BOOT_ID, boot_id, RING_BOOT_LEN) != 0) {
+    quad_log(QUAD_LOG_ERROR, "state: the ring file %s/%s of '%s' was written before the machine "
+             "restarted: its items are not trusted, and '%s' comes back empty", st.dir, name,
+             so->name, so->name);
+    return 0;
+  }
+  so->items = malloc((bytes / 16 + 1) * sizeof *so->items);
+  if (so->items == NULL) {
+    snprintf(why, whylen, "out of memory reading %s", name);
+    return -1;
+  }
+  size_t n = 0;
+  char rwhy[160];
+  if (qua_queue_recover(base + RING_HEADER, bytes, so->items, &n, rwhy, sizeof rwhy) < 0) {
+    snprintf(why, whylen, "'%s': its ring file %s is refused: %s", so->name, name, rwhy);
+    return -1;
+  }
+  so->kind = ST_FIFO;
+  so->n = n;
+  return 0;
+}
+
+/* Reads the items of so's old ring file into so (R3). 0, or -1 with why filled. */
+static int ring_recover(st_obj_t *so, char *why, size_t whylen) {
+  char name[40];
+  ring_name(name, sizeof name, so->ring);
+  int fd = openat(st.dirfd, name, O_RDONLY | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0 && errno == ENOENT) {
+    quad_log(QUAD_LOG_ERROR, "state: the ring file %s/%s of '%s' is missing: '%s' comes back "
+             "empty", st.dir, name, so->name, so->name);
+    return 0;
+  }
+  if (fd < 0 || fstat(fd, &sb) < 0) {
+    snprintf(why, whylen, "'%s': its ring file %s: %s", so->name, name, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  size_t size = (size_t)sb.st_size;
+  const uint8_t *base = size > RING_HEADER ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0)
+                                           : MAP_FAILED;
+  close(fd);
+  int rc = ring_read(so, base, size, why, whylen);
+  if (base != MAP_FAILED)
+    munmap((void *)base, size);
+  return rc;
+}
+
+/* Removes the ring files that no quaject of g names (keep true) or those
+ * that g names (keep false: their items are in new rings now, R3). */
+static void ring_prune(const st_graph_t *g, bool keep) {
+  DIR *d = fdopendir(dup(st.dirfd));
+  if (d == NULL)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    uint64_t token = 0;
+    char end;
+    if (sscanf(de->d_name, "ring.%16" SCNx64 "%c", &token, &end) != 1 || token == 0)
+      continue;
+    bool named = false;
+    for (uint32_t i = 0; g != NULL && i < g->nobjs && !named; i++)
+      named = g->objs[i].ring == token;
+    if (named != keep)
+      unlinkat(st.dirfd, de->d_name, 0);
+  }
+  closedir(d);
 }
 
 char *quad_state_params(const char *const *params, size_t n) {
@@ -242,6 +463,7 @@ static int graph_collect(st_graph_t *g) {
          p += strlen(p) + 1)
       so->params[so->nparams++] = p;
     so->closed = qua_queue_is_closed(o->q); /* no lock: the loop never waits here */
+    so->ring = ring_token(qua_queue_storage(o->q));
     for (int k = 0; k < t->ncallouts; k++) {
       const char *entry = NULL;
       const quad_obj_t *d = obj_named(qua_wired_to_id(o->q, k, &entry)); /* no lock */
@@ -257,11 +479,23 @@ static int graph_collect(st_graph_t *g) {
   return 0;
 }
 
-/* Takes the contents of so's quaject out (the daemon is stopping). */
+/* Takes the contents of so's quaject out (the daemon is stopping). A queue
+ * with a ring is read, not taken: should quad die before the state file is
+ * written, the ring still holds them (R7). */
 static int take_contents(st_obj_t *so) {
   const struct st_kind *k = kind_of(so->type);
   if (k == NULL)
     return 0;
+  const uint8_t *mem = qua_queue_storage(so->q);
+  if (mem != NULL) {
+    uint64_t bytes;
+    char why[512];
+    memcpy(&bytes, mem - RING_HEADER + 16, 8);
+    if (ring_read(so, mem - RING_HEADER, RING_HEADER + bytes, why, sizeof why) == 0)
+      return 0;
+    quad_log(QUAD_LOG_ERROR, "state: cannot read the contents of '%s': %s", so->name, why);
+    return QUA_EINVAL;
+  }
   qua_error_t err = {0};
   qua_site_t *s = NULL;
   int r = qua_site_open(so->q, k->take, NULL, 0, &s, &err);
@@ -412,6 +646,7 @@ static void encode(st_buf_t *b, const st_graph_t *g) {
     else
       for (uint64_t k = 0; k < o->n; k++)
         put_le(b, o->items[k], 8);
+    put_le(b, o->ring, 8);
   }
   put_le(b, g->nwires, 4);
   for (uint32_t i = 0; i < g->nwires; i++) {
@@ -425,6 +660,7 @@ static void encode(st_buf_t *b, const st_graph_t *g) {
 typedef struct st_rd {
   const uint8_t *p;
   size_t len, off;
+  uint32_t version;
   char why[160];
 } st_rd_t;
 
@@ -550,6 +786,8 @@ static bool decode(st_rd_t *r, st_graph_t *g) {
       snprintf(r->why, sizeof r->why, "out of memory");
       return false;
     }
+    if (r->version >= 2 && !get_le(r, 8, &o->ring, "a ring token"))
+      return false;
   }
   if (!get_le(r, 4, &n, "the count of wires"))
     return false;
@@ -736,8 +974,8 @@ static int read_generation(uint64_t gen, st_graph_t *g, uint32_t *flags, char *w
     snprintf(why, len, "corrupt: the header's checksum does not match");
     goto out;
   }
-  if (v[0] != ST_VERSION) {
-    snprintf(why, len, "format version %" PRIu64 ": this quad reads version %u", v[0],
+  if (v[0] < 1 || v[0] > ST_VERSION) {
+    snprintf(why, len, "format version %" PRIu64 ": this quad reads versions 1 to %u", v[0],
              ST_VERSION);
     goto out;
   }
@@ -754,7 +992,7 @@ static int read_generation(uint64_t gen, st_graph_t *g, uint32_t *flags, char *w
     snprintf(why, len, "corrupt: the records' checksum does not match the header's");
     goto out;
   }
-  st_rd_t rr = {.p = p + ST_HEADER, .len = size - ST_HEADER};
+  st_rd_t rr = {.p = p + ST_HEADER, .len = size - ST_HEADER, .version = (uint32_t)v[0]};
   if (!decode(&rr, g)) {
     snprintf(why, len, "corrupt records: %s", rr.why);
     graph_free(g);
@@ -792,9 +1030,10 @@ static qua_quaject_t *saved_quaject(const st_graph_t *g, const char *name) {
   return NULL;
 }
 
-/* Recreates g's quajects, contents, closes and wires. 0, or -1 with why
- * filled; what was made is left to the exit's destroy. */
-static int restore(st_graph_t *g, char *why, size_t len) {
+/* Recreates g's quajects, contents (from the file, or with rings from the
+ * queues' old rings: R3), closes and wires. 0, or -1 with why filled; what
+ * was made is left to the exit's destroy. */
+static int restore(st_graph_t *g, bool rings, char *why, size_t len) {
   for (uint32_t i = 0; i < g->nobjs; i++) {
     st_obj_t *so = &g->objs[i];
     bool m68k = strncmp(so->type, "m68k-", 5) == 0;
@@ -821,6 +1060,9 @@ static int restore(st_graph_t *g, char *why, size_t len) {
       snprintf(why, len, "out of memory");
       return -1;
     }
+    if (rings && so->ring != 0 && so->kind == ST_NONE && strcmp(so->type, "queue") == 0 &&
+        ring_recover(so, why, len) < 0)
+      return -1;
     if (give_contents(so, why, len) < 0)
       return -1;
     if (so->closed && qua_queue_close(so->q) < 0) {
@@ -891,6 +1133,13 @@ int quad_state_open(const char *dir) {
   snprintf(st.dir, sizeof st.dir, "%s", dir);
   if (open_dir(dir) < 0)
     goto fail;
+  FILE *bf = fopen("/proc/sys/kernel/random/boot_id", "re");
+  if (bf == NULL || fread(boot_id, 1, RING_BOOT_LEN, bf) != RING_BOOT_LEN)
+    quad_log(QUAD_LOG_ERROR, "state: cannot read the boot id: rings are trusted across reboots");
+  if (bf != NULL)
+    fclose(bf);
+  /* Every queue made from now on keeps its ring in a file (R1). */
+  qua_set_storage(&(qua_storage_t){ring_map, ring_unmap, NULL});
   /* The newest generation present (a .tmp is a write that never finished). */
   DIR *d = fdopendir(dup(st.dirfd));
   if (d == NULL) {
@@ -909,6 +1158,7 @@ int quad_state_open(const char *dir) {
   st.gen = newest;
   if (newest == 0) {
     prune(0);
+    ring_prune(NULL, true);
     quad_log(QUAD_LOG_INFO, "state: %s has no saved state: starting empty", dir);
     st.open = true;
     return 0;
@@ -935,7 +1185,9 @@ int quad_state_open(const char *dir) {
                "out of %s", dir, prev, dir, name, dir);
     goto fail;
   }
-  int r = restore(&g, why, sizeof why);
+  ring_prune(&g, true); /* rings no generation names (R3) */
+  bool rings = !(flags & ST_F_CONTENTS);
+  int r = restore(&g, rings, why, sizeof why);
   uint64_t items = 0;
   for (uint32_t i = 0; i < g.nobjs; i++)
     items += g.objs[i].kind == ST_VALUE ? 0 : g.objs[i].n;
@@ -950,21 +1202,28 @@ int quad_state_open(const char *dir) {
            flags & ST_F_CONTENTS ? " (saved at an orderly exit)" : "");
   if (flags & ST_F_CONTENTS)
     quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items put back", items);
-  graph_free(&g);
+  else if (items > 0)
+    quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items recovered from the queues' rings (the last "
+             "run did not end in an orderly exit)", items);
   prune(newest - 1);
   st.open = true;
-  /* Contents are applied once: the next generation has none (note). */
-  if (flags & ST_F_CONTENTS)
+  /* Contents are applied once: the next generation has none (note), and
+   * names the new rings (R3). */
+  if ((flags & ST_F_CONTENTS) || g.nobjs > 0)
     quad_state_changed(NULL);
-  if ((flags & ST_F_CONTENTS) && st.last == NULL) {
+  if (((flags & ST_F_CONTENTS) || g.nobjs > 0) && st.last == NULL) {
     quad_log(QUAD_LOG_ERROR, "state: cannot write the graph after restoring %s/%s: quad does not "
              "start (the items it put back would come back again after a crash)", dir, name);
+    graph_free(&g);
     st.open = false;
     goto fail;
   }
+  ring_prune(&g, false); /* the old rings: their items are in the new ones */
+  graph_free(&g);
   return 0;
 
 fail:
+  qua_set_storage(NULL);
   if (st.lockfd >= 0)
     close(st.lockfd);
   if (st.dirfd >= 0)
@@ -1073,19 +1332,24 @@ int quad_state_save_final(void) {
       if (qua_wired_to(o->q, k, NULL) != NULL)
         qua_unwire(o->q, t->callouts[k].name, NULL);
   }
-  uint64_t items = 0;
+  uint64_t items = 0, unringed = 0; /* unringed: items not in a ring file */
   bool ok = true;
   for (uint32_t i = 0; i < g.nobjs; i++) {
     if (take_contents(&g.objs[i]) < 0)
       ok = false;
-    items += g.objs[i].kind == ST_VALUE ? 0 : g.objs[i].n;
+    uint64_t n = g.objs[i].kind == ST_VALUE ? 0 : g.objs[i].n;
+    items += n;
+    unringed += g.objs[i].ring == 0 ? n : 0;
   }
   st_buf_t b = {0};
   encode(&b, &g);
-  if (!ok || b.failed || write_generation(&b, ST_F_CONTENTS) < 0)
-    quad_log(QUAD_LOG_ERROR, "state: the contents could not be saved: %" PRIu64 " items are lost; "
-             "the graph is as of its last change", items);
-  else
+  if (!ok || b.failed || write_generation(&b, ST_F_CONTENTS) < 0) {
+    /* The newest generation names the rings: they stay for the next start (R7). */
+    st.keep_rings = true;
+    quad_log(QUAD_LOG_ERROR, "state: the contents could not be saved; the graph is as of its last "
+             "change, and the queues' items stay in their ring files for the next start (unless "
+             "the machine restarts first): the %" PRIu64 " items of other quajects are lost", unringed);
+  } else
     quad_log(QUAD_LOG_INFO, "state: saved %u published quajects, %u wires and %" PRIu64
              " items to %s/state.%010" PRIu64, g.nobjs, g.nwires, items, st.dir, st.gen);
   free(b.p);

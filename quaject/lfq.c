@@ -63,16 +63,19 @@
  *     frees through tail after reading (read by put_sp and put_mp alike).
  *
  * Tracked mode: linearisable, with exact EDGE, FULL and EMPTY
- * 12. The count word W (q->count) holds two numbers: S, the items counted and not yet
- *     ticketed, as a signed 39-bit field in its low bits, and R, the position of the next
- *     ticket modulo 2^25, above it: W = R * 2^39 + S (mod 2^64). Decoding sign-extends the
- *     low 39 bits into S and takes R = (W - S) >> 39. W changes only by read-modify-writes:
- *     a put of k items adds k (fetch_add), a get of t items subtracts t and adds t * 2^39
- *     (the ticket, a CAS when S >= t), plus the live switch's adds (19-23). S stays within
- *     [-2^38, 2^38) (0 .. capacity <= 2^24 in tracked mode, 15e; within 2^37 of the bias
- *     while counting, 21), so these are additions of the two numbers with no carry between
- *     them, and R's carry out of bit 63 is its wrap modulo 2^25. The modification order of
- *     W is the order of the linearisation points of every tracked operation (15).
+ * 12. The count word W (q->count) holds three numbers: S, the items counted and not yet
+ *     ticketed, as a signed 38-bit field in its low bits; C, the closed bit (18), above it;
+ *     and R, the position of the next ticket modulo 2^25, above that:
+ *     W = R * 2^39 + C * 2^38 + S (mod 2^64). Decoding sign-extends the low 38 bits into S,
+ *     takes C = bit 38 of W - S and R = (W - S) >> 39. W changes only by read-modify-writes:
+ *     a tracked put of k items adds k (a CAS that fails when C is set; a counting put's is a
+ *     fetch_add), a get of t items subtracts t and adds t * 2^39 (the ticket, a CAS when
+ *     S >= t), close adds 2^38 once (a CAS while C is clear), plus the live switch's adds
+ *     (19-23). S stays within [-2^37, 2^37) (0 .. capacity <= 2^24 in tracked mode, 15e;
+ *     within 2^36 of the bias while counting, 21), so these are additions of the three
+ *     numbers with no carry between them, and R's carry out of bit 63 is its wrap modulo
+ *     2^25. The modification order of W is the order of the linearisation points of every
+ *     tracked operation (15, 18).
  * 13. Puts count in position order: a put of p .. p+k-1 adds to S only after every position
  *     below p has been counted. Let C be the first position not yet counted; then the
  *     positions counted are exactly those below C, and S = C - R for R the full position of
@@ -81,7 +84,8 @@
  *     put_sp publishes, then counts: its previous put was its own and finished (counted),
  *     or finished before a variant switch (the switch's grace period, 10).
  *     put_mp writes its values, waits for its turn, counts, and only then publishes (seq
- *     stores). Its turn has come when the slot of p - 1 shows seq - p >= 0 (as signed
+ *     stores); a put_mp whose count close refused (18) publishes all the same, so the
+ *     next position's turn comes. Its turn has come when the slot of p - 1 shows seq - p >= 0 (as signed
  *     64-bit), read with acquire. (a) That implies p - 1 was counted. seq == p: p - 1 was
  *     published, by a put_mp, which publishes after counting, or by another put (put_sp,
  *     untracked, counting), which finished before the first put_mp began (the contract: no
@@ -147,19 +151,34 @@
  *     put_mp's turn (13) has come.
  *
  * Close
- * 18. close sets F_CLOSED with an RMW on flags. A put reads flags first, so one that starts
- *     after close() returned sees it and returns CLOSED. A get that finds nothing reads flags
- *     (acquire); when closed it looks once more (a put that finished before close() is visible
- *     now) and only then returns CLOSED. A put that read flags before close() may publish after
- *     a get returned CLOSED: excluding that would need an RMW or a StoreLoad fence in put_sp.
- *     A caller that must not miss such an item lets a grace period pass after close(); after
- *     it, CLOSED is final. Open: this also bounds tracked mode's exactness across a close. A
- *     put's test of the flag and its count (15a) are two steps, so a put that passed the test
- *     before close() can count after another put returned CLOSED and a get then found S == 0:
- *     no order puts that put before the close and that get after it. Exactness here needs the
- *     test and the count in one RMW (a closed bit in W). The lincheck suite checks close
- *     against what this note promises (its racy_close: a put that overlapped close() may
- *     land after it); against the strict close it failed twice in 120 generic runs.
+ * 18. close sets C in W with a CAS (while C is clear), then F_CLOSED with an RMW on flags.
+ *     Untracked (and counting) mode: a put reads flags first, so one that starts after
+ *     close() returned sees it and returns CLOSED. A get that finds nothing reads flags
+ *     (acquire); when closed it looks once more (a put that finished before close() is
+ *     visible now) and only then returns CLOSED. A put that read flags before close() may
+ *     publish after a get returned CLOSED: excluding that would need an RMW or a StoreLoad
+ *     fence in put_sp, the fast path. A caller that must not miss such an item lets a grace
+ *     period pass after close(); after it, CLOSED is final.
+ *     Tracked mode: close is exact, and linearises at its CAS on W. (a) A put's count is a
+ *     CAS on W that fails when C is set: the test of C and the count are one RMW, so a put
+ *     counted before the close in W's order (its item is ticketed before any get sees C) or
+ *     returns CLOSED, having counted nothing. (b) A put that returns CLOSED from flags read
+ *     them with acquire after close's flags RMW, which follows its CAS on W: the close's
+ *     point is before. (c) A refused put leaves its positions published but never counted
+ *     (put_sp has stored head; put_mp publishes so that the next turn comes, 13): S never
+ *     grows again, so no ticket reaches them, and positions [C, head) are dead. Every later
+ *     put is refused too (C stays set), so a closed queue only drains: nothing else reads
+ *     them. A put that finds no room reads W; with C set it returns CLOSED rather than wait
+ *     for room that dead positions hold (15d). (d) A get that reads S <= 0 returns CLOSED
+ *     when that read shows C, EMPTY otherwise: exact at that read (15c), no second look.
+ *     So the modification order of W orders every put, get and the close, and the history
+ *     is a bounded FIFO's with a close at one point. Counting puts (19) count with a plain
+ *     fetch_add, as their gets take by seq and not by ticket: refusing a count there would
+ *     leave S off by the item a get still takes. Close and the live switch are control
+ *     operations and never overlap (queue.c serialises them); a counting put still running
+ *     after end_counting (22) ends within the grace period that follows it, before the
+ *     queue can be closed. The lincheck suite checks tracked runs against the strict close,
+ *     and only untracked ones against the documented weaker one (its racy_close).
  *
  * The live switch to tracked mode (SP-SC): W made exact without quiescence
  * 19. A live queue is never quiescent, so set_tracked's snapshot (17) cannot be taken; an
@@ -174,7 +193,7 @@
  *     operation that read the flag set happens after the move. Then the caller waits for a
  *     grace period, after which no operation that does not count is running, and every
  *     one that starts sees the flag.
- * 20. begin_counting stores W = BIAS (R = 0, S = 2^37) and each side's base (the first
+ * 20. begin_counting stores W = BIAS (R = 0, S = 2^36, C as flags say) and each side's base (the first
  *     position whose operation counts) as "unknown": its index minus 2^63, a value no
  *     position reaches during a switch. The first counting put claims its position p and,
  *     before it publishes, CASes base_head from unknown to p; the first counting get
@@ -186,7 +205,7 @@
  *     (base_tail - base_head) for indices H, T at a moment when no operation is between its
  *     index update and its W update. |base_tail - base_head| is at most capacity plus the
  *     items one side moved uncounted after the other began to count, within one grace
- *     period: far below 2^37 - capacity, so S stays in the field (12), never 0 nor
+ *     period: far below 2^36 - capacity, so S stays in the field (12), never 0 nor
  *     capacity: a counting put or get reports EDGE (S was 0, S was capacity) only once S is
  *     exact, and a put that finds no room waits only in tracked mode (15d), never on a
  *     biased S.
@@ -206,6 +225,22 @@
  *     gets advanced both), every position below head is published, and W is what 17
  *     describes: 12-16 hold from then on, also for the second producer or consumer that
  *     the caller lets in only after that grace period.
+ *
+ * A ring left by a process that died (quad --state-dir keeps rings in file mappings)
+ * 24. Every write above is a store to the ring's memory, so a process killed at any
+ *     instruction leaves q and its slots as they were at that instruction (the page cache
+ *     keeps a MAP_SHARED file's pages). qua__lfq_recover reads the items at positions from
+ *     tail on whose slot shows seq == p + 1 (published for that lap), in position order:
+ *     positions below tail were taken (3); a slot of an older lap shows another seq (2).
+ *     Untracked: up to tail + capacity, so a put_sp that published but had not stored head
+ *     is there, and a put_mp that had claimed but not published leaves a hole that is
+ *     skipped. Tracked: up to C = R + S (12, 13), so the dead positions of puts a close
+ *     refused (18c) are not; a ticket holder that had not freed its slots (14) had not
+ *     returned, and its items are there. Operations in flight at the kill are thus each
+ *     wholly there or wholly not: a put's item is there iff it was published (tracked: and
+ *     counted), a get's item is gone iff it moved tail, which it does after reading it and
+ *     before returning. The ring is read, never resumed: the caller puts the items into a
+ *     new queue.
  */
 
 #include "lfq.h"
@@ -227,14 +262,15 @@ static void lfq_relax(unsigned *spins)
   }
 }
 
-int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
+static bool lfq_capacity_ok(uint32_t capacity)
 {
-  if (capacity == 0 || capacity > QUA__LFQ_MAX_CAPACITY || (capacity & (capacity - 1)) != 0)
-    return -EINVAL;
-  /* calloc: large rings come as fresh zero pages, not touched until used. */
-  struct qua__lfq_slot *slots = calloc(capacity, sizeof *slots);
-  if (slots == NULL)
-    return -ENOMEM;
+  return capacity != 0 && capacity <= QUA__LFQ_MAX_CAPACITY && (capacity & (capacity - 1)) == 0;
+}
+
+/* Initialises q on zeroed slots with both indices at start. */
+static void lfq_setup(qua__lfq_t *q, uint32_t capacity, struct qua__lfq_slot *slots,
+                      uint64_t start)
+{
   memset(q, 0, sizeof *q);
   q->slots = slots;
   q->mask = capacity - 1;
@@ -252,6 +288,53 @@ int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
       atomic_init(&slots[i].seq, p + 1 - capacity);
     }
   }
+}
+
+int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start)
+{
+  if (!lfq_capacity_ok(capacity))
+    return -EINVAL;
+  /* calloc: large rings come as fresh zero pages, not touched until used. */
+  struct qua__lfq_slot *slots = calloc(capacity, sizeof *slots);
+  if (slots == NULL)
+    return -ENOMEM;
+  lfq_setup(q, capacity, slots, start);
+  return 0;
+}
+
+int qua__lfq_init_in(qua__lfq_t *q, uint32_t capacity, struct qua__lfq_slot *slots)
+{
+  if (!lfq_capacity_ok(capacity))
+    return -EINVAL;
+  lfq_setup(q, capacity, slots, 0);
+  q->borrowed = true;
+  return 0;
+}
+
+int qua__lfq_recover(const qua__lfq_t *q, const struct qua__lfq_slot *slots, uint32_t capacity,
+                     uint64_t *items, size_t *n)
+{
+  *n = 0;
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+  uint32_t f = atomic_load_explicit(&q->flags, memory_order_relaxed);
+  if (q->capacity != capacity || q->mask != (uint64_t)capacity - 1 || head - tail > capacity)
+    return -EINVAL;
+  uint64_t end = tail + capacity;
+  if ((f & QUA__LFQ_F_TRACKED) && !(f & QUA__LFQ_F_COUNTING)) {
+    /* Tracked: the positions counted, C = R + S (12); a refused put's are dead (18c). */
+    uint64_t w = atomic_load_explicit(&q->count, memory_order_relaxed);
+    int64_t items_s = qua__lfq_w_items(w);
+    uint64_t c = qua__lfq_w_pos(w, tail) + (uint64_t)items_s;
+    if (items_s < 0 || c - tail > capacity)
+      return -EINVAL;
+    end = c;
+  }
+  for (uint64_t p = tail; p != end; p++) {
+    const struct qua__lfq_slot *s = &slots[p & (capacity - 1)];
+    if (atomic_load_explicit(&s->seq, memory_order_relaxed) == p + 1)
+      items[(*n)++] = atomic_load_explicit(&s->val, memory_order_relaxed);
+  }
   return 0;
 }
 
@@ -262,8 +345,15 @@ int qua__lfq_init(qua__lfq_t *q, uint32_t capacity)
 
 void qua__lfq_fini(qua__lfq_t *q)
 {
-  free(q->slots);
+  if (!q->borrowed)
+    free(q->slots);
   q->slots = NULL;
+}
+
+/* C for a count word stored afresh: set when q is closed (invariant 18). */
+static uint64_t lfq_closed_bit(const qua__lfq_t *q)
+{
+  return qua__lfq_closed(q) ? QUA__LFQ_W_CLOSED : 0;
 }
 
 void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked)
@@ -271,19 +361,20 @@ void qua__lfq_set_tracked(qua__lfq_t *q, bool tracked)
   if (tracked) {
     uint64_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
     uint64_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
-    atomic_store_explicit(&q->count, (t << QUA__LFQ_W_SHIFT) + (h - t), memory_order_relaxed);
+    atomic_store_explicit(&q->count, (t << QUA__LFQ_W_SHIFT) + lfq_closed_bit(q) + (h - t),
+                          memory_order_relaxed);
     atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_TRACKED, memory_order_release);
   } else {
     atomic_fetch_and_explicit(&q->flags, ~QUA__LFQ_F_TRACKED, memory_order_release);
   }
 }
 
-#define LFQ_BIAS (UINT64_C(1) << 37)
+#define LFQ_BIAS (UINT64_C(1) << 36)
 #define LFQ_FAR (UINT64_C(1) << 63)
 
 void qua__lfq_begin_counting(qua__lfq_t *q)
 {
-  atomic_store_explicit(&q->count, LFQ_BIAS, memory_order_relaxed);
+  atomic_store_explicit(&q->count, LFQ_BIAS + lfq_closed_bit(q), memory_order_relaxed);
   atomic_store_explicit(&q->base_head, atomic_load(&q->head) - LFQ_FAR, memory_order_relaxed);
   atomic_store_explicit(&q->base_tail, atomic_load(&q->tail) - LFQ_FAR, memory_order_relaxed);
   atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_COUNTING, memory_order_release);
@@ -320,6 +411,12 @@ void qua__lfq_end_counting(qua__lfq_t *q)
 
 void qua__lfq_close(qua__lfq_t *q)
 {
+  /* C first, then the flag: a put that sees the flag is after the close's point (18b). */
+  uint64_t w = atomic_load_explicit(&q->count, memory_order_acquire);
+  while (!qua__lfq_w_closed(w) &&
+         !atomic_compare_exchange_weak_explicit(&q->count, &w, w + QUA__LFQ_W_CLOSED,
+                                                memory_order_seq_cst, memory_order_acquire)) {
+  }
   atomic_fetch_or_explicit(&q->flags, QUA__LFQ_F_CLOSED, memory_order_seq_cst);
 }
 
@@ -385,10 +482,21 @@ static inline size_t lfq_claim(qua__lfq_t *q, bool mp, size_t n, uint64_t *first
   }
 }
 
-/* Adds k puts to S: EDGE when S was 0 (invariant 15a). */
-static inline int lfq_count_put(qua__lfq_t *q, size_t k)
+/* Adds k puts to S: EDGE when S was 0 (invariant 15a). Tracked (flags f): CLOSED, adding
+ * nothing, once C is set (18a); counting: always (18). */
+static inline int lfq_count_put(qua__lfq_t *q, uint32_t f, size_t k)
 {
-  uint64_t w = atomic_fetch_add_explicit(&q->count, (uint64_t)k, memory_order_acq_rel);
+  uint64_t w;
+  if (f & QUA__LFQ_F_COUNTING) {
+    w = atomic_fetch_add_explicit(&q->count, (uint64_t)k, memory_order_acq_rel);
+  } else {
+    w = atomic_load_explicit(&q->count, memory_order_acquire);
+    do {
+      if (qua__lfq_w_closed(w))
+        return QUA__LFQ_CLOSED;
+    } while (!atomic_compare_exchange_weak_explicit(&q->count, &w, w + k, memory_order_acq_rel,
+                                                    memory_order_acquire));
+  }
   return qua__lfq_w_items(w) == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK;
 }
 
@@ -422,9 +530,12 @@ static inline int lfq_put(qua__lfq_t *q, bool mp, const uint64_t *v, size_t n, s
   size_t k;
   unsigned spins = 0;
   while ((k = lfq_claim(q, mp, n, &pos)) == 0) {
-    if (!(f & QUA__LFQ_F_TRACKED) || (f & QUA__LFQ_F_COUNTING) ||
-        qua__lfq_w_items(atomic_load_explicit(&q->count, memory_order_acquire)) >=
-            (int64_t)q->capacity)
+    if (!(f & QUA__LFQ_F_TRACKED) || (f & QUA__LFQ_F_COUNTING))
+      return QUA__LFQ_FULL;
+    uint64_t w = atomic_load_explicit(&q->count, memory_order_acquire);
+    if (qua__lfq_w_closed(w))
+      return QUA__LFQ_CLOSED; /* dead positions may hold the room: invariant 18c */
+    if (qua__lfq_w_items(w) >= (int64_t)q->capacity)
       return QUA__LFQ_FULL;
     lfq_relax(&spins); /* Someone is inside an operation: invariant 15d. */
   }
@@ -432,26 +543,27 @@ static inline int lfq_put(qua__lfq_t *q, bool mp, const uint64_t *v, size_t n, s
     lfq_set_base(&q->base_head, pos); /* before publishing: invariant 20 */
   for (size_t i = 0; i < k; i++)
     atomic_store_explicit(&q->slots[(pos + i) & q->mask].val, v[i], memory_order_relaxed);
-  *done = k;
+  int st = QUA__LFQ_OK;
   if (mp && (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))) {
-    /* In position order: count, then publish (invariant 13). */
+    /* In position order: count, then publish, refused or not (invariants 13, 18c). */
     lfq_wait_turn(q, pos);
-    int st = lfq_count_put(q, k);
+    st = lfq_count_put(q, f, k);
     lfq_publish(q, pos, k);
-    return st;
+  } else {
+    lfq_publish(q, pos, k);
+    if (!mp)
+      atomic_store_explicit(&q->head, pos + k, memory_order_release);
+    if (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))
+      st = lfq_count_put(q, f, k);
   }
-  lfq_publish(q, pos, k);
-  if (!mp)
-    atomic_store_explicit(&q->head, pos + k, memory_order_release);
-  if (f & (QUA__LFQ_F_TRACKED | QUA__LFQ_F_COUNTING))
-    return lfq_count_put(q, k);
-  return QUA__LFQ_OK;
+  *done = st == QUA__LFQ_CLOSED ? 0 : k;
+  return st;
 }
 
 int qua__lfq_tput_finish(qua__lfq_t *q, uint64_t pos)
 {
   lfq_wait_turn(q, pos);
-  int st = lfq_count_put(q, 1);
+  int st = lfq_count_put(q, QUA__LFQ_F_TRACKED, 1);
   lfq_publish(q, pos, 1);
   return st;
 }
@@ -560,12 +672,8 @@ static inline int lfq_get(qua__lfq_t *q, bool mc, uint64_t *v, size_t n, size_t 
   size_t take;
   for (;;) {
     int64_t s = qua__lfq_w_items(w);
-    if (s <= 0) {
-      if ((st = lfq_nothing(q, &closed_seen)) >= 0)
-        return st;
-      w = atomic_load_explicit(&q->count, memory_order_acquire);
-      continue;
-    }
+    if (s <= 0) /* exact at this read of W (invariants 15c, 18d) */
+      return qua__lfq_w_closed(w) ? QUA__LFQ_CLOSED : QUA__LFQ_EMPTY;
     take = s < (int64_t)n ? (size_t)s : n;
     /* The ticket: S -= take, R += take (invariant 14). */
     if (atomic_compare_exchange_weak_explicit(&q->count, &w, w - take + take * QUA__LFQ_W_TICKET,

@@ -73,6 +73,7 @@ struct qua__lfq {
   uint64_t mask;
   uint32_t capacity;
   _Atomic uint32_t flags;
+  bool borrowed; /* slots are the caller's (qua__lfq_init_in), not freed by fini */
   char pad0[QUA__LFQ_PAD];
   /* Producers' line: the next position to claim, and a past value of tail. */
   _Atomic uint64_t head;
@@ -98,6 +99,16 @@ int qua__lfq_init(qua__lfq_t *q, uint32_t capacity);
 /* As qua__lfq_init, with both indices starting at start (tests use it to
  * cross the 2^64 wrap). */
 int qua__lfq_init_at(qua__lfq_t *q, uint32_t capacity, uint64_t start);
+
+/* As qua__lfq_init, on the caller's slots (capacity of them, zeroed), which
+ * fini leaves alone: a ring kept in a file mapping (quad --state-dir). */
+int qua__lfq_init_in(qua__lfq_t *q, uint32_t capacity, struct qua__lfq_slot *slots);
+
+/* The items a ring left by a process that died holds, oldest first, into
+ * items (room for capacity): those published at positions from tail on
+ * (lfq.c, note 24). -EINVAL when q's fields are not a ring of capacity. */
+int qua__lfq_recover(const qua__lfq_t *q, const struct qua__lfq_slot *slots, uint32_t capacity,
+                     uint64_t *items, size_t *n);
 
 /* Releases the slots. No operation may run on q meanwhile or afterwards. */
 void qua__lfq_fini(qua__lfq_t *q);
@@ -130,8 +141,13 @@ void qua__lfq_begin_counting(qua__lfq_t *q);
 void qua__lfq_end_counting(qua__lfq_t *q);
 
 /* Closes q: puts that start after close() returns get CLOSED; gets drain the
- * items, then return CLOSED instead of EMPTY. Any thread, once or more. A put
- * that overlaps close() may still succeed; its item is then delivered too. */
+ * items, then return CLOSED instead of EMPTY. Any thread, once or more; not
+ * concurrently with set_tracked or the live switch (control operations, which
+ * the caller serialises). In tracked mode close is exact: it takes effect at
+ * one point, and a put that overlaps it either lands before it (and a get
+ * returns its item before CLOSED) or returns CLOSED (lfq.c, 18). In untracked
+ * and counting mode a put that overlaps close() may still succeed after it;
+ * its item is then delivered too. */
 void qua__lfq_close(qua__lfq_t *q);
 bool qua__lfq_closed(const qua__lfq_t *q);
 
@@ -291,10 +307,11 @@ static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, 
   return QUA__LFQ_OK;
 }
 
-/* Tracked mode (lfq.c, invariants 12-16). The count word holds S, the
- * items counted and not yet taken, in its low 39 bits (signed) and R, the
- * position of the next ticket modulo 2^25, above them: W = R * 2^39 + S.
- * A put counts (adds to S) in position order: put_sp after publishing,
+/* Tracked mode (lfq.c, invariants 12-16, 18). The count word holds S, the
+ * items counted and not yet taken, in its low 38 bits (signed), the closed
+ * bit C above them, and R, the position of the next ticket modulo 2^25,
+ * above that: W = R * 2^39 + C * 2^38 + S. A put counts (adds to S with a
+ * CAS that fails when C is set) in position order: put_sp after publishing,
  * put_mp once the put before its position has counted, and then publishes.
  * A get takes a ticket (one CAS: S - 1, R + 1) that stands for position R,
  * reads that item, and frees the slot in position order. EDGE: S was 0 for
@@ -303,14 +320,22 @@ static inline int qua__lfq_get_mc_k(qua__lfq_t *q, struct qua__lfq_slot *slots, 
  * whose turn has not come or a ticket holder whose item is not yet
  * published or whose predecessors have not freed theirs finishes out of
  * line (qua__lfq_tput_finish, qua__lfq_take1). */
+#define QUA__LFQ_W_SBITS 38
+#define QUA__LFQ_W_CLOSED (UINT64_C(1) << QUA__LFQ_W_SBITS)
 #define QUA__LFQ_W_SHIFT 39
 #define QUA__LFQ_W_TICKET (UINT64_C(1) << QUA__LFQ_W_SHIFT)
 #define QUA__LFQ_W_RMASK ((UINT64_C(1) << (64 - QUA__LFQ_W_SHIFT)) - 1)
 
-/* S of count word w: its low 39 bits, sign-extended. */
+/* S of count word w: its low 38 bits, sign-extended. */
 static inline int64_t qua__lfq_w_items(uint64_t w)
 {
-  return (int64_t)(w << (64 - QUA__LFQ_W_SHIFT)) >> (64 - QUA__LFQ_W_SHIFT);
+  return (int64_t)(w << (64 - QUA__LFQ_W_SBITS)) >> (64 - QUA__LFQ_W_SBITS);
+}
+
+/* C of count word w: set by close (lfq.c, invariant 18). */
+static inline bool qua__lfq_w_closed(uint64_t w)
+{
+  return ((w - (uint64_t)qua__lfq_w_items(w)) & QUA__LFQ_W_CLOSED) != 0;
 }
 
 /* The position of w's next ticket, given a tail t read after w, which is at
@@ -327,10 +352,16 @@ static inline uint64_t qua__lfq_w_pos(uint64_t w, uint64_t t)
 int qua__lfq_tput_finish(qua__lfq_t *q, uint64_t pos);
 int qua__lfq_take1(qua__lfq_t *q, uint64_t w, uint64_t *v);
 
-/* Counts one put: EDGE when S was 0. */
+/* Counts one put: EDGE when S was 0; CLOSED, counting nothing, when C is
+ * set (the put's item was written but is never ticketed: invariant 18). */
 static inline int qua__lfq_counted(qua__lfq_t *q)
 {
-  uint64_t w = atomic_fetch_add_explicit(&q->count, 1, memory_order_acq_rel);
+  uint64_t w = atomic_load_explicit(&q->count, memory_order_acquire);
+  do {
+    if (QUA__LFQ_UNLIKELY(qua__lfq_w_closed(w)))
+      return QUA__LFQ_CLOSED;
+  } while (QUA__LFQ_UNLIKELY(!atomic_compare_exchange_weak_explicit(
+      &q->count, &w, w + 1, memory_order_acq_rel, memory_order_acquire)));
   return qua__lfq_w_items(w) == 0 ? QUA__LFQ_EDGE : QUA__LFQ_OK;
 }
 
@@ -352,7 +383,9 @@ static inline bool qua__lfq_turn(struct qua__lfq_slot *slots, uint64_t mask, uin
 #define QUA__LFQ_T_TURN (-2) /* claimed *pos and wrote v: qua__lfq_tput_finish */
 
 /* Tracked put_mp's common case: claims a position, writes v, and when the
- * put before has counted, counts and publishes: OK or EDGE. */
+ * put before has counted, counts and publishes: OK or EDGE, or CLOSED when
+ * the count was refused (it publishes all the same, so that the next
+ * position's turn comes: invariants 13, 18). */
 static inline int qua__lfq_tpush_mp(qua__lfq_t *q, struct qua__lfq_slot *slots, uint64_t mask,
                                     uint64_t cap, uint64_t v, uint64_t *pos)
 {

@@ -191,8 +191,8 @@ static int pump_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *pa
     queue_t *qa = QUA__STATE(a, queue_t), *qb = QUA__STATE(b, queue_t);
     part->tmpl = &pt_tmpl_pt_move;
     part->variant = "move";
-    qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)&qa->lfq);
-    qua__synth_hole(part, "pt_dst_lfq", (uint64_t)(uintptr_t)&qb->lfq);
+    qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)qa->lfq);
+    qua__synth_hole(part, "pt_dst_lfq", (uint64_t)(uintptr_t)qb->lfq);
     qua__synth_hole(part, "pt_src_q", (uint64_t)(uintptr_t)a);
     qua__synth_hole(part, "pt_dst_q", (uint64_t)(uintptr_t)b);
     qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));

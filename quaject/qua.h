@@ -276,6 +276,30 @@ QUA_API int qua_queue_close(qua_quaject_t *q);
  * returned, or is about to). Takes no lock: any thread, any time. */
 QUA_API bool qua_queue_is_closed(const qua_quaject_t *q);
 
+/* Where queues keep their rings. quad --state-dir maps files, so that a ring
+ * outlives a crash of the process (kill -9) in the page cache. map returns
+ * zeroed memory of `bytes` (at least 128-byte aligned) or NULL, and the
+ * queue then keeps its ring in its own memory; unmap gets it back when the
+ * queue is destroyed. Set it before any queue is made (NULL: none). */
+typedef struct qua_storage {
+  void *(*map)(void *ctx, size_t bytes);
+  void (*unmap)(void *ctx, void *mem, size_t bytes);
+  void *ctx;
+} qua_storage_t;
+QUA_API void qua_set_storage(const qua_storage_t *s);
+/* The bytes of the storage of a queue of capacity slots. */
+QUA_API size_t qua_queue_storage_bytes(uint32_t capacity);
+/* A number that changes when the layout of that storage does. */
+QUA_API uint64_t qua_queue_storage_layout(void);
+/* The storage map gave queue q, or NULL. */
+QUA_API void *qua_queue_storage(const qua_quaject_t *q);
+/* The items that the storage mem (bytes long) of a queue held when its
+ * process died, oldest first, into items (room for bytes / 16), their
+ * number in *n: each put and get in flight then is wholly there or not.
+ * QUA_OK, or QUA_EINVAL with why filled when mem is not such a ring. */
+QUA_API int qua_queue_recover(const void *mem, size_t bytes, uint64_t *items, size_t *n,
+                              char *why, size_t whylen);
+
 /* Waits until an active quaject (a pump) has stopped by itself (its source
  * closed and drained), at most timeout_ms; QUA_ESTATE on timeout. */
 QUA_API int qua_pump_join(qua_quaject_t *q, int timeout_ms);

@@ -25,7 +25,8 @@
  * invariant 16), so they run the complete operations' algorithm. The operations run
  * without a test of the queue's flags: the mode is fixed when the queue is
  * made, and a closing queue's sites run the generic code (queue.c, design
- * note 5). */
+ * note 5). A tracked put that overlaps the close finds it in the count word
+ * and returns QUA_ECLOSED (lfq.c, invariant 18). */
 #include "qua.h"
 #include "types-internal.h"
 
@@ -63,8 +64,11 @@ static inline int edge(int cb) {
   int qt_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {         \
     if (__builtin_expect(!push(QT_LFQ, QT_SLOTS, H(qt_mask), H(qt_cap), x), 0))  \
       return qt_put_rare(s, x, H(qt_handler_fn), H(qt_handler_ctx));             \
-    if (tracked && qua__lfq_counted(QT_LFQ) == QUA__LFQ_EDGE)                    \
-      return edge(QUEUE_CB_NOTEMPTY);                                            \
+    if (tracked) {                                                               \
+      int st = qua__lfq_counted(QT_LFQ);                                         \
+      if (__builtin_expect(st != QUA__LFQ_OK, 0))                                \
+        return st == QUA__LFQ_EDGE ? edge(QUEUE_CB_NOTEMPTY) : QUA_ECLOSED;      \
+    }                                                                            \
     return QUA_OK;                                                               \
   }
 
@@ -86,7 +90,9 @@ int qt_tput_mp(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
     return edge(QUEUE_CB_NOTEMPTY);
   if (st == QUA__LFQ_T_SLOW)
     return qt_put_rare(s, x, H(qt_handler_fn), H(qt_handler_ctx));
-  return qt_put_wait(s, pos);
+  if (st == QUA__LFQ_T_TURN)
+    return qt_put_wait(s, pos);
+  return QUA_ECLOSED;
 }
 
 /* Tracked get: a ticket, which is a position (lfq.c, invariant 14), then

@@ -55,10 +55,13 @@
  *     Synthesised code does not test for a close at all (queue-templates.c):
  *     the close re-points every site at the generic code, which does, before
  *     that grace period, so a put that runs synthesised code after the close
- *     began is one that overlapped it.
+ *     began is one that overlapped it. A tracked queue's close is exact
+ *     besides (lfq.c, 18): an overlapping put lands before it or is refused.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lfq.h"
@@ -113,12 +116,12 @@ static int get_slow(qua_site_t *s, int st, qua_handler_fn empty, void *ctx) {
 
 #define QUEUE_PUT(name, op)                                                          \
   static int queue_##name(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {  \
-    int st = op(&((queue_t *)s->state)->lfq, x);                                   \
+    int st = op(((queue_t *)s->state)->lfq, x);                                   \
     return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : put_slow(s, st, x, qua__fire_site, s); \
   }
 #define QUEUE_GET(name, op)                                                          \
   static int queue_##name(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) { \
-    int st = op(&((queue_t *)s->state)->lfq, ret);                                 \
+    int st = op(((queue_t *)s->state)->lfq, ret);                                 \
     return QUA__LIKELY(st == QUA__LFQ_OK) ? QUA_OK : get_slow(s, st, qua__fire_site, s); \
   }
 /* Untracked (notify=0) and tracked (notify=1) fast paths of each variant. */
@@ -139,24 +142,24 @@ QUEUE_GET(tget_mc, qua__lfq_tget_mc)
  * (lfq.c, invariants 13, 14, 16). */
 #define QUEUE_RARE_PUT(side)                                                             \
   static int queue_put_rare_##side(qua_site_t *s, uint64_t x, uint64_t fn, uint64_t ctx) {   \
-    int st = qua__lfq_put_##side##_slow(&((queue_t *)s->state)->lfq, x);                  \
+    int st = qua__lfq_put_##side##_slow(((queue_t *)s->state)->lfq, x);                  \
     return put_slow(s, st, x, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);     \
   }
 #define QUEUE_RARE_GET(side)                                                               \
   static int queue_get_rare_##side(qua_site_t *s, uint64_t *ret, uint64_t fn, uint64_t ctx) { \
-    int st = qua__lfq_get_##side##_slow(&((queue_t *)s->state)->lfq, ret);                  \
+    int st = qua__lfq_get_##side##_slow(((queue_t *)s->state)->lfq, ret);                  \
     return get_slow(s, st, (qua_handler_fn)(uintptr_t)fn, (void *)(uintptr_t)ctx);          \
   }
 
 /* Neither outcome is FULL or EMPTY, so no handler is needed. */
 static int queue_put_wait(qua_site_t *s, uint64_t pos) {
-  return put_slow(s, qua__lfq_tput_finish(&((queue_t *)s->state)->lfq, pos), 0, NULL, NULL);
+  return put_slow(s, qua__lfq_tput_finish(((queue_t *)s->state)->lfq, pos), 0, NULL, NULL);
 }
 
 static int queue_get_wait(qua_site_t *s, uint64_t *ret, uint64_t w) {
   queue_t *qs = s->state;
-  qua__lfq_take1(&qs->lfq, w, ret);
-  return get_slow(s, qua__lfq_w_items(w) == (int64_t)qs->lfq.capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK,
+  qua__lfq_take1(qs->lfq, w, ret);
+  return get_slow(s, qua__lfq_w_items(w) == (int64_t)qs->lfq->capacity ? QUA__LFQ_EDGE : QUA__LFQ_OK,
                   NULL, NULL);
 }
 QUEUE_RARE_PUT(sp)
@@ -165,11 +168,11 @@ QUEUE_RARE_PUT(mp)
 /* The counting step of the live switch (note 6a): the complete operations,
  * which count; SP-SC only. */
 static int queue_put_counting(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
-  return put_slow(s, qua__lfq_put_sp_slow(&((queue_t *)s->state)->lfq, x), x, qua__fire_site, s);
+  return put_slow(s, qua__lfq_put_sp_slow(((queue_t *)s->state)->lfq, x), x, qua__fire_site, s);
 }
 
 static int queue_get_counting(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
-  return get_slow(s, qua__lfq_get_sc_slow(&((queue_t *)s->state)->lfq, ret), qua__fire_site, s);
+  return get_slow(s, qua__lfq_get_sc_slow(((queue_t *)s->state)->lfq, ret), qua__fire_site, s);
 }
 QUEUE_RARE_GET(sc)
 QUEUE_RARE_GET(mc)
@@ -180,7 +183,7 @@ QUEUE_RARE_GET(mc)
 #define QUEUE_PUT_N(variant)                                                        \
   static int queue_put_n_##variant(qua_site_t *s, uint64_t p, uint64_t n, uint64_t *ret) { \
     size_t done = 0;                                                                \
-    int st = qua__lfq_put_n_##variant(&((queue_t *)s->state)->lfq,                  \
+    int st = qua__lfq_put_n_##variant(((queue_t *)s->state)->lfq,                  \
                                       (const uint64_t *)(uintptr_t)p, n, &done);    \
     *ret = done;                                                                    \
     if (st == QUA__LFQ_EDGE)                                                        \
@@ -196,7 +199,7 @@ QUEUE_RARE_GET(mc)
 #define QUEUE_GET_N(variant)                                                        \
   static int queue_get_n_##variant(qua_site_t *s, uint64_t p, uint64_t n, uint64_t *ret) { \
     size_t done = 0;                                                                \
-    int st = qua__lfq_get_n_##variant(&((queue_t *)s->state)->lfq,                  \
+    int st = qua__lfq_get_n_##variant(((queue_t *)s->state)->lfq,                  \
                                       (uint64_t *)(uintptr_t)p, n, &done);          \
     *ret = done;                                                                    \
     if (st == QUA__LFQ_EDGE)                                                        \
@@ -211,7 +214,7 @@ QUEUE_GET_N(sc)
 QUEUE_GET_N(mc)
 
 static int queue_count(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
-  *ret = qua__lfq_count(&((queue_t *)s->state)->lfq);
+  *ret = qua__lfq_count(((queue_t *)s->state)->lfq);
   return QUA_OK;
 }
 
@@ -229,7 +232,7 @@ int qua_queue_close(qua_quaject_t *q) {
     qua__ctl_unlock();
     return q->dead ? QUA_ESTATE : QUA_OK;
   }
-  qua__lfq_close(&qs->lfq);
+  qua__lfq_close(qs->lfq);
   /* Synthesised puts do not test for a close: the sites move to the
    * generic code, which does, before the grace period. */
   qs->closing = true;
@@ -300,7 +303,7 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
   uint64_t fn, ctx, mode, efn, ectx;
   qua__invoker_handler(s, is_put ? QUEUE_CB_FULL : QUEUE_CB_EMPTY, &fn, &ctx);
   qua__listeners(q, is_put ? QUEUE_CB_NOTEMPTY : QUEUE_CB_NOTFULL, &mode, &efn, &ectx);
-  qua__synth_hole(part, "qt_lfq", (uint64_t)(uintptr_t)&qs->lfq);
+  qua__synth_hole(part, "qt_lfq", (uint64_t)(uintptr_t)qs->lfq);
   qua__synth_hole(part, "qt_target", (uint64_t)(uintptr_t)q);
   qua__synth_hole(part, "qt_handler_fn", fn);
   qua__synth_hole(part, "qt_handler_ctx", ctx);
@@ -316,9 +319,9 @@ static int queue_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *p
                     (uint64_t)(uintptr_t)(qs->mc ? queue_get_rare_mc : queue_get_rare_sc));
     qua__synth_hole(part, "qt_get_wait", (uint64_t)(uintptr_t)queue_get_wait);
   }
-  qua__synth_hole(part, "qt_slots", (uint64_t)(uintptr_t)qs->lfq.slots);
-  qua__synth_hole(part, "qt_mask", qs->lfq.mask);
-  qua__synth_hole(part, "qt_cap", qs->lfq.capacity);
+  qua__synth_hole(part, "qt_slots", (uint64_t)(uintptr_t)qs->lfq->slots);
+  qua__synth_hole(part, "qt_mask", qs->lfq->mask);
+  qua__synth_hole(part, "qt_cap", qs->lfq->capacity);
   return QUA_OK;
 }
 
@@ -332,9 +335,9 @@ static bool queue_must_track(qua_quaject_t *q, bool want_mp, bool want_mc) {
 static void queue_start_tracking(qua_quaject_t *q, queue_t *qs) {
   qs->counting = true;
   qua__resynth(q, false); /* first the sites move, then the ring counts */
-  qua__lfq_begin_counting(&qs->lfq);
+  qua__lfq_begin_counting(qs->lfq);
   qua__synchronize();
-  qua__lfq_end_counting(&qs->lfq);
+  qua__lfq_end_counting(qs->lfq);
   qs->counting = false;
   qs->tracked = true;
 }
@@ -374,24 +377,92 @@ static const char *queue_entry_impl(const qua_quaject_t *q, const qua_site_t *s)
 static int queue_describe(const qua_quaject_t *q, char *buf, size_t len) {
   const queue_t *qs = QUA__STATE(q, const queue_t);
   return snprintf(buf, len, "count=%zu capacity=%" PRIu32 " variant=%s%s%s%s",
-                  qua__lfq_count(&qs->lfq), qua__lfq_capacity(&qs->lfq), qs->mp ? "mp" : "sp",
+                  qua__lfq_count(qs->lfq), qua__lfq_capacity(qs->lfq), qs->mp ? "mp" : "sp",
                   qs->mc ? "mc" : "sc", qs->notify ? " tracked" : "",
-                  qua__lfq_closed(&qs->lfq) ? " closed" : "");
+                  qua__lfq_closed(qs->lfq) ? " closed" : "");
+}
+
+/* --- Storage that outlives the process (quad --state-dir) ------------------------ */
+
+static qua_storage_t storage; /* set before any queue is made: read without a lock */
+
+void qua_set_storage(const qua_storage_t *s) {
+  storage = s != NULL ? *s : (qua_storage_t){0};
+}
+
+/* The ring's header (the qua__lfq) and its slots, one after the other. */
+#define STORE_SLOTS_AT ((sizeof(qua__lfq_t) + QUA__LFQ_PAD - 1) / QUA__LFQ_PAD * QUA__LFQ_PAD)
+
+size_t qua_queue_storage_bytes(uint32_t capacity) {
+  return STORE_SLOTS_AT + (size_t)capacity * sizeof(struct qua__lfq_slot);
+}
+
+uint64_t qua_queue_storage_layout(void) {
+  /* What a ring written by another build must agree on to be read. */
+  return (uint64_t)sizeof(qua__lfq_t) << 32 ^ (uint64_t)offsetof(qua__lfq_t, tail) << 20 ^
+         (uint64_t)offsetof(qua__lfq_t, count) << 8 ^ (uint64_t)QUA__LFQ_W_SBITS << 1 ^ 1;
+}
+
+void *qua_queue_storage(const qua_quaject_t *q) {
+  if (q == NULL || q->type != &qua__queue_type)
+    return NULL;
+  return QUA__STATE(q, const queue_t)->store;
+}
+
+int qua_queue_recover(const void *mem, size_t bytes, uint64_t *items, size_t *n, char *why,
+                      size_t whylen) {
+  *n = 0;
+  const qua__lfq_t *lq = mem;
+  uint32_t capacity = bytes >= sizeof *lq ? lq->capacity : 0;
+  if (bytes < sizeof *lq || bytes != qua_queue_storage_bytes(capacity)) {
+    snprintf(why, whylen, "%zu bytes, not the size of a ring of the capacity it names (%" PRIu32
+             ")", bytes, capacity);
+    return QUA_EINVAL;
+  }
+  const struct qua__lfq_slot *slots =
+      (const struct qua__lfq_slot *)((const char *)mem + STORE_SLOTS_AT);
+  int r = qua__lfq_recover(lq, slots, capacity, items, n);
+  if (r < 0)
+    snprintf(why, whylen, "its indices are not those of a ring of capacity %" PRIu32, capacity);
+  return r < 0 ? QUA_EINVAL : QUA_OK;
 }
 
 static int queue_init(qua_quaject_t *q, const uint64_t *p) {
   queue_t *qs = QUA__STATE(q, queue_t);
-  int r = qua__lfq_init(&qs->lfq, (uint32_t)p[P_CAPACITY]);
-  if (r != 0)
+  uint32_t cap = (uint32_t)p[P_CAPACITY];
+  int r = -EINVAL;
+  qs->lfq = &qs->own;
+  if (storage.map != NULL && cap != 0 && cap <= QUA__LFQ_MAX_CAPACITY && (cap & (cap - 1)) == 0) {
+    qs->store_bytes = qua_queue_storage_bytes(cap);
+    qs->store = storage.map(storage.ctx, qs->store_bytes);
+    qs->unmap = storage.unmap;
+    qs->unmap_ctx = storage.ctx;
+  }
+  if (qs->store != NULL) {
+    qs->lfq = qs->store;
+    r = qua__lfq_init_in(qs->lfq, cap, (struct qua__lfq_slot *)((char *)qs->store + STORE_SLOTS_AT));
+  } else {
+    r = qua__lfq_init(qs->lfq, cap);
+  }
+  if (r != 0) {
+    if (qs->store != NULL)
+      qs->unmap(qs->unmap_ctx, qs->store, qs->store_bytes);
+    qs->store = NULL;
     return r == -ENOMEM ? QUA_ENOMEM : QUA_EINVAL;
+  }
   qs->notify = p[P_NOTIFY] != 0;
   /* Nobody listens yet, and no site is open (note 6). */
   qs->tracked = qs->notify && queue_must_track(q, false, false);
-  qua__lfq_set_tracked(&qs->lfq, qs->tracked); /* quiescent: nobody can call yet */
+  qua__lfq_set_tracked(qs->lfq, qs->tracked); /* quiescent: nobody can call yet */
   return QUA_OK;
 }
 
-static void queue_fini(qua_quaject_t *q) { qua__lfq_fini(&QUA__STATE(q, queue_t)->lfq); }
+static void queue_fini(qua_quaject_t *q) {
+  queue_t *qs = QUA__STATE(q, queue_t);
+  qua__lfq_fini(qs->lfq);
+  if (qs->store != NULL)
+    qs->unmap(qs->unmap_ctx, qs->store, qs->store_bytes);
+}
 
 /* --- The table ----------------------------------------------------------------- */
 

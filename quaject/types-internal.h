@@ -22,7 +22,12 @@ enum { QUEUE_CB_FULL, QUEUE_CB_NOTFULL, QUEUE_CB_EMPTY, QUEUE_CB_NOTEMPTY, QUEUE
 enum { QUEUE_E_PUT, QUEUE_E_GET, QUEUE_E_PUT_N, QUEUE_E_GET_N, QUEUE_E_COUNT };
 
 typedef struct queue {
-  qua__lfq_t lfq;
+  /* The ring: &own, or store, memory from qua_set_storage's map (queue.c). */
+  qua__lfq_t *lfq;
+  void *store;
+  size_t store_bytes;
+  void (*unmap)(void *ctx, void *mem, size_t bytes); /* how store goes back */
+  void *unmap_ctx;
   /* Control state, under the control lock. notify: made with notify=1;
    * tracked: the ring counts (queue.c, design note 4); counting: the live
    * switch to tracked mode is under way (note 6). */
@@ -30,6 +35,7 @@ typedef struct queue {
   bool closing; /* close() began: sites run the generic code from now on */
   /* Set once a closed queue can take no more items (see queue.c, 5). */
   _Atomic bool closed_final;
+  qua__lfq_t own;
 } queue_t;
 
 /* counter */

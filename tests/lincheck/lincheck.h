@@ -20,7 +20,8 @@
  * for operations marked exact (made while nothing else ran, as a final
  * drain: an item lost inside the queue shows there).
  *
- * With `racy_close` (the queues' documented close: lfq.c, design note 18) a
+ * With `racy_close` (the untracked queues' documented close: lfq.c, design
+ * note 18; a tracked queue's close is exact) a
  * put invoked before the close responded may also succeed after the close
  * (even after a get returned CLOSED): CLOSED is promised only to puts that
  * start after close() returned. A put invoked after that must return CLOSED.

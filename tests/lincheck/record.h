@@ -74,11 +74,15 @@ static inline int lin_logs_check(const lin_spec_t *spec, lin_log_t *logs, int nl
           rep->why[0] ? ": " : "", rep->why);
   if (r == 0) {
     /* The failing part up to the operation it could not place, at most
-     * the last 60 (LINCHECK_VERBOSE: all). */
+     * the last 60 (LINCHECK_VERBOSE: all), and the 20 invoked after it
+     * (those it overlaps are among them). */
     size_t first = rep->bad_first, end = rep->blocker + 1;
+    size_t after = n - end < 20 ? n - end : 20;
     if (getenv("LINCHECK_VERBOSE") == NULL && end - first > 60)
       first = end - 60;
     lin_print(stderr, all, first, end - first, SIZE_MAX);
+    fprintf(stderr, "  after it:\n");
+    lin_print(stderr, all, end, after, SIZE_MAX);
   }
   free(all);
   return r;

@@ -124,7 +124,7 @@ static void get_reports_empty_between_the_close_steps(void) {
 }
 
 /* racy_close: a put that overlapped the close may land after a get saw
- * CLOSED (the queues' documented close); one that started after the close
+ * CLOSED (the untracked queues' documented close); one that started after the close
  * returned may not, and without racy_close neither may. */
 static void racy_close_allows_only_overlapping_puts_late(void) {
   lin_op_t late[] = {PUT(0, 1, LIN_OK, 1, 9), CLOSE(1, 2, 3), GET(2, 0, LIN_CLOSED, 4, 5),

@@ -341,6 +341,104 @@ static void close_refuses_puts_and_drains_gets(void)
   }
 }
 
+/* lfq.c, invariant 18: in tracked mode close is exact. A put that passed the
+ * flags test before the close but counts after it is refused (CLOSED, and
+ * its item is never handed out), for put_sp (published, then refused),
+ * put_mp (claimed, its turn, refused, published for the next turn) and a
+ * second put_mp waiting behind it; the gets then drain what was counted
+ * before the close and return CLOSED. A put that finds no room while the
+ * room is held by a refused put's dead position returns CLOSED, not FULL. */
+static void tracked_close_refuses_a_put_that_counts_after_it(void)
+{
+  for (int mp = 0; mp < 2; mp++) {
+    qua__lfq_t q;
+    uint64_t x = 0, a = 0, b = 0;
+    CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 4), 0);
+    qua__lfq_set_tracked(&q, true);
+    CU_ASSERT_EQUAL(qua__lfq_tput_mp(&q, 1), QUA__LFQ_EDGE);
+    if (!mp) {
+      /* tput_sp's steps: publish, then (after the close) count. */
+      CU_ASSERT_TRUE_FATAL(qua__lfq_push_sp(&q, q.slots, q.mask, 4, 2));
+      qua__lfq_close(&q);
+      CU_ASSERT_EQUAL(qua__lfq_counted(&q), QUA__LFQ_CLOSED);
+    } else {
+      /* Two tput_mp claims: b waits for a's turn; a counts after the close. */
+      CU_ASSERT_TRUE_FATAL(qua__lfq_claim_mp(&q, 4, &a));
+      CU_ASSERT_EQUAL(qua__lfq_tpush_mp(&q, q.slots, q.mask, 4, 3, &b), QUA__LFQ_T_TURN);
+      atomic_store(&q.slots[a & q.mask].val, 2);
+      qua__lfq_close(&q);
+      CU_ASSERT_EQUAL(qua__lfq_tput_finish(&q, a), QUA__LFQ_CLOSED);
+      CU_ASSERT_TRUE(qua__lfq_turn(q.slots, q.mask, b)); /* a published all the same */
+      CU_ASSERT_EQUAL(qua__lfq_tput_finish(&q, b), QUA__LFQ_CLOSED);
+    }
+    CU_ASSERT_EQUAL(qua__lfq_count(&q), 1);
+    CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 9), QUA__LFQ_CLOSED);
+    CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_OK);
+    CU_ASSERT_EQUAL(x, 1);
+    CU_ASSERT_EQUAL(qua__lfq_tget_mc(&q, &x), QUA__LFQ_CLOSED);
+    CU_ASSERT_EQUAL(qua__lfq_tget_sc(&q, &x), QUA__LFQ_CLOSED);
+    CU_ASSERT_EQUAL(qua__lfq_get_n_mc(&q, &x, 1, &(size_t){0}), QUA__LFQ_CLOSED);
+    CU_ASSERT_EQUAL(qua__lfq_count(&q), 0);
+    qua__lfq_fini(&q);
+  }
+  /* Capacity 1: a refused put_sp's dead position holds the only slot. */
+  qua__lfq_t q;
+  uint64_t x;
+  size_t done = 1;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 1), 0);
+  qua__lfq_set_tracked(&q, true);
+  CU_ASSERT_TRUE_FATAL(qua__lfq_push_sp(&q, q.slots, q.mask, 1, 5));
+  uint64_t w = atomic_load(&q.count);
+  CU_ASSERT_TRUE(atomic_compare_exchange_strong(&q.count, &w, w + QUA__LFQ_W_CLOSED)); /* close's first step */
+  CU_ASSERT_EQUAL(qua__lfq_counted(&q), QUA__LFQ_CLOSED);
+  CU_ASSERT_EQUAL(qua__lfq_put_n_sp(&q, &x, 1, &done), QUA__LFQ_CLOSED); /* flags still open */
+  CU_ASSERT_EQUAL(done, 0);
+  CU_ASSERT_EQUAL(qua__lfq_tget_sc(&q, &x), QUA__LFQ_CLOSED);
+  qua__lfq_fini(&q);
+}
+
+/* lfq.c, note 24: what a ring left by a process that died holds. Untracked:
+ * items taken are not there, a put_mp that claimed but had not published
+ * leaves a hole that is skipped, a put_sp that published but had not stored
+ * head is there. Tracked: a ticket holder that had not freed its slot had
+ * not returned, so its item is there; a put the close refused is not.
+ * Fields that are no ring of the capacity are refused. */
+static void recover_reads_what_a_dead_process_left(void)
+{
+  qua__lfq_t q;
+  uint64_t items[8], x = 0, hole = 0, w = 0;
+  size_t n = 99;
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 8), 0);
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 1), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_EQUAL(qua__lfq_get_mc(&q, &x), QUA__LFQ_OK);
+  CU_ASSERT_TRUE(qua__lfq_claim_mp(&q, 8, &hole)); /* claimed, never published */
+  CU_ASSERT_EQUAL(qua__lfq_put_mp(&q, 4), QUA__LFQ_OK);
+  uint64_t h = atomic_load(&q.head); /* a put_sp's steps up to, not with, its head store */
+  atomic_store(&q.slots[h & q.mask].val, 5);
+  atomic_store(&q.slots[h & q.mask].seq, h + 1);
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 8, items, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT(items[0] == 2 && items[1] == 4 && items[2] == 5);
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 4, items, &n), -EINVAL); /* another capacity */
+  atomic_store(&q.head, atomic_load(&q.tail) + 9);                    /* more than capacity */
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 8, items, &n), -EINVAL);
+  qua__lfq_fini(&q);
+
+  CU_ASSERT_EQUAL_FATAL(qua__lfq_init(&q, 4), 0);
+  qua__lfq_set_tracked(&q, true);
+  CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 1), QUA__LFQ_EDGE);
+  CU_ASSERT_EQUAL(qua__lfq_tput_sp(&q, 2), QUA__LFQ_OK);
+  CU_ASSERT_TRUE(qua__lfq_ticket(&q, &w)); /* item 1 ticketed, its slot not yet freed */
+  qua__lfq_close(&q);
+  CU_ASSERT_TRUE(qua__lfq_push_sp(&q, q.slots, q.mask, 4, 9));
+  CU_ASSERT_EQUAL(qua__lfq_counted(&q), QUA__LFQ_CLOSED); /* 9 refused: a dead position */
+  CU_ASSERT_EQUAL(qua__lfq_recover(&q, q.slots, 4, items, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT(items[0] == 1 && items[1] == 2);
+  qua__lfq_fini(&q);
+}
+
 /* Indices start just below 2^64 and cross it while items flow. */
 static void indices_wrap_around_2_64(void)
 {
@@ -478,29 +576,36 @@ static void tracked_tickets_are_positions(void)
   qua__lfq_fini(&q);
 }
 
-/* The count word's two fields (lfq.c, invariant 12): S from -2^38 to 2^38 - 1
- * and a ticket's position from its 25 bits and a tail up to capacity (2^24)
- * below it, across the 2^25 and 2^64 wraps. */
+/* The count word's three fields (lfq.c, invariant 12): S from -2^37 to
+ * 2^37 - 1, the closed bit, and a ticket's position from its 25 bits and a
+ * tail up to capacity (2^24) below it, across the 2^25 and 2^64 wraps. */
 static void count_word_fields_at_their_edges(void)
 {
   static const uint64_t tails[] = {0, (UINT64_C(1) << 25) - 3, UINT64_MAX - 2, UINT64_C(12345)};
   static const uint64_t dist[] = {0, 1, QUA__LFQ_MAX_CAPACITY - 1, QUA__LFQ_MAX_CAPACITY};
-  static const int64_t items[] = {0, 1, -1, QUA__LFQ_MAX_CAPACITY, INT64_C(1) << 37,
-                                  (INT64_C(1) << 38) - 1, -(INT64_C(1) << 38)};
+  static const int64_t items[] = {0, 1, -1, QUA__LFQ_MAX_CAPACITY, INT64_C(1) << 36,
+                                  (INT64_C(1) << 37) - 1, -(INT64_C(1) << 37)};
   for (size_t ti = 0; ti < 4; ti++)
     for (size_t di = 0; di < 4; di++)
-      for (size_t si = 0; si < 7; si++) {
-        uint64_t pos = tails[ti] + dist[di];
-        uint64_t w = (pos << QUA__LFQ_W_SHIFT) + (uint64_t)items[si];
-        CU_ASSERT_EQUAL(qua__lfq_w_items(w), items[si]);
-        CU_ASSERT_EQUAL(qua__lfq_w_pos(w, tails[ti]), pos);
-        /* A ticket moves both fields without disturbing either. */
-        if (items[si] > 0) {
-          uint64_t after = w - 1 + QUA__LFQ_W_TICKET;
-          CU_ASSERT_EQUAL(qua__lfq_w_items(after), items[si] - 1);
-          CU_ASSERT_EQUAL(qua__lfq_w_pos(after, tails[ti]), pos + 1);
+      for (size_t si = 0; si < 7; si++)
+        for (int closed = 0; closed < 2; closed++) {
+          uint64_t pos = tails[ti] + dist[di];
+          uint64_t w = (pos << QUA__LFQ_W_SHIFT) + (closed ? QUA__LFQ_W_CLOSED : 0) +
+                       (uint64_t)items[si];
+          CU_ASSERT_EQUAL(qua__lfq_w_items(w), items[si]);
+          CU_ASSERT_EQUAL(qua__lfq_w_closed(w), closed);
+          CU_ASSERT_EQUAL(qua__lfq_w_pos(w, tails[ti]), pos);
+          /* A ticket moves S and R without disturbing any field. */
+          if (items[si] > 0) {
+            uint64_t after = w - 1 + QUA__LFQ_W_TICKET;
+            CU_ASSERT_EQUAL(qua__lfq_w_items(after), items[si] - 1);
+            CU_ASSERT_EQUAL(qua__lfq_w_closed(after), closed);
+            CU_ASSERT_EQUAL(qua__lfq_w_pos(after, tails[ti]), pos + 1);
+          }
+          /* Past S's edge the field overflows into C: the limit is the field's. */
+          if (items[si] == (INT64_C(1) << 37) - 1)
+            CU_ASSERT_NOT_EQUAL(qua__lfq_w_items(w + 1), items[si] + 1);
         }
-      }
 }
 
 /* The largest queue, tracked, filled to capacity and past it across the 2^64
@@ -555,6 +660,9 @@ int main(void)
     {"batches_move_as_many_as_fit", batches_move_as_many_as_fit},
     {"batches_report_edge_when_crossing", batches_report_edge_when_crossing},
     {"close_refuses_puts_and_drains_gets", close_refuses_puts_and_drains_gets},
+    {"tracked_close_refuses_a_put_that_counts_after_it",
+     tracked_close_refuses_a_put_that_counts_after_it},
+    {"recover_reads_what_a_dead_process_left", recover_reads_what_a_dead_process_left},
     {"indices_wrap_around_2_64", indices_wrap_around_2_64},
     {"variant_switch_between_operations_keeps_items",
      variant_switch_between_operations_keeps_items},
