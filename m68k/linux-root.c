@@ -145,8 +145,10 @@ static int fd_guest_path(const m68k__root_t *r, int fd, char *out, size_t len) {
 }
 
 /* path absolute in the guest's terms, relative to dirfd (AT_FDCWD: the
- * working directory): 0 or -errno. */
+ * working directory): 0 or -errno (-EACCES without a root: no files). */
 static int guest_abs(const m68k__root_t *r, int dirfd, const char *path, char *out, size_t len) {
+  if (r == NULL)
+    return -EACCES;
   if (path[0] == '\0')
     return -ENOENT;
   if (path[0] == '/') {
@@ -170,8 +172,6 @@ static int guest_abs(const m68k__root_t *r, int dirfd, const char *path, char *o
 
 int m68k__root_open_file(const m68k__root_t *r, int dirfd, const char *path, int flags,
                          mode_t mode) {
-  if (r == NULL)
-    return -EACCES;
   char abs[PATH_MAX];
   int rc = guest_abs(r, dirfd, path, abs, sizeof abs);
   if (rc != 0)
@@ -189,8 +189,6 @@ int m68k__root_at(const m68k__root_t *r, int dirfd, const char *path, bool follo
     g->fd = fd < 0 ? -1 : fd;
     return fd < 0 ? fd : 0;
   }
-  if (r == NULL)
-    return -EACCES;
   char abs[PATH_MAX];
   int rc = guest_abs(r, dirfd, path, abs, sizeof abs);
   if (rc != 0)
