@@ -6,7 +6,8 @@
 #   make bench    build, then run the benchmarks (not part of make test) and
 #                 print the table of figures, anchors, ratios and goals
 #   make deps     install the Debian packages the build needs (as root),
-#                 or print the apt-get line to run (as another user)
+#                 or print the apt-get line to run (as another user); as root
+#                 also add deb-src entries (tests/m68k/real/deb-src.sh)
 #   make install  build for PREFIX and install: quad, qua, quamachine,
 #                 libquaclient (library, headers, pkg-config), the systemd
 #                 units, sysusers.d and tmpfiles.d files, man pages, bash
@@ -57,6 +58,11 @@ deps:
 	    echo "  apt-get install" $$missing; \
 	    exit 1; \
 	  fi; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && \
+	    ! apt-get indextargets --format '$$(CREATED_BY)' 2>/dev/null | grep -qx Sources; then \
+	  echo "qua: adding deb-src entries for this machine's Debian mirrors (the m68k-real suite's apt-get source)"; \
+	  sh tests/m68k/real/deb-src.sh || echo "qua: no deb-src entries added: the m68k-real suite will be skipped"; \
 	fi
 
 $(BUILD)/build.ninja: | deps
