@@ -37,6 +37,12 @@ ROWS = [
     ("quamachine_vs_qemu", "quamachine_round_ms", ["qemu_m68k_round_ms"], "lower", (">=", 0.1)),
     ("quamachine_fpu_vs_qemu", "quamachine_fpu_mflops", ["qemu_m68k_fpu_mflops"], "higher",
      None),
+    # The translator (m68k/xlat.c) on the same rounds, and what translating costs.
+    ("quamachine_jit_vs_qemu", "quamachine_jit_round_ms", ["qemu_m68k_round_ms"], "lower",
+     (">=", 1.0)),
+    ("quamachine_jit_vs_interp", "quamachine_jit_round_ms", ["quamachine_round_ms"], "lower",
+     None),
+    ("quamachine_translate_ns_per_insn", "quamachine_translate_ns_per_insn", None, "lower", None),
     # The lowest per-file agreement of the 68000's clock counts with the single-step data's.
     ("m68000_cycle_agreement", "m68000_cycle_agreement", None, "higher", (">=", 99.0)),
 ] + [
