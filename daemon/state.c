@@ -270,7 +270,7 @@ static uint64_t ring_token(const void *mem) {
 }
 
 /* qua_storage_t's map: a new file DIR/ring.<random token>, mapped shared. */
-static void *ring_map(void *ctx, size_t bytes) {
+static void *ring_map(void *ctx, const qua_type_t *type, size_t bytes) {
   (void)ctx;
   for (int tries = 0; tries < 4; tries++) {
     uint64_t token = 0;
@@ -291,11 +291,12 @@ static void *ring_map(void *ctx, size_t bytes) {
     if (base == MAP_FAILED) {
       if (fd >= 0)
         unlink(path);
-      quad_log(QUAD_LOG_ERROR, "state: cannot make the ring file %s: %s (this queue keeps its "
-               "ring in memory, and comes back empty after a crash)", path, strerror(err));
+      quad_log(QUAD_LOG_ERROR, "state: cannot make the ring file %s: %s (this %s keeps its "
+               "state in memory, and comes back empty after a crash)", path, strerror(err),
+               type->name);
       return NULL;
     }
-    uint64_t layout = qua_queue_storage_layout(), n = bytes;
+    uint64_t layout = qua_storage_layout(type), n = bytes;
     memcpy(base, RING_MAGIC, 8);
     memcpy(base + 8, &token, 8);
     memcpy(base + 16, &n, 8);
@@ -303,7 +304,8 @@ static void *ring_map(void *ctx, size_t bytes) {
     memcpy(base + RING_BOOT_ID, boot_id, RING_BOOT_LEN);
     return base + RING_HEADER;
   }
-  quad_log(QUAD_LOG_ERROR, "state: no token for a ring file (this queue keeps its ring in memory)");
+  quad_log(QUAD_LOG_ERROR, "state: no token for a ring file (this %s keeps its state in memory)",
+           type->name);
   return NULL;
 }
 
@@ -318,9 +320,11 @@ static void ring_unmap(void *ctx, void *mem, size_t bytes) {
     unlink(path);
 }
 
-/* Reads the items of the ring file mapped at base (size bytes) into so
- * (R3, R5, R6), without taking them. 0, or -1 with why filled. */
+/* Reads the contents of the ring file mapped at base (size bytes) of so's
+ * quaject (of so->q's type) into so (R3, R5, R6), without taking them. 0,
+ * or -1 with why filled. */
 static int ring_read(st_obj_t *so, const uint8_t *base, size_t size, char *why, size_t whylen) {
+  const qua_type_t *t = qua_quaject_type(so->q);
   char name[40];
   ring_name(name, sizeof name, so->ring);
   uint64_t token = 0, bytes = 0, layout = 0;
@@ -333,7 +337,7 @@ static int ring_read(st_obj_t *so, const uint8_t *base, size_t size, char *why, 
                     : memcmp(base, RING_MAGIC, 8) != 0  ? "not a ring file"
                     : token != so->ring                 ? "its header names another token"
                     : bytes != size - RING_HEADER       ? "its size is not the header's"
-                    : layout != qua_queue_storage_layout() ? "written by a quad with another ring layout"
+                    : layout != qua_storage_layout(t)   ? "written by a quad with another layout"
                                                         : NULL;
   if (bad != NULL) {
     snprintf(why, whylen, "'%s': its ring file %s is refused: %s", so->name, name, bad);
@@ -345,23 +349,35 @@ static int ring_read(st_obj_t *so, const uint8_t *base, size_t size, char *why, 
              so->name, so->name);
     return 0;
   }
-  so->items = malloc((bytes / 16 + 1) * sizeof *so->items);
-  if (so->items == NULL) {
-    snprintf(why, whylen, "out of memory reading %s", name);
+  const struct st_kind *k = kind_of(t->name);
+  uint64_t *out = k != NULL ? malloc((bytes / 8 + 1) * sizeof *out) : NULL;
+  if (out == NULL) {
+    snprintf(why, whylen, "%s reading %s", k == NULL ? "no contents kind" : "out of memory", name);
     return -1;
   }
   size_t n = 0;
   char rwhy[160];
-  if (qua_queue_recover(base + RING_HEADER, bytes, so->items, &n, rwhy, sizeof rwhy) < 0) {
+  if (qua_storage_recover(t, base + RING_HEADER, bytes, out, &n, rwhy, sizeof rwhy) < 0) {
+    free(out);
     snprintf(why, whylen, "'%s': its ring file %s is refused: %s", so->name, name, rwhy);
     return -1;
   }
-  so->kind = ST_FIFO;
+  free(so->items);
+  free(so->bytes);
+  so->items = NULL;
+  so->bytes = NULL;
+  if (k->kind == ST_BYTES)
+    so->bytes = (uint8_t *)out;
+  else
+    so->items = out;
+  so->kind = k->kind;
   so->n = n;
   return 0;
 }
 
-/* Reads the items of so's old ring file into so (R3). 0, or -1 with why filled. */
+/* Reads the contents of so's old ring file into so (R3). A missing file,
+ * or one refused (R6: it is renamed NAME.bad), leaves so empty, logged. 0,
+ * or -1 with why filled when the file cannot be read at all. */
 static int ring_recover(st_obj_t *so, char *why, size_t whylen) {
   char name[40];
   ring_name(name, sizeof name, so->ring);
@@ -385,6 +401,15 @@ static int ring_recover(st_obj_t *so, char *why, size_t whylen) {
   int rc = ring_read(so, base, size, why, whylen);
   if (base != MAP_FAILED)
     munmap((void *)base, size);
+  if (rc < 0) {
+    char bad[48];
+    snprintf(bad, sizeof bad, "%s.bad", name);
+    bool moved = renameat(st.dirfd, name, st.dirfd, bad) == 0;
+    quad_log(QUAD_LOG_ERROR, "state: %s; '%s' comes back empty, the rest is restored (the file "
+             "is %s %s/%s)", why, so->name, moved ? "kept as" : "left as", st.dir,
+             moved ? bad : name);
+    rc = 0;
+  }
   return rc;
 }
 
@@ -463,7 +488,7 @@ static int graph_collect(st_graph_t *g) {
          p += strlen(p) + 1)
       so->params[so->nparams++] = p;
     so->closed = qua_queue_is_closed(o->q); /* no lock: the loop never waits here */
-    so->ring = ring_token(qua_queue_storage(o->q));
+    so->ring = ring_token(qua_storage(o->q, NULL));
     for (int k = 0; k < t->ncallouts; k++) {
       const char *entry = NULL;
       const quad_obj_t *d = obj_named(qua_wired_to_id(o->q, k, &entry)); /* no lock */
@@ -479,18 +504,17 @@ static int graph_collect(st_graph_t *g) {
   return 0;
 }
 
-/* Takes the contents of so's quaject out (the daemon is stopping). A queue
- * with a ring is read, not taken: should quad die before the state file is
- * written, the ring still holds them (R7). */
+/* Takes the contents of so's quaject out (the daemon is stopping). A
+ * quaject with a ring file is read, not taken: should quad die before the
+ * state file is written, the file still holds them (R7). */
 static int take_contents(st_obj_t *so) {
   const struct st_kind *k = kind_of(so->type);
   if (k == NULL)
     return 0;
-  const uint8_t *mem = qua_queue_storage(so->q);
+  size_t bytes = 0;
+  const uint8_t *mem = qua_storage(so->q, &bytes);
   if (mem != NULL) {
-    uint64_t bytes;
     char why[512];
-    memcpy(&bytes, mem - RING_HEADER + 16, 8);
     if (ring_read(so, mem - RING_HEADER, RING_HEADER + bytes, why, sizeof why) == 0)
       return 0;
     quad_log(QUAD_LOG_ERROR, "state: cannot read the contents of '%s': %s", so->name, why);
@@ -1060,7 +1084,8 @@ static int restore(st_graph_t *g, bool rings, char *why, size_t len) {
       snprintf(why, len, "out of memory");
       return -1;
     }
-    if (rings && so->ring != 0 && so->kind == ST_NONE && strcmp(so->type, "queue") == 0 &&
+    if (rings && so->ring != 0 && so->kind == ST_NONE &&
+        qua_storage_layout(qua_quaject_type(so->q)) != 0 &&
         ring_recover(so, why, len) < 0)
       return -1;
     if (give_contents(so, why, len) < 0)
@@ -1203,7 +1228,7 @@ int quad_state_open(const char *dir) {
   if (flags & ST_F_CONTENTS)
     quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items put back", items);
   else if (items > 0)
-    quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items recovered from the queues' rings (the last "
+    quad_log(QUAD_LOG_INFO, "state: %" PRIu64 " items recovered from the ring files (the last "
              "run did not end in an orderly exit)", items);
   prune(newest - 1);
   st.open = true;

@@ -1,6 +1,6 @@
 /* buffer-templates.c -- the buffer's write and read as templates with holes.
  *
- * The buffer's address, its ring, mask and capacity (bt_buf, bt_ring,
+ * The buffer's positions (buffer_pos_t), its ring, mask and capacity (bt_buf, bt_ring,
  * bt_mask, bt_cap), the quaject (bt_target) and the caller's handler for
  * "full" (write) or "empty" (read) (bt_handler_fn, bt_handler_ctx) are
  * folded in. The copying is buffer.c's, from types-internal.h. */
@@ -11,7 +11,7 @@ extern char bt_buf[], bt_ring[], bt_mask[], bt_cap[], bt_target[], bt_handler_ct
 extern void bt_handler_fn(void *ctx, qua_quaject_t *from, int cb, uint64_t arg);
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
 
-#define BT ((buffer_t *)(uintptr_t)bt_buf), (unsigned char *)(uintptr_t)bt_ring, \
+#define BT ((buffer_pos_t *)(uintptr_t)bt_buf), (unsigned char *)(uintptr_t)bt_ring, \
             (size_t)(uintptr_t)bt_mask, (size_t)(uintptr_t)bt_cap
 #define BT_TARGET ((qua_quaject_t *)(uintptr_t)bt_target)
 

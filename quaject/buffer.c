@@ -2,10 +2,11 @@
  *
  * One writer and one reader (a second site on either side is refused).
  *
- *  1. The writer owns `head`, the reader owns `tail`; both are private to
- *     their side (positions modulo capacity). `used` is the only shared
- *     word: the writer adds what it wrote after copying it in (release),
- *     the reader subtracts what it took after copying it out (release).
+ *  1. The writer owns `head`, the reader owns `tail` (buffer_pos_t): each
+ *     counts the bytes its side ever moved, is stored only by that side,
+ *     and indexes the ring as count & mask. `used` is the only word both
+ *     sides write: the writer adds what it wrote after copying it in, the
+ *     reader subtracts what it took after copying it out (both acq_rel).
  *  2. The writer reads `used` (acquire) to find free space; it can only
  *     shrink concurrently, so the space found stays free. The reader reads
  *     `used` (acquire) to find data; it can only grow, so the data found
@@ -14,8 +15,46 @@
  *     each knows the exact count before it: a write that found used == 0
  *     fires "notempty", a read that found used == capacity fires "notfull",
  *     each exactly once per transition.
+ *
+ * After a crash (quad --state-dir keeps the positions and the ring in a
+ * MAP_SHARED file, qua__storage_map; the page cache keeps what a killed
+ * process stored, as of the instruction it was killed at).
+ *
+ *  4. The order of the stores, each side's program order: a write (W1)
+ *     copies its n bytes into the ring at head, (W2) stores head + n with
+ *     release, (W3) adds n to used; a read (R1) copies n bytes out from
+ *     tail, (R2) stores tail + n with release, (R3) subtracts n from used.
+ *     The release keeps the copy before the position's store in the code
+ *     the compiler emits (and is a plain store on x86-64: the hot path has
+ *     no fence and no call it did not have); the read-modify-writes keep
+ *     W2 and R2 before W3 and R3. Nothing else is stored.
+ *  5. Recovery (buffer_recover) reads head H and tail T and returns the
+ *     bytes at positions T .. H-1, oldest first; `used` is not consulted.
+ *     Let Wd and Rd be the bytes of the writes and reads whose W3 and R3
+ *     had run. With one writer and one reader, H is Wd or Wd + n of the
+ *     write in flight past W2, and T is Rd or Rd + n of the read in flight
+ *     past R2 (so Rd <= T). That write found n <= capacity - (Wd - Rd')
+ *     with Rd' <= Rd <= T the reads done when it loaded used, so
+ *     H - T <= capacity; that read found n <= Wd' - Rd with Wd' <= H, so
+ *     T <= H. A recovery that finds otherwise refuses the file.
+ *  6. Exactly a prefix of the writes minus a prefix of the reads. Every
+ *     position p in T .. H-1 holds the byte the write covering p copied:
+ *     that write ran W1 before the W2 that took H past p. Nothing wrote
+ *     over it since: a write reaches position p + capacity only after
+ *     finding it free in used, that is after the R3 of the read of p, whose
+ *     R2 had taken T past p. No byte a read returned is in T .. H-1: a read
+ *     returns after R3, so its bytes are below Rd <= T. So the recovered
+ *     bytes are those of the writes that ran W2 (every completed write,
+ *     and the one in flight wholly or not at all: its bytes are there iff
+ *     it stored head) minus those of the reads that ran R2 (every
+ *     completed read, and the one in flight wholly or not at all: its
+ *     bytes are lost iff it stored tail, since its caller never got them).
+ *     Never garbage (every byte was written by W1 of a write that
+ *     stored head), never a byte twice.
  */
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +68,7 @@ enum { P_CAPACITY };
 static size_t ring_write(qua_site_t *s, const unsigned char *src, size_t len) {
   buffer_t *b = s->state;
   bool edge;
-  size_t n = buffer_write_k(b, b->ring, b->mask, b->cap, src, len, &edge);
+  size_t n = buffer_write_k(b->pos, b->ring, b->mask, b->cap, src, len, &edge);
   if (edge)
     qua__broadcast(s->target, BUFFER_CB_NOTEMPTY, 0);
   if (n < len)
@@ -41,7 +80,7 @@ static size_t ring_write(qua_site_t *s, const unsigned char *src, size_t len) {
 static size_t ring_read(qua_site_t *s, unsigned char *dst, size_t len) {
   buffer_t *b = s->state;
   bool edge;
-  size_t n = buffer_read_k(b, b->ring, b->mask, b->cap, dst, len, &edge);
+  size_t n = buffer_read_k(b->pos, b->ring, b->mask, b->cap, dst, len, &edge);
   if (edge)
     qua__broadcast(s->target, BUFFER_CB_NOTFULL, 0);
   if (n == 0 && len > 0)
@@ -80,7 +119,7 @@ static int buffer_getb(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
 }
 
 static int buffer_count(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
-  *ret = atomic_load_explicit(&((buffer_t *)s->state)->used, memory_order_relaxed);
+  *ret = atomic_load_explicit(&((buffer_t *)s->state)->pos->used, memory_order_relaxed);
   return QUA_OK;
 }
 
@@ -111,7 +150,7 @@ static int buffer_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *
   uint64_t fn, ctx;
   qua__invoker_handler(s, cb, &fn, &ctx);
   part->holes[0].name = "bt_buf";
-  part->holes[0].value = (uint64_t)(uintptr_t)b;
+  part->holes[0].value = (uint64_t)(uintptr_t)b->pos;
   part->holes[1].name = "bt_ring";
   part->holes[1].value = (uint64_t)(uintptr_t)b->ring;
   part->holes[2].name = "bt_mask";
@@ -128,19 +167,63 @@ static int buffer_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *
   return QUA_OK;
 }
 
+/* What a ring written by another build must agree on to be read (note 5). */
+#define BUFFER_LAYOUT                                                                             \
+  ((uint64_t)sizeof(buffer_pos_t) << 32 ^ (uint64_t)offsetof(buffer_pos_t, head) << 16 ^           \
+   (uint64_t)offsetof(buffer_pos_t, tail) << 4 ^ 2)
+
 static int buffer_init(qua_quaject_t *q, const uint64_t *p) {
   buffer_t *b = QUA__STATE(q, buffer_t);
   b->cap = p[P_CAPACITY];
   b->mask = b->cap - 1;
-  b->ring = malloc(b->cap);
-  return b->ring != NULL ? QUA_OK : QUA_ENOMEM;
+  unsigned char *store = qua__storage_map(q, BUFFER_RING_AT + b->cap);
+  if (store != NULL) {
+    b->pos = (buffer_pos_t *)(void *)store;
+    b->ring = store + BUFFER_RING_AT;
+  } else {
+    b->pos = &b->own;
+    b->ring = malloc(b->cap);
+    if (b->ring == NULL)
+      return QUA_ENOMEM;
+  }
+  b->pos->capacity = b->cap;
+  return QUA_OK;
 }
 
-static void buffer_fini(qua_quaject_t *q) { free(QUA__STATE(q, buffer_t)->ring); }
+static void buffer_fini(qua_quaject_t *q) {
+  buffer_t *b = QUA__STATE(q, buffer_t);
+  if (b->pos == &b->own)
+    free(b->ring);
+}
+
+/* The bytes a dead process's buffer held (notes 5, 6). */
+static int buffer_recover(const void *mem, size_t bytes, void *out, size_t *n, char *why,
+                          size_t whylen) {
+  const buffer_pos_t *pos = mem;
+  uint64_t cap = bytes > BUFFER_RING_AT ? pos->capacity : 0;
+  if (bytes <= BUFFER_RING_AT || cap != bytes - BUFFER_RING_AT || (cap & (cap - 1)) != 0) {
+    snprintf(why, whylen, "%zu bytes, not the size of a buffer of the capacity it names (%" PRIu64
+             ")", bytes, cap);
+    return QUA_EINVAL;
+  }
+  uint64_t head = atomic_load_explicit(&pos->head, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&pos->tail, memory_order_relaxed);
+  if (head - tail > cap) {
+    snprintf(why, whylen, "its positions (head %" PRIu64 ", tail %" PRIu64 ") are not those of a "
+             "buffer of capacity %" PRIu64, head, tail, cap);
+    return QUA_EINVAL;
+  }
+  const unsigned char *ring = (const unsigned char *)mem + BUFFER_RING_AT;
+  unsigned char *dst = out;
+  for (uint64_t p = tail; p != head; p++)
+    *dst++ = ring[p & (cap - 1)];
+  *n = (size_t)(head - tail);
+  return QUA_OK;
+}
 
 static int buffer_describe(const qua_quaject_t *q, char *buf, size_t len) {
   const buffer_t *b = QUA__STATE(q, const buffer_t);
-  return snprintf(buf, len, "count=%zu capacity=%zu", atomic_load(&b->used), b->cap);
+  return snprintf(buf, len, "count=%zu capacity=%zu", atomic_load(&b->pos->used), b->cap);
 }
 
 static const qua_param_def_t buffer_params[] = {
@@ -176,5 +259,7 @@ const qua_type_t qua__buffer_type = {
             .fini = buffer_fini,
             .sites_changed = buffer_sites_changed,
             .site_synth = buffer_site_synth,
-            .describe = buffer_describe},
+            .describe = buffer_describe,
+            .recover = buffer_recover},
+    .storage_layout = BUFFER_LAYOUT,
 };

@@ -1,6 +1,7 @@
 /* counter-templates.c -- the counter's add and pass as templates with holes.
  *
- * The counter's address and its threshold are folded in, and whether
+ * The counter's word (counter_word_t: in its storage when it has some) and
+ * its threshold are folded in, and whether
  * anybody listens to "threshold" (ct_listen, QUA__LISTEN_NONE or not):
  * with nobody listening the crossing test is left out altogether. pass ends in a tail call to the callentry its "out"
  * callout is wired to (ct_next), which a chain replaces by falling through
@@ -16,7 +17,7 @@ extern char ct_listen[1]; /* a small number: a 32-bit immediate (queue-templates
 extern int ct_next(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
 extern int ct_crossed(qua_quaject_t *q, uint64_t after, qua_site_t *out, uint64_t x, uint64_t *ret);
 
-#define CT ((counter_t *)(uintptr_t)ct_counter)
+#define CT ((counter_word_t *)(uintptr_t)ct_counter)
 #define CT_THRESHOLD ((int64_t)(uintptr_t)ct_threshold)
 #define CT_TARGET ((qua_quaject_t *)(uintptr_t)ct_target)
 #define CT_OUT ((qua_site_t *)(uintptr_t)ct_out_site)

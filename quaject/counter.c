@@ -5,8 +5,24 @@
  * for each add that crosses the threshold (from below it to at or above
  * it, or back), and never otherwise. Values are signed 64-bit and wrap
  * (two's complement: INT64_MAX + 1 is INT64_MIN) in every implementation.
+ *
+ *  1. The value is one word (counter_word_t); an add stores it once: the
+ *     atomic fetch-and-add, or with one writer site the plain store after
+ *     the load (_1w). Either is a single 64-bit store, so the word always
+ *     holds the value after some prefix of the adds, in their order.
+ *  2. With quad --state-dir that word lives in the counter's storage, a
+ *     MAP_SHARED file (qua__storage_map), and the synthesised code's
+ *     ct_counter hole is its address. A process killed at any instruction
+ *     leaves the word as of its last completed add, or with the one add in
+ *     flight wholly done when its store had run (its caller never got the
+ *     reply: an add retried after the restart counts twice). The
+ *     threshold is a creation parameter, and no other state is kept:
+ *     counter_recover reads the word, and the restored counter is given
+ *     that value by one add (no listener is there to hear a crossing).
  */
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "qua-internal.h"
 #include "types-internal.h"
@@ -28,11 +44,12 @@ static void check_threshold(qua_site_t *s, int64_t before, int64_t after) {
  * as in the _1w templates; readers still see whole values. */
 static inline int64_t counter_fetch_add(counter_t *c, int64_t delta) {
   if (atomic_load_explicit(&c->one_writer, memory_order_relaxed)) {
-    int64_t before = atomic_load_explicit(&c->value, memory_order_relaxed);
-    atomic_store_explicit(&c->value, counter_wrap_add(before, (uint64_t)delta), memory_order_relaxed);
+    int64_t before = atomic_load_explicit(&c->w->value, memory_order_relaxed);
+    atomic_store_explicit(&c->w->value, counter_wrap_add(before, (uint64_t)delta),
+                          memory_order_relaxed);
     return before;
   }
-  return atomic_fetch_add_explicit(&c->value, delta, memory_order_relaxed);
+  return atomic_fetch_add_explicit(&c->w->value, delta, memory_order_relaxed);
 }
 
 /* add(delta): adds (two's complement) and returns the new value. */
@@ -46,7 +63,7 @@ static int counter_add(qua_site_t *s, uint64_t delta, uint64_t a1, uint64_t *ret
 }
 
 static int counter_read(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
-  *ret = (uint64_t)atomic_load_explicit(&((counter_t *)s->state)->value, memory_order_relaxed);
+  *ret = (uint64_t)atomic_load_explicit(&((counter_t *)s->state)->w->value, memory_order_relaxed);
   return QUA_OK;
 }
 
@@ -98,7 +115,7 @@ static int counter_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t 
     part->next_hole = "ct_next";
     part->next_site = atomic_load_explicit(&q->outs[COUNTER_C_OUT], memory_order_relaxed);
   }
-  qua__synth_hole(part, "ct_counter", (uint64_t)(uintptr_t)c);
+  qua__synth_hole(part, "ct_counter", (uint64_t)(uintptr_t)c->w);
   qua__synth_hole(part, "ct_threshold", (uint64_t)c->threshold);
   qua__synth_hole(part, "ct_target", (uint64_t)(uintptr_t)q);
   qua__synth_hole(part, "ct_out_site", (uint64_t)(uintptr_t)part->next_site);
@@ -124,7 +141,10 @@ static int counter_sites_changed(qua_quaject_t *q, int entry, int phase) {
 
 static int counter_init(qua_quaject_t *q, const uint64_t *p) {
   counter_t *c = QUA__STATE(q, counter_t);
-  atomic_init(&c->value, (int64_t)p[P_INITIAL]);
+  c->w = qua__storage_map(q, sizeof(counter_word_t));
+  if (c->w == NULL)
+    c->w = &c->own;
+  atomic_store_explicit(&c->w->value, (int64_t)p[P_INITIAL], memory_order_relaxed);
   c->threshold = (int64_t)p[P_THRESHOLD];
   c->one_writer = true;
   return QUA_OK;
@@ -132,8 +152,22 @@ static int counter_init(qua_quaject_t *q, const uint64_t *p) {
 
 static int counter_describe(const qua_quaject_t *q, char *buf, size_t len) {
   const counter_t *c = QUA__STATE(q, const counter_t);
-  return snprintf(buf, len, "value=%" PRId64 " threshold=%" PRId64, atomic_load(&c->value),
+  return snprintf(buf, len, "value=%" PRId64 " threshold=%" PRId64, atomic_load(&c->w->value),
                   c->threshold);
+}
+
+/* The value a dead process's counter held (notes 1, 2). */
+static int counter_recover(const void *mem, size_t bytes, void *out, size_t *n, char *why,
+                           size_t whylen) {
+  if (bytes != sizeof(counter_word_t)) {
+    snprintf(why, whylen, "%zu bytes, not the %zu of a counter's word", bytes,
+             sizeof(counter_word_t));
+    return QUA_EINVAL;
+  }
+  int64_t v = atomic_load_explicit(&((const counter_word_t *)mem)->value, memory_order_relaxed);
+  memcpy(out, &v, sizeof v);
+  *n = 1;
+  return QUA_OK;
 }
 
 static const qua_param_def_t counter_params[] = {
@@ -171,5 +205,7 @@ const qua_type_t qua__counter_type = {
     .ops = {.init = counter_init,
             .describe = counter_describe,
             .sites_changed = counter_sites_changed,
-            .site_synth = counter_site_synth},
+            .site_synth = counter_site_synth,
+            .recover = counter_recover},
+    .storage_layout = (uint64_t)sizeof(counter_word_t) << 32 ^ 3,
 };

@@ -148,6 +148,9 @@ typedef struct qua_type_ops {
    * resynthesises it like a site, from site_generic and site_synth, after
    * the sites it calls were rebuilt. */
   int (*body)(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
+  /* Types that keep state in storage (qua__storage_map): the contents a
+   * dead process left in it (qua_storage_recover's contract). */
+  int (*recover)(const void *mem, size_t bytes, void *out, size_t *n, char *why, size_t whylen);
 } qua_type_ops_t;
 
 enum { QUA_SITES_BEFORE_OPEN = 0, QUA_SITES_AFTER_CLOSE = 1 };
@@ -166,6 +169,9 @@ struct qua_type {
   const qua_callback_def_t *callbacks;
   int ncallbacks;
   qua_type_ops_t ops;
+  /* Nonzero for a type whose instances may keep state in storage
+   * (qua__storage_map, ops.recover): changes whenever that layout does. */
+  uint64_t storage_layout;
 };
 
 /* How many types programs may add to the built-in ones. */

@@ -276,29 +276,33 @@ QUA_API int qua_queue_close(qua_quaject_t *q);
  * returned, or is about to). Takes no lock: any thread, any time. */
 QUA_API bool qua_queue_is_closed(const qua_quaject_t *q);
 
-/* Where queues keep their rings. quad --state-dir maps files, so that a ring
- * outlives a crash of the process (kill -9) in the page cache. map returns
- * zeroed memory of `bytes` (at least 128-byte aligned) or NULL, and the
- * queue then keeps its ring in its own memory; unmap gets it back when the
- * queue is destroyed. Set it before any queue is made (NULL: none). */
+/* Where queues, buffers and counters keep what they hold. quad --state-dir
+ * maps files, so that a queue's ring, a buffer's bytes and positions and a
+ * counter's word outlive a crash of the process (kill -9) in the page cache.
+ * map returns zeroed memory of `bytes` (at least 128-byte aligned) for a
+ * quaject of `type` (whose layout qua_storage_layout gives), or NULL, and
+ * the quaject then keeps its state in its own memory; unmap gets it back
+ * when the quaject is destroyed. Set it before any quaject is made (NULL:
+ * none). */
 typedef struct qua_storage {
-  void *(*map)(void *ctx, size_t bytes);
+  void *(*map)(void *ctx, const qua_type_t *type, size_t bytes);
   void (*unmap)(void *ctx, void *mem, size_t bytes);
   void *ctx;
 } qua_storage_t;
 QUA_API void qua_set_storage(const qua_storage_t *s);
-/* The bytes of the storage of a queue of capacity slots. */
-QUA_API size_t qua_queue_storage_bytes(uint32_t capacity);
-/* A number that changes when the layout of that storage does. */
-QUA_API uint64_t qua_queue_storage_layout(void);
-/* The storage map gave queue q, or NULL. */
-QUA_API void *qua_queue_storage(const qua_quaject_t *q);
-/* The items that the storage mem (bytes long) of a queue held when its
- * process died, oldest first, into items (room for bytes / 16), their
- * number in *n: each put and get in flight then is wholly there or not.
- * QUA_OK, or QUA_EINVAL with why filled when mem is not such a ring. */
-QUA_API int qua_queue_recover(const void *mem, size_t bytes, uint64_t *items, size_t *n,
-                              char *why, size_t whylen);
+/* A number that changes when the layout of type's storage does; 0 for a
+ * type that keeps none (only queue, buffer and counter keep any). */
+QUA_API uint64_t qua_storage_layout(const qua_type_t *type);
+/* The storage map gave q (its size in *bytes), or NULL. */
+QUA_API void *qua_storage(const qua_quaject_t *q, size_t *bytes);
+/* What the storage mem (bytes long) of a quaject of type held when its
+ * process died, into out (room for `bytes` bytes, 8-byte aligned), their
+ * number in *n: a queue's words, oldest first; a buffer's bytes, oldest
+ * first; a counter's value (one int64_t). Each operation in flight then is
+ * wholly there or not (queue.c, buffer.c, counter.c). QUA_OK, or QUA_EINVAL
+ * with why filled when mem is not such storage. */
+QUA_API int qua_storage_recover(const qua_type_t *type, const void *mem, size_t bytes, void *out,
+                                size_t *n, char *why, size_t whylen);
 
 /* Waits until an active quaject (a pump) has stopped by itself (its source
  * closed and drained), at most timeout_ms; QUA_ESTATE on timeout. */

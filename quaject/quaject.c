@@ -44,6 +44,8 @@
 
 #include "qua-internal.h"
 
+static void storage_unmap(qua_quaject_t *q);
+
 /* --- Errors ----------------------------------------------------------------- */
 
 const char *qua_strerror(int err) { return qua_status_message(err); }
@@ -422,9 +424,50 @@ fail_start:
     qua__site_free_code(q->body); /* never run: no thread was started */
 fail_init:
   qua__ctl_unlock();
+  storage_unmap(q);
   free(q->body);
   free(q);
   return r;
+}
+
+/* --- Storage that outlives the process (quad --state-dir) ------------------------ */
+
+static qua_storage_t storage; /* set before any quaject is made: read without a lock */
+
+void qua_set_storage(const qua_storage_t *s) { storage = s != NULL ? *s : (qua_storage_t){0}; }
+
+void *qua__storage_map(qua_quaject_t *q, size_t bytes) {
+  if (storage.map == NULL || q->store != NULL || q->type->storage_layout == 0)
+    return NULL;
+  q->store = storage.map(storage.ctx, q->type, bytes);
+  q->store_bytes = q->store != NULL ? bytes : 0;
+  return q->store;
+}
+
+static void storage_unmap(qua_quaject_t *q) {
+  if (q->store != NULL)
+    storage.unmap(storage.ctx, q->store, q->store_bytes);
+  q->store = NULL;
+}
+
+uint64_t qua_storage_layout(const qua_type_t *type) {
+  return type != NULL && type->ops.recover != NULL ? type->storage_layout : 0;
+}
+
+void *qua_storage(const qua_quaject_t *q, size_t *bytes) {
+  if (bytes != NULL)
+    *bytes = q != NULL ? q->store_bytes : 0;
+  return q != NULL ? q->store : NULL;
+}
+
+int qua_storage_recover(const qua_type_t *type, const void *mem, size_t bytes, void *out,
+                        size_t *n, char *why, size_t whylen) {
+  *n = 0;
+  if (qua_storage_layout(type) == 0) {
+    snprintf(why, whylen, "a %s keeps no storage", type != NULL ? type->name : "(no type)");
+    return QUA_EINVAL;
+  }
+  return type->ops.recover(mem, bytes, out, n, why, whylen);
 }
 
 const qua_type_t *qua_quaject_type(const qua_quaject_t *q) { return q->type; }
@@ -901,6 +944,7 @@ int qua_destroy(qua_quaject_t *q, bool force, qua_error_t *err) {
   }
   if (q->type->ops.fini != NULL)
     q->type->ops.fini(q);
+  storage_unmap(q);
   if (q->body != NULL) {
     qua__site_free_code(q->body); /* its thread stopped before the grace period */
     free(q->body);

@@ -382,46 +382,31 @@ static int queue_describe(const qua_quaject_t *q, char *buf, size_t len) {
                   qua__lfq_closed(qs->lfq) ? " closed" : "");
 }
 
-/* --- Storage that outlives the process (quad --state-dir) ------------------------ */
-
-static qua_storage_t storage; /* set before any queue is made: read without a lock */
-
-void qua_set_storage(const qua_storage_t *s) {
-  storage = s != NULL ? *s : (qua_storage_t){0};
-}
+/* --- Storage that outlives the process (quad --state-dir, lfq.c note 24) ------- */
 
 /* The ring's header (the qua__lfq) and its slots, one after the other. */
 #define STORE_SLOTS_AT ((sizeof(qua__lfq_t) + QUA__LFQ_PAD - 1) / QUA__LFQ_PAD * QUA__LFQ_PAD)
+/* What a ring written by another build must agree on to be read. */
+#define QUEUE_LAYOUT                                                                              \
+  ((uint64_t)sizeof(qua__lfq_t) << 32 ^ (uint64_t)offsetof(qua__lfq_t, tail) << 20 ^              \
+   (uint64_t)offsetof(qua__lfq_t, count) << 8 ^ (uint64_t)QUA__LFQ_W_SBITS << 1 ^ 1)
 
-size_t qua_queue_storage_bytes(uint32_t capacity) {
+static size_t queue_storage_bytes(uint32_t capacity) {
   return STORE_SLOTS_AT + (size_t)capacity * sizeof(struct qua__lfq_slot);
 }
 
-uint64_t qua_queue_storage_layout(void) {
-  /* What a ring written by another build must agree on to be read. */
-  return (uint64_t)sizeof(qua__lfq_t) << 32 ^ (uint64_t)offsetof(qua__lfq_t, tail) << 20 ^
-         (uint64_t)offsetof(qua__lfq_t, count) << 8 ^ (uint64_t)QUA__LFQ_W_SBITS << 1 ^ 1;
-}
-
-void *qua_queue_storage(const qua_quaject_t *q) {
-  if (q == NULL || q->type != &qua__queue_type)
-    return NULL;
-  return QUA__STATE(q, const queue_t)->store;
-}
-
-int qua_queue_recover(const void *mem, size_t bytes, uint64_t *items, size_t *n, char *why,
-                      size_t whylen) {
-  *n = 0;
+static int queue_recover(const void *mem, size_t bytes, void *out, size_t *n, char *why,
+                         size_t whylen) {
   const qua__lfq_t *lq = mem;
   uint32_t capacity = bytes >= sizeof *lq ? lq->capacity : 0;
-  if (bytes < sizeof *lq || bytes != qua_queue_storage_bytes(capacity)) {
+  if (bytes < sizeof *lq || bytes != queue_storage_bytes(capacity)) {
     snprintf(why, whylen, "%zu bytes, not the size of a ring of the capacity it names (%" PRIu32
              ")", bytes, capacity);
     return QUA_EINVAL;
   }
   const struct qua__lfq_slot *slots =
       (const struct qua__lfq_slot *)((const char *)mem + STORE_SLOTS_AT);
-  int r = qua__lfq_recover(lq, slots, capacity, items, n);
+  int r = qua__lfq_recover(lq, slots, capacity, out, n);
   if (r < 0)
     snprintf(why, whylen, "its indices are not those of a ring of capacity %" PRIu32, capacity);
   return r < 0 ? QUA_EINVAL : QUA_OK;
@@ -431,25 +416,18 @@ static int queue_init(qua_quaject_t *q, const uint64_t *p) {
   queue_t *qs = QUA__STATE(q, queue_t);
   uint32_t cap = (uint32_t)p[P_CAPACITY];
   int r = -EINVAL;
+  void *store = NULL;
   qs->lfq = &qs->own;
-  if (storage.map != NULL && cap != 0 && cap <= QUA__LFQ_MAX_CAPACITY && (cap & (cap - 1)) == 0) {
-    qs->store_bytes = qua_queue_storage_bytes(cap);
-    qs->store = storage.map(storage.ctx, qs->store_bytes);
-    qs->unmap = storage.unmap;
-    qs->unmap_ctx = storage.ctx;
-  }
-  if (qs->store != NULL) {
-    qs->lfq = qs->store;
-    r = qua__lfq_init_in(qs->lfq, cap, (struct qua__lfq_slot *)((char *)qs->store + STORE_SLOTS_AT));
+  if (cap != 0 && cap <= QUA__LFQ_MAX_CAPACITY && (cap & (cap - 1)) == 0)
+    store = qua__storage_map(q, queue_storage_bytes(cap));
+  if (store != NULL) {
+    qs->lfq = store;
+    r = qua__lfq_init_in(qs->lfq, cap, (struct qua__lfq_slot *)((char *)store + STORE_SLOTS_AT));
   } else {
     r = qua__lfq_init(qs->lfq, cap);
   }
-  if (r != 0) {
-    if (qs->store != NULL)
-      qs->unmap(qs->unmap_ctx, qs->store, qs->store_bytes);
-    qs->store = NULL;
-    return r == -ENOMEM ? QUA_ENOMEM : QUA_EINVAL;
-  }
+  if (r != 0)
+    return r == -ENOMEM ? QUA_ENOMEM : QUA_EINVAL; /* the core gives the storage back */
   qs->notify = p[P_NOTIFY] != 0;
   /* Nobody listens yet, and no site is open (note 6). */
   qs->tracked = qs->notify && queue_must_track(q, false, false);
@@ -457,12 +435,7 @@ static int queue_init(qua_quaject_t *q, const uint64_t *p) {
   return QUA_OK;
 }
 
-static void queue_fini(qua_quaject_t *q) {
-  queue_t *qs = QUA__STATE(q, queue_t);
-  qua__lfq_fini(qs->lfq);
-  if (qs->store != NULL)
-    qs->unmap(qs->unmap_ctx, qs->store, qs->store_bytes);
-}
+static void queue_fini(qua_quaject_t *q) { qua__lfq_fini(QUA__STATE(q, queue_t)->lfq); }
 
 /* --- The table ----------------------------------------------------------------- */
 
@@ -504,5 +477,7 @@ const qua_type_t qua__queue_type = {
             .entry_impl = queue_entry_impl,
             .site_generic = queue_site_generic,
             .site_synth = queue_site_synth,
-            .describe = queue_describe},
+            .describe = queue_describe,
+            .recover = queue_recover},
+    .storage_layout = QUEUE_LAYOUT,
 };

@@ -16,7 +16,7 @@ static const char *const *names; /* NULL-terminated: the hole names this type gi
 
 static int holey_add(qua_site_t *s, uint64_t delta, uint64_t a1, uint64_t *ret) {
   counter_t *c = s->state;
-  *ret = (uint64_t)(atomic_fetch_add(&c->value, (int64_t)delta) + (int64_t)delta);
+  *ret = (uint64_t)(atomic_fetch_add(&c->own.value, (int64_t)delta) + (int64_t)delta);
   return QUA_OK;
 }
 
@@ -32,7 +32,7 @@ static int holey_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) 
   for (int i = 0; names[i] != NULL; i++) {
     uint64_t v = 0;
     if (strcmp(names[i], "ct_counter") == 0)
-      v = (uint64_t)(uintptr_t)c;
+      v = (uint64_t)(uintptr_t)&c->own;
     else if (strcmp(names[i], "ct_threshold") == 0)
       v = (uint64_t)INT64_MAX;
     else if (strcmp(names[i], "ct_target") == 0)
