@@ -247,6 +247,19 @@ static void graph_free(st_graph_t *g) {
   memset(g, 0, sizeof *g);
 }
 
+/* The state folder, read from its first entry. A dup shares the file offset
+ * with st.dirfd, which an earlier scan left at the end: without the rewind
+ * every scan after the first would see no file. */
+static DIR *dir_scan(void) {
+  int fd = dup(st.dirfd);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (d != NULL)
+    rewinddir(d);
+  else if (fd >= 0)
+    close(fd);
+  return d;
+}
+
 /* --- Rings in files (R1-R7) ------------------------------------------------------------ */
 
 #define RING_MAGIC "QUARING1"
@@ -416,7 +429,7 @@ static int ring_recover(st_obj_t *so, char *why, size_t whylen) {
 /* Removes the ring files that no quaject of g names (keep true) or those
  * that g names (keep false: their items are in new rings now, R3). */
 static void ring_prune(const st_graph_t *g, bool keep) {
-  DIR *d = fdopendir(dup(st.dirfd));
+  DIR *d = dir_scan();
   if (d == NULL)
     return;
   struct dirent *de;
@@ -1032,7 +1045,7 @@ out:
 /* Removes the generations before `keep` (left by a crash between a rename
  * and the removal that follows it) and unfinished .tmp files. */
 static void prune(uint64_t keep) {
-  DIR *d = fdopendir(dup(st.dirfd));
+  DIR *d = dir_scan();
   if (d == NULL)
     return;
   struct dirent *de;
@@ -1166,7 +1179,7 @@ int quad_state_open(const char *dir) {
   /* Every queue made from now on keeps its ring in a file (R1). */
   qua_set_storage(&(qua_storage_t){ring_map, ring_unmap, NULL});
   /* The newest generation present (a .tmp is a write that never finished). */
-  DIR *d = fdopendir(dup(st.dirfd));
+  DIR *d = dir_scan();
   if (d == NULL) {
     quad_log(QUAD_LOG_ERROR, "--state-dir %s: %s", dir, strerror(errno));
     goto fail;

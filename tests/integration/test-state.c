@@ -659,6 +659,321 @@ static void failed_final_save_leaves_queued_items_in_rings(void) {
   quac_close(c);
 }
 
+/* --- Buffers and counters after kill -9 (buffer.c notes 4-6, counter.c 1-2) --------- */
+
+/* Puts the bytes of s into buffer b, one putb each. */
+static void put_bytes(quac_conn_t *c, uint64_t b, const char *s) {
+  for (; *s != '\0'; s++) {
+    uint64_t v = (unsigned char)*s;
+    CU_ASSERT_EQUAL(call(c, b, "putb", &v, NULL), 0);
+  }
+}
+
+/* Takes every byte of buffer b and checks they are exactly `want`. */
+static void take_exactly(quac_conn_t *c, uint64_t b, const char *want) {
+  char got[256];
+  size_t n = 0;
+  uint64_t v;
+  while (n + 1 < sizeof got && call(c, b, "getb", NULL, &v) == 0)
+    got[n++] = (char)v;
+  got[n] = '\0';
+  if (strcmp(got, want) != 0) {
+    fprintf(stderr, "the buffer held \"%s\", not \"%s\"\n", got, want);
+    CU_FAIL("the buffer's bytes did not come back exactly");
+  }
+}
+
+/* Fills p-buf (capacity 16) so that its bytes wrap around the ring's end:
+ * the 12 bytes of `twelve` are what it holds, starting at index 10. */
+static void fill_wrapped(quac_conn_t *c, uint64_t b, const char *twelve) {
+  put_bytes(c, b, "0123456789");
+  take_exactly(c, b, "0123456789");
+  put_bytes(c, b, twelve);
+}
+
+/* The contents of a buffer and a counter come back exactly after kill -9,
+ * and after a graceful restart followed by kill -9 (the restored contents
+ * are in the new quajects' files). */
+static void kill9_keeps_buffer_and_counter_contents(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  const char *bp[] = {"capacity=16"}, *cp[] = {"initial=3", "threshold=100"};
+  uint64_t b, n, v;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "buffer", bp, 1, "p-buf", &b, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", cp, 2, "p-cnt", &n, NULL), 0);
+  fill_wrapped(c, b, "abcdefghijkl");
+  v = (uint64_t)-10; /* 3 - 10 = -7: two's complement survives */
+  CU_ASSERT_EQUAL(call(c, n, "add", &v, NULL), 0);
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_kill(), 0);
+
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  b = open_name(c, "p-buf");
+  n = open_name(c, "p-cnt");
+  CU_ASSERT_EQUAL(call(c, b, "count", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 12);
+  take_exactly(c, b, "abcdefghijkl");
+  CU_ASSERT_EQUAL(call(c, n, "read", NULL, &v), 0);
+  CU_ASSERT_EQUAL((int64_t)v, -7);
+  /* The restored quajects work, and what they hold now survives a
+   * graceful restart and then a kill. */
+  fill_wrapped(c, b, "ABCDEFGHIJKL");
+  v = 1000;
+  CU_ASSERT_EQUAL(call(c, n, "add", &v, NULL), 0);
+  quac_close(c);
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  CU_ASSERT_EQUAL_FATAL(restart_kill(), 0);
+
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  b = open_name(c, "p-buf");
+  n = open_name(c, "p-cnt");
+  take_exactly(c, b, "ABCDEFGHIJKL");
+  CU_ASSERT_EQUAL(call(c, n, "read", NULL, &v), 0);
+  CU_ASSERT_EQUAL((int64_t)v, 993);
+  CU_ASSERT_EQUAL(quac_destroy(c, b, false), 0);
+  CU_ASSERT_EQUAL(quac_destroy(c, n, false), 0);
+  quac_close(c);
+}
+
+/* A live writer, reader and adder, and quad killed under them. */
+#define LIVE_PERIOD 251 /* byte p of the stream is p % 251: a window of 64 tells its start */
+#define LIVE_CAP 64
+#define LIVE_INITIAL 1000
+
+typedef struct live {
+  const char *entry;      /* putb, getb or add */
+  uint64_t done;          /* calls answered OK */
+  bool doubt;             /* the last call got no reply: it may have run */
+  uint64_t bad;           /* getb: bytes out of sequence */
+} live_t;
+
+static _Atomic bool live_started;
+
+static void *live_run(void *arg) {
+  live_t *l = arg;
+  quac_conn_t *c = itest_connect(&daemon_);
+  if (c == NULL)
+    return NULL;
+  uint64_t h = open_name(c, strcmp(l->entry, "add") == 0 ? "p-live-cnt" : "p-live-buf");
+  double end = itest_now() + 20.0; /* bounded: the kill comes long before */
+  while (itest_now() < end) {
+    uint64_t v = strcmp(l->entry, "putb") == 0 ? l->done % LIVE_PERIOD : 1, got = 0;
+    int r = call(c, h, l->entry, strcmp(l->entry, "getb") == 0 ? NULL : &v, &got);
+    if (r == QUA_DIVERTED)
+      continue; /* full or empty: try again */
+    if (r != 0) {
+      l->doubt = true; /* quad died under the call */
+      break;
+    }
+    if (strcmp(l->entry, "getb") == 0 && got != l->done % LIVE_PERIOD)
+      l->bad++;
+    l->done++;
+    atomic_store(&live_started, true);
+  }
+  quac_close(c);
+  return NULL;
+}
+
+/* kill -9 while a writer, a reader and an adder run: the buffer comes back
+ * with the bytes between a prefix of the reads and a prefix of the writes
+ * (the one call per side in flight counted either way), in order, none
+ * twice, none made up; the counter with the adds answered, or one more. */
+static void kill9_under_live_writers_leaves_a_prefix(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  char cap[32];
+  snprintf(cap, sizeof cap, "capacity=%d", LIVE_CAP);
+  const char *bp[] = {cap}, *cp[] = {"initial=1000"};
+  uint64_t h;
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "buffer", bp, 1, "p-live-buf", &h, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", cp, 1, "p-live-cnt", &h, NULL), 0);
+  quac_close(c);
+  live_t w = {.entry = "putb"}, r = {.entry = "getb"}, a = {.entry = "add"};
+  pthread_t tw, tr, ta;
+  atomic_store(&live_started, false);
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&tw, NULL, live_run, &w), 0);
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&tr, NULL, live_run, &r), 0);
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&ta, NULL, live_run, &a), 0);
+  double end = itest_now() + 10.0;
+  while (!atomic_load(&live_started) && itest_now() < end)
+    itest_sleep_ms(1);
+  itest_sleep_ms(300); /* some laps of the ring */
+  kill(daemon_.pid, SIGKILL);
+  pthread_join(tw, NULL);
+  pthread_join(tr, NULL);
+  pthread_join(ta, NULL);
+  waitpid(daemon_.pid, NULL, 0);
+  daemon_.pid = 0;
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+  fprintf(stderr, "live: %" PRIu64 " bytes written%s, %" PRIu64 " read%s, %" PRIu64 " adds%s\n",
+          w.done, w.doubt ? " (+1 in doubt)" : "", r.done, r.doubt ? " (+1 in doubt)" : "",
+          a.done, a.doubt ? " (+1 in doubt)" : "");
+  CU_ASSERT(w.done > LIVE_CAP); /* the ring went round at least once */
+  CU_ASSERT_EQUAL(r.bad, 0);
+
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  uint64_t b = open_name(c, "p-live-buf"), n = open_name(c, "p-live-cnt"), v;
+  uint8_t got[LIVE_CAP + 1];
+  size_t ngot = 0;
+  while (ngot < sizeof got && call(c, b, "getb", NULL, &v) == 0)
+    got[ngot++] = (uint8_t)v;
+  /* Positions T .. H-1 of the stream, T a read prefix, H a write prefix. */
+  bool found = false;
+  for (uint64_t t = r.done; t <= r.done + r.doubt && !found; t++)
+    for (uint64_t hd = w.done; hd <= w.done + w.doubt && !found; hd++) {
+      if (hd < t || hd - t != ngot)
+        continue;
+      found = true;
+      for (size_t i = 0; i < ngot; i++)
+        found = found && got[i] == (t + i) % LIVE_PERIOD;
+    }
+  if (!found) {
+    fprintf(stderr, "the buffer came back with %zu bytes:", ngot);
+    for (size_t i = 0; i < ngot; i++)
+      fprintf(stderr, " %u", got[i]);
+    fprintf(stderr, "\n");
+    CU_FAIL("the buffer's bytes are not a prefix of the writes minus a prefix of the reads");
+  }
+  CU_ASSERT_EQUAL(call(c, n, "read", NULL, &v), 0);
+  if (!(v >= LIVE_INITIAL + a.done && v <= LIVE_INITIAL + a.done + a.doubt)) {
+    fprintf(stderr, "the counter came back at %" PRIu64 " after %" PRIu64 " adds answered\n", v,
+            a.done);
+    CU_FAIL("the counter is not its answered adds (or one more in flight)");
+  }
+  CU_ASSERT_EQUAL(quac_destroy(c, b, false), 0);
+  CU_ASSERT_EQUAL(quac_destroy(c, n, false), 0);
+  quac_close(c);
+}
+
+/* --- Bad storage files (state.c, R6) -------------------------------------------------- */
+
+#define FILE_HEADER 4096 /* a ring file's header (state.c, RING_*) */
+#define BUFFER_POS 192   /* a buffer's positions before its bytes (buffer_pos_t) */
+
+/* Finds the ring file of `size` bytes in the state folder whose 8 bytes at
+ * `at` are `word` (any such file when at < 0): its name into name. */
+static bool find_ring_file(off_t size, long at, uint64_t word, char *name, size_t len) {
+  DIR *d = opendir(state_dir);
+  struct dirent *de;
+  bool found = false;
+  while (!found && d != NULL && (de = readdir(d)) != NULL) {
+    char p[512];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", state_dir, de->d_name);
+    if (strncmp(de->d_name, "ring.", 5) != 0 || strlen(de->d_name) != 21 || stat(p, &sb) < 0 ||
+        sb.st_size != size)
+      continue;
+    uint64_t w = 0;
+    FILE *f = fopen(p, "rb");
+    found = at < 0 || (f != NULL && fseek(f, at, SEEK_SET) == 0 && fread(&w, 8, 1, f) == 1 &&
+                       w == word);
+    if (f != NULL)
+      fclose(f);
+    if (found)
+      snprintf(name, len, "%s", de->d_name);
+  }
+  if (d != NULL)
+    closedir(d);
+  return found;
+}
+
+/* The ring files in the state folder (not the .bad ones). */
+static int count_ring_files(void) {
+  DIR *d = opendir(state_dir);
+  struct dirent *de;
+  int n = 0;
+  while (d != NULL && (de = readdir(d)) != NULL)
+    n += strncmp(de->d_name, "ring.", 5) == 0 && strlen(de->d_name) == 21;
+  if (d != NULL)
+    closedir(d);
+  return n;
+}
+
+/* Writes the 8 bytes of word at offset at of the state folder's file name. */
+static void poke(const char *name, long at, uint64_t word) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", state_dir, name);
+  FILE *f = fopen(p, "r+b");
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT(fseek(f, at, SEEK_SET) == 0 && fwrite(&word, 8, 1, f) == 1);
+  fclose(f);
+}
+
+/* After kill -9, a truncated buffer file, a buffer file whose positions are
+ * impossible and a counter file that is not one are each refused, named in
+ * the log, kept as NAME.bad, and their quajects come back empty; the rest
+ * (a queue's items) is restored. */
+static void bad_storage_file_is_refused_and_the_rest_restored(void) {
+  quac_conn_t *c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  const char *b32[] = {"capacity=32"}, *b16[] = {"capacity=16"}, *q8[] = {"capacity=8"};
+  uint64_t bt, bp, cn, q, v;
+  const uint64_t mark = 0x5157415244ull; /* p-bad-cnt's value, to find its file */
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "buffer", b32, 1, "p-bad-trunc", &bt, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "buffer", b16, 1, "p-bad-pos", &bp, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "counter", NULL, 0, "p-bad-cnt", &cn, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(quac_create(c, "queue", q8, 1, "p-good-q", &q, NULL), 0);
+  put_bytes(c, bt, "xyz");
+  put_bytes(c, bp, "uvw");
+  v = mark;
+  CU_ASSERT_EQUAL(call(c, cn, "add", &v, NULL), 0);
+  for (v = 5; v <= 6; v++)
+    CU_ASSERT_EQUAL(call(c, q, "put", &v, NULL), 0);
+  quac_close(c);
+  kill(daemon_.pid, SIGKILL);
+  waitpid(daemon_.pid, NULL, 0);
+  daemon_.pid = 0;
+
+  char trunc[64], pos[64], cnt[64], p[512];
+  CU_ASSERT_FATAL(find_ring_file(FILE_HEADER + BUFFER_POS + 32, -1, 0, trunc, sizeof trunc));
+  CU_ASSERT_FATAL(find_ring_file(FILE_HEADER + BUFFER_POS + 16, -1, 0, pos, sizeof pos));
+  CU_ASSERT_FATAL(find_ring_file(FILE_HEADER + 8, FILE_HEADER, mark, cnt, sizeof cnt));
+  snprintf(p, sizeof p, "%s/%s", state_dir, trunc);
+  CU_ASSERT_EQUAL(truncate(p, FILE_HEADER + 100), 0);
+  poke(pos, FILE_HEADER + 64, 1000); /* head 1000, tail 0: more than 16 bytes */
+  poke(cnt, 0, 0x2d2d2d2d2d2d2d2dull); /* its magic */
+  CU_ASSERT_EQUAL_FATAL(restart_term(), 0);
+
+  CU_ASSERT(log_has(trunc, "its size is not the header's"));
+  CU_ASSERT(log_has(pos, "positions"));
+  CU_ASSERT(log_has(cnt, "not a ring file"));
+  /* A start leaves the files its generation names and no other: those
+   * of st-in, st-out, st-count and the four here (the old ones are gone,
+   * and so are those of every earlier run). */
+  CU_ASSERT_EQUAL(count_ring_files(), 7);
+  const char *bad[] = {trunc, pos, cnt};
+  for (int i = 0; i < 3; i++) {
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s.bad", state_dir, bad[i]);
+    CU_ASSERT_EQUAL(stat(p, &sb), 0);
+    unlink(p);
+  }
+  c = itest_connect(&daemon_);
+  CU_ASSERT_FATAL(c != NULL);
+  bt = open_name(c, "p-bad-trunc");
+  bp = open_name(c, "p-bad-pos");
+  cn = open_name(c, "p-bad-cnt");
+  q = open_name(c, "p-good-q");
+  CU_ASSERT_EQUAL(call(c, bt, "count", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 0);
+  CU_ASSERT_EQUAL(call(c, bp, "count", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 0);
+  CU_ASSERT_EQUAL(call(c, cn, "read", NULL, &v), 0);
+  CU_ASSERT_EQUAL(v, 0);
+  for (uint64_t want = 5; want <= 6; want++) {
+    CU_ASSERT_EQUAL(call(c, q, "get", NULL, &v), 0);
+    CU_ASSERT_EQUAL(v, want);
+  }
+  CU_ASSERT_EQUAL(call(c, q, "get", NULL, &v), QUA_DIVERTED);
+  const uint64_t all[] = {bt, bp, cn, q};
+  for (int i = 0; i < 4; i++)
+    CU_ASSERT_EQUAL(quac_destroy(c, all[i], false), 0);
+  quac_close(c);
+}
+
 /* --- Bad files -------------------------------------------------------------------- */
 
 static void file_read(const char *path, uint8_t *buf, size_t *len) {
@@ -858,6 +1173,10 @@ int main(int argc, char **argv) {
       {"kill9_brings_back_graph_and_queued_items",
        kill9_brings_back_graph_and_queued_items},
       {"every_kind_of_contents_survives_a_restart", every_kind_of_contents_survives_a_restart},
+      {"kill9_keeps_buffer_and_counter_contents", kill9_keeps_buffer_and_counter_contents},
+      {"kill9_under_live_writers_leaves_a_prefix", kill9_under_live_writers_leaves_a_prefix},
+      {"bad_storage_file_is_refused_and_the_rest_restored",
+       bad_storage_file_is_refused_and_the_rest_restored},
       {"long_parameter_survives_a_restart", long_parameter_survives_a_restart},
       {"link_is_restored_and_delivers", link_is_restored_and_delivers},
       {"failed_write_keeps_previous_and_next_change_saves_all",
