@@ -33,6 +33,29 @@
  *    for one producer and one consumer, the CAS2 code from the second on).
  *    This runs from libqua's sites_changed hook, under its control lock,
  *    then the machine lock (note 2's order: control lock, machine lock).
+ * 6. After a crash (quad --state-dir). The instance's state in the
+ *    machine's RAM holds absolute 68k addresses (its ring, its nodes) and
+ *    the machine is remade at each start, so it is not what is kept.
+ *    Each instance instead keeps a shadow of its contents in its storage
+ *    (qua_storage_map: a MAP_SHARED file): a queue's words (slots, and
+ *    counts of puts and gets), a stack's words (slots and their count), a
+ *    counter's value. m68k_call updates it after a callentry returned OK,
+ *    under the machine lock, so the shadow sees the calls one at a time in
+ *    the order they ran, which is their linearisation order (one caller
+ *    CPU, note 2). The stores: put writes slots[puts % capacity], then
+ *    puts + 1 (release); get writes gets + 1; push writes slots[count],
+ *    then count + 1; pop writes count - 1; add writes the new value. Each
+ *    operation is committed by its last store, one aligned 64-bit word, so
+ *    a process killed at any instruction leaves the shadow as of a prefix
+ *    of the calls, with the one in flight counted iff its commit had run.
+ *    The commit runs before the reply goes out, so an answered call is
+ *    always in it; a call whose reply never went out may be (a put or push
+ *    retried then counts twice) or not (a get or pop then loses nothing:
+ *    its item comes back). A put's slot is never a live item's: the
+ *    machine's queue had room, and it holds what the shadow does. m68k_recover
+ *    reads the shadow (queue oldest first, stack top first), and the
+ *    restart puts the contents into a new instance through its callentries
+ *    (state.c, R3), which fills that instance's shadow the same way.
  */
 #include "quad-internal.h"
 #include "quad-m68k.h"
@@ -67,6 +90,8 @@ void quad_m68k_shutdown(void) {}
 #include <elf.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +109,17 @@ typedef struct entry_stats {
 } entry_stats_t;
 
 /* The state block of every m68k quaject. */
+/* An instance's shadow of its contents (note 6), in its storage. */
+typedef struct m68k_shadow {
+  uint32_t capacity, pad;
+  _Atomic uint64_t puts;  /* queue: puts; stack: the count; counter: the value */
+  _Atomic uint64_t gets;  /* queue: gets */
+  uint32_t slots[];
+} m68k_shadow_t;
+
 typedef struct m68k_state {
   m68k_qj_t *qj;
+  m68k_shadow_t *shadow; /* NULL without storage */
   const char *kind; /* the backend's type name */
   entry_stats_t stats[QUA_MAX_ENTRIES];
   unsigned sites[QUA_MAX_ENTRIES];
@@ -134,6 +168,74 @@ static void on_callback(void *ctx, const char *callback, uint32_t arg) {
   }
 }
 
+/* ---- The shadow (note 6) -------------------------------------------------------- */
+
+/* Records a callentry that returned OK with value v (lock held). */
+static void shadow_apply(m68k_shadow_t *sh, const char *kind, const char *entry, uint32_t arg,
+                         uint32_t v) {
+  uint64_t n = atomic_load_explicit(&sh->puts, memory_order_relaxed);
+  if (strcmp(entry, "put") == 0 || strcmp(entry, "push") == 0) {
+    sh->slots[n % sh->capacity] = arg; /* a stack's count is below its capacity */
+    atomic_store_explicit(&sh->puts, n + 1, memory_order_release);
+  } else if (strcmp(entry, "get") == 0) {
+    atomic_store_explicit(&sh->gets, atomic_load_explicit(&sh->gets, memory_order_relaxed) + 1,
+                          memory_order_release);
+  } else if (strcmp(entry, "pop") == 0) {
+    atomic_store_explicit(&sh->puts, n - 1, memory_order_release);
+  } else if (strcmp(entry, "add") == 0 && strcmp(kind, "counter") == 0) {
+    atomic_store_explicit(&sh->puts, v, memory_order_release);
+  }
+}
+
+/* The shadow's layout (what a file written by another build must agree on). */
+#define M68K_SHADOW_LAYOUT                                                                    \
+  ((uint64_t)sizeof(m68k_shadow_t) << 32 ^ (uint64_t)offsetof(m68k_shadow_t, gets) << 8 ^ 0x68)
+
+/* qua_storage_recover for the three types: the contents of a shadow. */
+static int shadow_recover(const char *kind, const void *mem, size_t bytes, uint64_t *out,
+                          size_t *n, char *why, size_t whylen) {
+  const m68k_shadow_t *sh = mem;
+  uint64_t cap = bytes >= sizeof *sh ? sh->capacity : 0;
+  bool counter = strcmp(kind, "counter") == 0;
+  if (bytes < sizeof *sh || bytes != sizeof *sh + (counter ? 0 : cap * sizeof(uint32_t)) ||
+      (!counter && cap == 0)) {
+    snprintf(why, whylen, "%zu bytes, not the size of an m68k %s's shadow of capacity %" PRIu64,
+             bytes, kind, cap);
+    return QUA_EINVAL;
+  }
+  uint64_t puts = atomic_load_explicit(&sh->puts, memory_order_relaxed);
+  uint64_t gets = atomic_load_explicit(&sh->gets, memory_order_relaxed);
+  if (counter) {
+    out[0] = (uint32_t)puts;
+    *n = 1;
+    return QUA_OK;
+  }
+  bool queue = strcmp(kind, "queue") == 0;
+  uint64_t count = queue ? puts - gets : puts;
+  if (count > cap || (!queue && gets != 0)) {
+    snprintf(why, whylen, "its counts (%" PRIu64 ", %" PRIu64 ") are not those of an m68k %s of "
+             "capacity %" PRIu64, puts, gets, kind, cap);
+    return QUA_EINVAL;
+  }
+  for (uint64_t i = 0; i < count; i++)
+    out[i] = sh->slots[queue ? (gets + i) % cap : count - 1 - i];
+  *n = (size_t)count;
+  return QUA_OK;
+}
+
+static int m68k_queue_recover(const void *mem, size_t bytes, void *out, size_t *n, char *why,
+                              size_t whylen) {
+  return shadow_recover("queue", mem, bytes, out, n, why, whylen);
+}
+static int m68k_stack_recover(const void *mem, size_t bytes, void *out, size_t *n, char *why,
+                              size_t whylen) {
+  return shadow_recover("stack", mem, bytes, out, n, why, whylen);
+}
+static int m68k_counter_recover(const void *mem, size_t bytes, void *out, size_t *n, char *why,
+                                size_t whylen) {
+  return shadow_recover("counter", mem, bytes, out, n, why, whylen);
+}
+
 /* ---- Callentries (note 2) ----------------------------------------------------- */
 
 static int m68k_call(qua_site_t *s, uint64_t a0, uint64_t *ret) {
@@ -154,6 +256,8 @@ static int m68k_call(qua_site_t *s, uint64_t a0, uint64_t *ret) {
     fired[i] = st->fired[i].cb;
     fired_arg[i] = st->fired[i].arg;
   }
+  if (r == M68K_QJ_OK && st->shadow != NULL)
+    shadow_apply(st->shadow, st->kind, name, (uint32_t)a0, v);
   if (r >= 0) {
     entry_stats_t *es = &st->stats[s->entry];
     uint32_t addr = 0;
@@ -218,6 +322,11 @@ static int m68k_init(qua_quaject_t *q, const uint64_t *params) {
     goto out;
   }
   b->st.kind = kind;
+  bool counter = strcmp(kind, "counter") == 0;
+  b->st.shadow = qua_storage_map(q, sizeof(m68k_shadow_t) +
+                                        (counter ? 0 : (size_t)capacity * sizeof(uint32_t)));
+  if (b->st.shadow != NULL)
+    b->st.shadow->capacity = counter ? 0 : capacity;
   for (int k = 0; k < t->ncallbacks; k++) {
     b->cbs[k] = (cb_ctx_t){&b->st, k};
     r = m68k_qj_on_callback(b->st.qj, t->callbacks[k].name, on_callback, &b->cbs[k]);
@@ -283,10 +392,10 @@ static const qua_param_def_t capacity_param[] = {
     {"capacity", 64, 1, M68K_QJ_CAPACITY_MAX, 0, "items (32-bit words)"},
 };
 
-#define M68K_OPS                                                                              \
+#define M68K_OPS(recover_fn)                                                                  \
   {                                                                                           \
     .init = m68k_init, .fini = m68k_fini, .sites_changed = m68k_sites_changed,                \
-    .entry_impl = m68k_entry_impl, .describe = m68k_describe,                                 \
+    .entry_impl = m68k_entry_impl, .describe = m68k_describe, .recover = recover_fn,          \
   }
 
 static const qua_entry_def_t queue_entries[] = {
@@ -300,6 +409,7 @@ static const qua_callback_def_t queue_callbacks[] = {
     {"notempty", QUA_CB_BROADCAST, "a put took the queue from empty to not empty"},
 };
 static const qua_type_t m68k_queue = {
+    .storage_layout = M68K_SHADOW_LAYOUT,
     .name = "m68k-queue",
     .summary = "the Synthesis queue as 68030 code: SP-SC, CAS2 MP-MC from a second caller",
     .state_size = sizeof(m68k_block_t),
@@ -309,7 +419,7 @@ static const qua_type_t m68k_queue = {
     .nentries = 2,
     .callbacks = queue_callbacks,
     .ncallbacks = 4,
-    .ops = M68K_OPS,
+    .ops = M68K_OPS(m68k_queue_recover),
 };
 
 static const qua_entry_def_t stack_entries[] = {
@@ -321,6 +431,7 @@ static const qua_callback_def_t stack_callbacks[] = {
     {"empty", QUA_CB_INVOKER, "pop found nothing"},
 };
 static const qua_type_t m68k_stack = {
+    .storage_layout = M68K_SHADOW_LAYOUT,
     .name = "m68k-stack",
     .summary = "the thesis's CAS2 stack as 68030 code",
     .state_size = sizeof(m68k_block_t),
@@ -330,7 +441,7 @@ static const qua_type_t m68k_stack = {
     .nentries = 2,
     .callbacks = stack_callbacks,
     .ncallbacks = 2,
-    .ops = M68K_OPS,
+    .ops = M68K_OPS(m68k_stack_recover),
 };
 
 static const qua_entry_def_t counter_entries[] = {
@@ -338,12 +449,13 @@ static const qua_entry_def_t counter_entries[] = {
     {"read", 0, true, true, m68k_entry_noarg, "the current value"},
 };
 static const qua_type_t m68k_counter = {
+    .storage_layout = M68K_SHADOW_LAYOUT,
     .name = "m68k-counter",
     .summary = "the thesis's CAS counter as 68030 code (32 bits)",
     .state_size = sizeof(m68k_block_t),
     .entries = counter_entries,
     .nentries = 2,
-    .ops = M68K_OPS,
+    .ops = M68K_OPS(m68k_counter_recover),
 };
 
 static const qua_type_t *const m68k_types[] = {&m68k_queue, &m68k_stack, &m68k_counter, NULL};

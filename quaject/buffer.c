@@ -17,7 +17,7 @@
  *     each exactly once per transition.
  *
  * After a crash (quad --state-dir keeps the positions and the ring in a
- * MAP_SHARED file, qua__storage_map; the page cache keeps what a killed
+ * MAP_SHARED file, qua_storage_map; the page cache keeps what a killed
  * process stored, as of the instruction it was killed at).
  *
  *  4. The order of the stores, each side's program order: a write (W1)
@@ -176,7 +176,7 @@ static int buffer_init(qua_quaject_t *q, const uint64_t *p) {
   buffer_t *b = QUA__STATE(q, buffer_t);
   b->cap = p[P_CAPACITY];
   b->mask = b->cap - 1;
-  unsigned char *store = qua__storage_map(q, BUFFER_RING_AT + b->cap);
+  unsigned char *store = qua_storage_map(q, BUFFER_RING_AT + b->cap);
   if (store != NULL) {
     b->pos = (buffer_pos_t *)(void *)store;
     b->ring = store + BUFFER_RING_AT;

@@ -11,7 +11,7 @@
  *     the load (_1w). Either is a single 64-bit store, so the word always
  *     holds the value after some prefix of the adds, in their order.
  *  2. With quad --state-dir that word lives in the counter's storage, a
- *     MAP_SHARED file (qua__storage_map), and the synthesised code's
+ *     MAP_SHARED file (qua_storage_map), and the synthesised code's
  *     ct_counter hole is its address. A process killed at any instruction
  *     leaves the word as of its last completed add, or with the one add in
  *     flight wholly done when its store had run (its caller never got the
@@ -141,7 +141,7 @@ static int counter_sites_changed(qua_quaject_t *q, int entry, int phase) {
 
 static int counter_init(qua_quaject_t *q, const uint64_t *p) {
   counter_t *c = QUA__STATE(q, counter_t);
-  c->w = qua__storage_map(q, sizeof(counter_word_t));
+  c->w = qua_storage_map(q, sizeof(counter_word_t));
   if (c->w == NULL)
     c->w = &c->own;
   atomic_store_explicit(&c->w->value, (int64_t)p[P_INITIAL], memory_order_relaxed);

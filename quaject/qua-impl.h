@@ -148,7 +148,7 @@ typedef struct qua_type_ops {
    * resynthesises it like a site, from site_generic and site_synth, after
    * the sites it calls were rebuilt. */
   int (*body)(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret);
-  /* Types that keep state in storage (qua__storage_map): the contents a
+  /* Types that keep state in storage (qua_storage_map): the contents a
    * dead process left in it (qua_storage_recover's contract). */
   int (*recover)(const void *mem, size_t bytes, void *out, size_t *n, char *why, size_t whylen);
 } qua_type_ops_t;
@@ -170,9 +170,16 @@ struct qua_type {
   int ncallbacks;
   qua_type_ops_t ops;
   /* Nonzero for a type whose instances may keep state in storage
-   * (qua__storage_map, ops.recover): changes whenever that layout does. */
+   * (qua_storage_map, ops.recover): changes whenever that layout does. */
   uint64_t storage_layout;
 };
+
+/* From a type's init, for a type with a storage_layout and ops.recover:
+ * `bytes` of storage that outlives the process (qua_set_storage), zeroed,
+ * or NULL (none set, or the map failed: the type keeps its state in its
+ * own memory). At most once per quaject; the core gives it back after
+ * fini. */
+QUA_API void *qua_storage_map(qua_quaject_t *q, size_t bytes);
 
 /* How many types programs may add to the built-in ones. */
 #define QUA_MAX_EXTRA_TYPES 8

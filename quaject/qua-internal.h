@@ -54,7 +54,7 @@ struct qua_quaject {
   uint64_t synth_gen;
   int synth_dist;
   qua_quaject_t *synth_next;
-  /* Memory from qua_set_storage's map (qua__storage_map), or NULL; given
+  /* Memory from qua_set_storage's map (qua_storage_map), or NULL; given
    * back after the type's fini. */
   void *store;
   size_t store_bytes;
@@ -62,12 +62,6 @@ struct qua_quaject {
 };
 
 #define QUA__STATE(q, type) ((type *)(void *)(q)->state)
-
-/* From a type's init: `bytes` of storage that outlives the process
- * (qua_set_storage), zeroed, or NULL (none set, or the map failed: the
- * type keeps its state in its own memory). At most once per quaject; the
- * core gives it back after fini. */
-void *qua__storage_map(qua_quaject_t *q, size_t bytes);
 
 /* The control lock serialises every control operation (create, destroy,
  * wire, unwire, site open/close, watch). Data paths never take it. */

@@ -436,8 +436,8 @@ static qua_storage_t storage; /* set before any quaject is made: read without a 
 
 void qua_set_storage(const qua_storage_t *s) { storage = s != NULL ? *s : (qua_storage_t){0}; }
 
-void *qua__storage_map(qua_quaject_t *q, size_t bytes) {
-  if (storage.map == NULL || q->store != NULL || q->type->storage_layout == 0)
+void *qua_storage_map(qua_quaject_t *q, size_t bytes) {
+  if (storage.map == NULL || q->store != NULL || qua_storage_layout(q->type) == 0)
     return NULL;
   q->store = storage.map(storage.ctx, q->type, bytes);
   q->store_bytes = q->store != NULL ? bytes : 0;

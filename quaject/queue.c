@@ -419,7 +419,7 @@ static int queue_init(qua_quaject_t *q, const uint64_t *p) {
   void *store = NULL;
   qs->lfq = &qs->own;
   if (cap != 0 && cap <= QUA__LFQ_MAX_CAPACITY && (cap & (cap - 1)) == 0)
-    store = qua__storage_map(q, queue_storage_bytes(cap));
+    store = qua_storage_map(q, queue_storage_bytes(cap));
   if (store != NULL) {
     qs->lfq = store;
     r = qua__lfq_init_in(qs->lfq, cap, (struct qua__lfq_slot *)((char *)store + STORE_SLOTS_AT));

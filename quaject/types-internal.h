@@ -22,7 +22,7 @@ enum { QUEUE_CB_FULL, QUEUE_CB_NOTFULL, QUEUE_CB_EMPTY, QUEUE_CB_NOTEMPTY, QUEUE
 enum { QUEUE_E_PUT, QUEUE_E_GET, QUEUE_E_PUT_N, QUEUE_E_GET_N, QUEUE_E_COUNT };
 
 typedef struct queue {
-  /* The ring: &own, or the quaject's storage (qua__storage_map, queue.c). */
+  /* The ring: &own, or the quaject's storage (qua_storage_map, queue.c). */
   qua__lfq_t *lfq;
   /* Control state, under the control lock. notify: made with notify=1;
    * tracked: the ring counts (queue.c, design note 4); counting: the live
