@@ -54,36 +54,48 @@
  * here is not saved either, so a sender's items not yet acknowledged
  * before this quad stopped may be applied again); tees and links hold no
  * contents. After kill -9 the graph comes back as of its last change, and
- * each queue with the items its ring held (notes R1-R7 below); the other
- * quajects come back empty (counters at their initial=).
+ * each queue, buffer, counter and m68k queue, stack and counter with what
+ * its ring file held (notes R1-R7 below); pumps, clocks, tees and links
+ * hold nothing that is kept.
  *
- * Queues after a crash (kill -9, or any death of the process but the
- * machine's).
+ * Contents after a crash (kill -9, or any death of the process but the
+ * machine's). "Ring" below is a quaject's storage (qua_set_storage): a
+ * queue's ring, a buffer's positions and byte ring, a counter's word, an
+ * m68k quaject's shadow.
  *
  * R1. With --state-dir every queue keeps its ring (the lock-free queue's
- *     indices and slots, quaject/lfq.h) in a file mapped MAP_SHARED,
+ *     indices and slots, quaject/lfq.h), every buffer its positions and
+ *     bytes (quaject/buffer.c, notes 4-6), every counter its word
+ *     (quaject/counter.c, notes 1-2) and every m68k quaject a shadow of
+ *     its contents (m68k.c, note 6) in a file mapped MAP_SHARED,
  *     DIR/ring.<token> (qua_set_storage): a 4096-byte header (RING_*
- *     below: magic, token, size, the ring layout's number, the boot id),
- *     then the ring. Puts and gets are the same stores as in private
- *     memory: nothing is added to the hot path. The page cache keeps the
- *     pages of a process that died, so the file holds the ring as of the
- *     last instruction executed. The kernel writes dirty ring pages back in
- *     the background (at most the ring's size per writeback interval): disk
- *     traffic, never a wait of the callers; a ring file is as large as its
- *     ring (16 bytes a slot, sparse until used) plus 4096 bytes.
- * R2. Published queues' tokens are in the graph (format version 2), which
- *     is written ahead as before, so the graph on disk names each published
- *     queue's ring; a ring's token never changes while its queue lives.
+ *     below: magic, token, size, the type's storage layout number
+ *     (qua_storage_layout), the boot id), then the storage. Puts, gets,
+ *     writes, reads and adds are the same stores as in private memory:
+ *     nothing is added to the hot path (an m68k call adds one or two
+ *     stores to the shadow). The page cache keeps the pages of a process
+ *     that died, so the file holds the storage as of the last instruction
+ *     executed. The kernel writes dirty pages back in the background (at
+ *     most the storage's size per writeback interval): disk traffic, never
+ *     a wait of the callers; a ring file is as large as its storage (a
+ *     queue's 16 bytes a slot, sparse until used; a buffer's capacity plus
+ *     192 bytes; a counter's 8 bytes) plus 4096 bytes.
+ * R2. Published quajects' tokens are in the graph (format version 2),
+ *     which is written ahead as before, so the graph on disk names each
+ *     published quaject's ring; a ring's token never changes while its
+ *     quaject lives.
  * R3. At start, when the newest generation has no contents (the last run
- *     did not end in an orderly exit), each queue is made anew with a new
- *     ring, and the items of its old ring (lfq.c, note 24: from tail on,
- *     each published one) are put into it, oldest first; then the next
+ *     did not end in an orderly exit), each quaject is made anew with a new
+ *     ring, and the contents of its old ring (qua_storage_recover: lfq.c
+ *     note 24 for a queue, buffer.c note 5, counter.c note 2, m68k.c note
+ *     6) are put into it through its callentries as the contents of a
+ *     state file are, oldest first (a stack bottom first); then the next
  *     generation is written, naming the new rings, before any client is
  *     accepted (quad does not start if that write fails), and only then
  *     are the old ring files removed. A crash in between leaves the old
  *     generation naming the old rings, untouched (only read): nothing is
  *     lost or doubled by a crash during the restore. Ring files that no
- *     generation names (unpublished queues, or rings made by a start that
+ *     generation names (unpublished quajects, or rings made by a start that
  *     crashed before its write) are removed at start.
  * R4. What a crash can lose or keep, per operation in flight at the kill:
  *     a put whose reply did not go out is there iff it had published its
@@ -92,25 +104,36 @@
  *     and that item is lost; a pump that had taken a batch from its source
  *     and not yet put it into its sink loses that batch (at most 64 items,
  *     quaject/pump.c), and a drain the items it had taken and not yet sent.
- *     No item that a get or a drain delivered comes back.
+ *     No item that a get or a drain delivered comes back. A buffer comes
+ *     back with the bytes of a prefix of its writes minus those of a prefix
+ *     of its reads (buffer.c, note 6): the write and the read in flight are
+ *     each there wholly or not. A counter reads its last completed add, or
+ *     the one in flight with it. An m68k quaject's shadow counts a call iff
+ *     its commit had run (m68k.c, note 6), and always before its reply.
  * R5. A ring written before the machine restarted (its boot id is not the
  *     running kernel's) is not trusted (the page cache did not survive; the
- *     file's pages may be of any age): its queue comes back empty, and the
- *     log says so. Durability across power loss is the orderly exit's
- *     (and a SIGTERM before shutdown saves everything).
- * R6. A ring file whose header or indices do not match (magic, token, size,
- *     layout, capacity) is refused like a corrupt state file: quad does not
- *     start, naming it, and changes nothing. A missing one (an orderly exit
- *     removes the rings, so a start from the generation before its state
- *     file finds none) leaves its queue empty, and the log says so.
- * R7. At an orderly exit the queues' contents are read from their rings
+ *     file's pages may be of any age): its quaject comes back empty (a
+ *     counter at its initial=), and the log says so. Durability across
+ *     power loss is the orderly exit's (and a SIGTERM before shutdown saves
+ *     everything).
+ * R6. A ring file whose header or contents do not match (magic, token,
+ *     size, layout; then what the type's recover checks: a queue's
+ *     indices, a buffer's positions, an m68k shadow's counts) is refused:
+ *     the log names it and why, the file is renamed ring.<token>.bad (kept
+ *     for the operator; no scan matches that name), its quaject comes back
+ *     empty, and the rest of the graph is restored. Contents that cannot
+ *     be trusted are lost; a quad that does not start loses everything
+ *     until the operator acts. A missing one (an orderly exit removes the
+ *     rings, so a start from the generation before its state file finds
+ *     none) leaves its quaject empty, and the log says so.
+ * R7. At an orderly exit the contents are read from the rings
  *     (not taken: nothing moves once every connection has gone and the
  *     active quajects are unwired) into the state file (above); a kill
  *     before that file is on disk leaves the rings as they were, for R3.
  *     After a start from contents no ring is read: the items come from the
- *     state file. A destroyed queue's ring file is removed, except after a
- *     final save that failed: the newest generation still names the rings,
- *     and the next start recovers the queues' items from them (R3).
+ *     state file. A destroyed quaject's ring file is removed, except after
+ *     a final save that failed: the newest generation still names the
+ *     rings, and the next start recovers the contents from them (R3).
  *
  * Generations. Files are DIR/state.NNNNNNNNNN (the generation, 10 digits).
  * A write goes to state.N.tmp, is fsynced, renamed to state.N, and the
@@ -208,7 +231,7 @@ typedef struct st_obj {
   uint64_t n;
   uint64_t *items; /* kinds FIFO, LIFO, VALUE (malloc'ed) */
   uint8_t *bytes;  /* kind BYTES (malloc'ed) */
-  uint64_t ring;   /* a queue's ring file (R2), 0: none */
+  uint64_t ring;   /* the quaject's ring file (R2), 0: none */
   qua_quaject_t *q;
 } st_obj_t;
 
@@ -233,7 +256,7 @@ static struct {
   uint8_t *last;    /* the records of the last graph-only write submitted */
   size_t last_len;
   unsigned writing; /* write jobs submitted and not done (loop only) */
-  bool keep_rings;  /* the final save failed: destroyed queues leave their ring files */
+  bool keep_rings;  /* the final save failed: destroyed quajects leave their ring files */
 } st = {.dirfd = -1, .lockfd = -1};
 
 static void graph_free(st_graph_t *g) {
@@ -1176,7 +1199,8 @@ int quad_state_open(const char *dir) {
     quad_log(QUAD_LOG_ERROR, "state: cannot read the boot id: rings are trusted across reboots");
   if (bf != NULL)
     fclose(bf);
-  /* Every queue made from now on keeps its ring in a file (R1). */
+  /* Every queue, buffer, counter and m68k quaject made from now on keeps
+   * its storage in a file (R1). */
   qua_set_storage(&(qua_storage_t){ring_map, ring_unmap, NULL});
   /* The newest generation present (a .tmp is a write that never finished). */
   DIR *d = dir_scan();
@@ -1384,9 +1408,10 @@ int quad_state_save_final(void) {
   if (!ok || b.failed || write_generation(&b, ST_F_CONTENTS) < 0) {
     /* The newest generation names the rings: they stay for the next start (R7). */
     st.keep_rings = true;
-    quad_log(QUAD_LOG_ERROR, "state: the contents could not be saved; the graph is as of its last "
-             "change, and the queues' items stay in their ring files for the next start (unless "
-             "the machine restarts first): the %" PRIu64 " items of other quajects are lost", unringed);
+    quad_log(QUAD_LOG_ERROR, "state: the contents could not be saved; the graph is as of its "
+             "last change, and the contents stay in the ring files for the next start (unless "
+             "the machine restarts first): the %" PRIu64 " items of other quajects are lost",
+             unringed);
   } else
     quad_log(QUAD_LOG_INFO, "state: saved %u published quajects, %u wires and %" PRIu64
              " items to %s/state.%010" PRIu64, g.nobjs, g.nwires, items, st.dir, st.gen);
