@@ -821,12 +821,10 @@ static void kill9_keeps_buffer_counter_and_m68k_contents(void) {
 
 typedef struct live {
   const char *entry;      /* putb, getb or add */
-  uint64_t done;          /* calls answered OK */
+  _Atomic uint64_t done;  /* calls answered OK */
   bool doubt;             /* the last call got no reply: it may have run */
   uint64_t bad;           /* getb: bytes out of sequence */
 } live_t;
-
-static _Atomic bool live_started;
 
 static void *live_run(void *arg) {
   live_t *l = arg;
@@ -847,7 +845,6 @@ static void *live_run(void *arg) {
     if (strcmp(l->entry, "getb") == 0 && got != l->done % LIVE_PERIOD)
       l->bad++;
     l->done++;
-    atomic_store(&live_started, true);
   }
   quac_close(c);
   return NULL;
@@ -869,14 +866,14 @@ static void kill9_under_live_writers_leaves_a_prefix(void) {
   quac_close(c);
   live_t w = {.entry = "putb"}, r = {.entry = "getb"}, a = {.entry = "add"};
   pthread_t tw, tr, ta;
-  atomic_store(&live_started, false);
   CU_ASSERT_EQUAL_FATAL(pthread_create(&tw, NULL, live_run, &w), 0);
   CU_ASSERT_EQUAL_FATAL(pthread_create(&tr, NULL, live_run, &r), 0);
   CU_ASSERT_EQUAL_FATAL(pthread_create(&ta, NULL, live_run, &a), 0);
+  /* Some laps of the ring and some adds, then the kill, mid-run. */
   double end = itest_now() + 10.0;
-  while (!atomic_load(&live_started) && itest_now() < end)
+  while ((atomic_load(&w.done) < 4 * LIVE_CAP || atomic_load(&r.done) < 2 * LIVE_CAP ||
+          atomic_load(&a.done) < 50) && itest_now() < end)
     itest_sleep_ms(1);
-  itest_sleep_ms(300); /* some laps of the ring */
   kill(daemon_.pid, SIGKILL);
   pthread_join(tw, NULL);
   pthread_join(tr, NULL);
