@@ -11,10 +11,11 @@
  * missing; refused unless owned by quad's user, closed to group and others,
  * and writable), locks it against a second quad, and recreates the
  * quajects, names, owners, wires (and contents, after an orderly exit; the
- * queues' items from their old ring files otherwise) of its newest
- * generation. From then on every queue made keeps its ring in a file of
- * DIR (qua_set_storage). 0, or -1 after logging why (the files are left as
- * they were). */
+ * contents of their old ring files otherwise) of its newest generation.
+ * From then on every queue, buffer, counter and m68k quaject made keeps its
+ * storage in a file of DIR (qua_set_storage). 0, or -1 after logging why
+ * (the files are left as they were, but a refused ring file, renamed
+ * NAME.bad: state.c, R6). */
 int quad_state_open(const char *dir);
 
 /* After a change to the published graph (create with a name, publish,
