@@ -58,6 +58,7 @@ struct qua_quaject {
    * back after the type's fini. */
   void *store;
   size_t store_bytes;
+  qua_storage_t store_by; /* the map that gave it (qua_set_storage may change) */
   alignas(QUA__CACHELINE) unsigned char state[];
 };
 

@@ -441,12 +441,13 @@ void *qua_storage_map(qua_quaject_t *q, size_t bytes) {
     return NULL;
   q->store = storage.map(storage.ctx, q->type, bytes);
   q->store_bytes = q->store != NULL ? bytes : 0;
+  q->store_by = storage;
   return q->store;
 }
 
 static void storage_unmap(qua_quaject_t *q) {
   if (q->store != NULL)
-    storage.unmap(storage.ctx, q->store, q->store_bytes);
+    q->store_by.unmap(q->store_by.ctx, q->store, q->store_bytes);
   q->store = NULL;
 }
 

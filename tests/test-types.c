@@ -1,4 +1,4 @@
-/* test-types.c -- counter, tee, buffer and clock, sequentially. */
+/* test-types.c -- counter, tee, buffer and clock, sequentially; what their storage keeps. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -244,6 +244,90 @@ static void buffer_at_and_past_its_maximum_capacity(void) {
   CU_ASSERT_EQUAL(qua_destroy(b, false, NULL), QUA_OK);
 }
 
+/* --- Storage (qua_set_storage): what a recovery reads from it --------------------- */
+
+static int maps, unmaps;
+
+static void *test_map(void *ctx, const qua_type_t *t, size_t bytes) {
+  void *p = aligned_alloc(128, (bytes + 127) / 128 * 128);
+  if (p != NULL)
+    memset(p, 0, bytes);
+  maps++;
+  return p;
+}
+
+static void test_unmap(void *ctx, void *mem, size_t bytes) {
+  free(mem);
+  unmaps++;
+}
+
+/* Recovers the contents of q's storage as it is now, into out (n of them). */
+static int recover_now(qua_quaject_t *q, void *out, size_t *n, char *why, size_t whylen) {
+  size_t bytes = 0;
+  const void *mem = qua_storage(q, &bytes);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+  return qua_storage_recover(qua_quaject_type(q), mem, bytes, out, n, why, whylen);
+}
+
+/* A buffer (its bytes wrapping round the ring), a counter and a queue in
+ * storage: a recovery reads exactly what each holds; a buffer whose
+ * positions are impossible is refused; the storage goes back through the
+ * map that gave it even after the map is unset. */
+static void storage_holds_what_recovery_reads(void) {
+  maps = unmaps = 0;
+  qua_set_storage(&(qua_storage_t){test_map, test_unmap, NULL});
+  qua_quaject_t *b = qtest_make("buffer", "capacity=8"), *c = qtest_make("counter", "initial=5");
+  qua_quaject_t *q = qtest_make("queue", "capacity=4");
+  qua_set_storage(NULL); /* the quajects keep theirs */
+  CU_ASSERT_EQUAL(maps, 3);
+  qua_site_t *w = qtest_site(b, "write", NULL, 0), *r = qtest_site(b, "read", NULL, 0);
+  qua_site_t *a = qtest_site(c, "add", NULL, 0), *p = qtest_site(q, "put", NULL, 0);
+  qua_site_t *g = qtest_site(q, "get", NULL, 0);
+  uint64_t n = 0, v;
+  unsigned char got[64];
+  char why[160];
+  size_t k = 0;
+  CU_ASSERT_EQUAL(qua_call(w, (uint64_t)(uintptr_t)"abcdef", 6, &n), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(r, (uint64_t)(uintptr_t)got, 5, &n), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(w, (uint64_t)(uintptr_t)"ghijk", 5, &n), QUA_OK); /* wraps */
+  CU_ASSERT_EQUAL(recover_now(b, got, &k, why, sizeof why), QUA_OK);
+  CU_ASSERT(k == 6 && memcmp(got, "fghijk", 6) == 0);
+  CU_ASSERT_EQUAL(qua_call(a, (uint64_t)-12, 0, &v), QUA_OK);
+  uint64_t words[8] = {0};
+  CU_ASSERT_EQUAL(recover_now(c, words, &k, why, sizeof why), QUA_OK);
+  CU_ASSERT(k == 1 && (int64_t)words[0] == -7);
+  for (v = 1; v <= 3; v++)
+    CU_ASSERT_EQUAL(qua_call(p, v, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(g, 0, 0, &v), QUA_OK);
+  CU_ASSERT_EQUAL(qua_call(g, 0, 0, &v), QUA_OK);
+  for (v = 4; v <= 6; v++) /* round the ring's end */
+    CU_ASSERT_EQUAL(qua_call(p, v, 0, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(recover_now(q, words, &k, why, sizeof why), QUA_OK);
+  CU_ASSERT(k == 4 && words[0] == 3 && words[1] == 4 && words[2] == 5 && words[3] == 6);
+  /* The buffer's head put past tail + capacity: refused, saying why. */
+  size_t bytes = 0;
+  unsigned char *mem = qua_storage(b, &bytes), copy[512];
+  CU_ASSERT_FATAL(bytes <= sizeof copy);
+  memcpy(copy, mem, bytes);
+  uint64_t head = 1000;
+  memcpy(copy + 64, &head, 8); /* buffer_pos_t: head at 64 */
+  CU_ASSERT_EQUAL(qua_storage_recover(qua_quaject_type(b), copy, bytes, got, &k, why, sizeof why),
+                  QUA_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "positions"));
+  CU_ASSERT_EQUAL(qua_storage_recover(qua_quaject_type(b), copy, bytes - 1, got, &k, why,
+                                      sizeof why), QUA_EINVAL);
+  CU_ASSERT_EQUAL(qua_storage_layout(qua_type_find("tee")), 0);
+  qua_site_close(w);
+  qua_site_close(r);
+  qua_site_close(a);
+  qua_site_close(p);
+  qua_site_close(g);
+  CU_ASSERT_EQUAL(qua_destroy(b, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(unmaps, 3);
+}
+
 int main(void) {
   static const qtest_case_t cases[] = {
       {"counter_add_and_read", counter_add_and_read},
@@ -256,6 +340,7 @@ int main(void) {
       {"buffer_at_and_past_its_maximum_capacity", buffer_at_and_past_its_maximum_capacity},
       {"clock_ticks_its_callout", clock_ticks_its_callout},
       {"clock_destroy_while_running", clock_destroy_while_running},
+      {"storage_holds_what_recovery_reads", storage_holds_what_recovery_reads},
       {NULL, NULL}};
   return qtest_run("types", cases);
 }
