@@ -23,6 +23,8 @@ ROWS = [
     ("queue_burst32_vs_rte_ring", "queue_burst32_mops", ["rte_ring_burst32_mops"], "higher",
      None),
     ("rpc_tcp_vs_tcp_echo", "rpc_tcp_rtt_us", ["tcp_echo_rtt_us"], "lower", (">=", 0.8)),
+    # The same against an echo thread inside the client's process (no address-space switch).
+    ("rpc_tcp_vs_tcp_echo_thread", "rpc_tcp_rtt_us", ["tcp_echo_thread_rtt_us"], "lower", None),
     ("rpc_vs_redis_same_transport", "rpc_tcp_calls_per_s", ["redis_incr_tcp_per_s"], "higher",
      (">=", 1.0)),
     ("rpc_vs_redis_unix", "rpc_unix_calls_per_s", ["redis_incr_unix_per_s"], "higher", None),

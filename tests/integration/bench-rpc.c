@@ -3,10 +3,16 @@
  *   bench-rpc QUAD QUA rtt
  *     one call at a time (lock-step), counter.add 1 on a counter of quad:
  *     rpc_tcp_rtt_us        quad over TCP (127.0.0.1, with its token)
- *     tcp_echo_rtt_us       64-byte messages echoed by a thread of this program, TCP, no
- *                           protocol at all: the transport's floor
+ *     tcp_echo_rtt_us       64-byte messages echoed over TCP by a process of its own, as
+ *                           quad is, with no protocol at all and no event loop (a blocking
+ *                           read, then a write): the transport's floor between two processes
+ *     tcp_echo_thread_rtt_us the same echo served by a thread of this program: no switch of
+ *                           address space between client and server, which quad, a daemon,
+ *                           cannot have (shown beside the anchor, not the goal's anchor)
  *     rpc_call_rtt_us       quad over its unix socket
  *     rpc_tcp_vs_tcp_echo   echo time / rpc time, both TCP (goal >= 0.8)
+ *     rpc_tcp_vs_tcp_echo_thread  the same against the echo thread
+ *     All use one client discipline: lock-step, one write and one blocking read per trip.
  *   bench-rpc QUAD QUA throughput REDIS_SERVER
  *     CONNS connections, each a sliding window of WINDOW requests in flight (a reply received
  *     sends the next), on both sides: counter.add 1 on quad, INCR on redis (one key per
@@ -91,13 +97,29 @@ static quac_conn_t *quad_connect(bool tcp) {
 
 /* --- Lock-step round trips ------------------------------------------------------ */
 
-static int echo_listener = -1;
+/* A listener on 127.0.0.1 (its port in *port), or -1. */
+static int echo_listen(unsigned *port) {
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof sa;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1) < 0 ||
+      getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  *port = ntohs(sa.sin_port);
+  return fd;
+}
 
-static void *echo_main(void *arg) {
-  (void)arg;
-  int fd = accept(echo_listener, NULL, NULL);
+/* Accepts one connection on listener and echoes its 64-byte messages until it ends: a
+ * blocking read of the whole message, then one write. Only system calls, so that a child
+ * forked from this (threaded) program may run it. */
+static void echo_serve(int listener) {
+  int fd = accept(listener, NULL, NULL);
+  close(listener);
   if (fd < 0)
-    return NULL;
+    return;
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   char buf[ECHO_SIZE];
@@ -114,6 +136,10 @@ static void *echo_main(void *arg) {
   }
 out:
   close(fd);
+}
+
+static void *echo_thread_main(void *arg) {
+  echo_serve((int)(intptr_t)arg);
   return NULL;
 }
 
@@ -157,48 +183,64 @@ static double rpc_rtt_run(quac_conn_t *c, uint64_t h, uint64_t *value) {
 }
 
 static int bench_rtt(void) {
-  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t len = sizeof sa;
-  echo_listener = socket(AF_INET, SOCK_STREAM, 0);
-  if (echo_listener < 0 || bind(echo_listener, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-      listen(echo_listener, 1) < 0 || getsockname(echo_listener, (struct sockaddr *)&sa, &len) < 0)
+  /* The echo process (forked before the echo thread starts), then the echo thread. */
+  unsigned pport, tport;
+  int pl = echo_listen(&pport), tl = echo_listen(&tport);
+  if (pl < 0 || tl < 0)
     return die("cannot listen for the echo");
+  pid_t echo_pid = fork();
+  if (echo_pid < 0)
+    return die("cannot fork the echo process");
+  if (echo_pid == 0) {
+    close(tl);
+    echo_serve(pl);
+    _exit(0);
+  }
+  close(pl);
   pthread_t t;
-  pthread_create(&t, NULL, echo_main, NULL);
-  int efd = tcp_connect(ntohs(sa.sin_port));
+  if (pthread_create(&t, NULL, echo_thread_main, (void *)(intptr_t)tl) != 0)
+    return die("cannot start the echo thread");
+  int efd = tcp_connect(pport), tfd = tcp_connect(tport);
   quac_conn_t *ct = quad_connect(true), *cu = quad_connect(false);
   uint64_t ht, hu, vt = 0, vu = 0;
-  if (efd < 0 || ct == NULL || cu == NULL ||
+  if (efd < 0 || tfd < 0 || ct == NULL || cu == NULL ||
       quac_create(ct, "counter", NULL, 0, NULL, &ht, NULL) < 0 ||
       quac_create(cu, "counter", NULL, 0, NULL, &hu, NULL) < 0)
-    return die("cannot connect (echo, quad over TCP, quad over unix)");
-  double tcp[RUNS], echo[RUNS], unx[RUNS];
+    return die("cannot connect (echo process, echo thread, quad over TCP, quad over unix)");
+  double tcp[RUNS], echo[RUNS], thr[RUNS], unx[RUNS];
   double keep = seconds;
   seconds = 0.2; /* warm up */
-  bool ok = rpc_rtt_run(ct, ht, &vt) > 0 && echo_run(efd) > 0 && rpc_rtt_run(cu, hu, &vu) > 0;
+  bool ok = rpc_rtt_run(ct, ht, &vt) > 0 && echo_run(efd) > 0 && echo_run(tfd) > 0 &&
+            rpc_rtt_run(cu, hu, &vu) > 0;
   seconds = keep;
   for (int r = 0; r < RUNS && ok; r++) {
     tcp[r] = rpc_rtt_run(ct, ht, &vt);
     echo[r] = echo_run(efd);
+    thr[r] = echo_run(tfd);
     unx[r] = rpc_rtt_run(cu, hu, &vu);
-    ok = tcp[r] > 0 && echo[r] > 0 && unx[r] > 0;
+    ok = tcp[r] > 0 && echo[r] > 0 && thr[r] > 0 && unx[r] > 0;
   }
   close(efd);
+  close(tfd);
   pthread_join(t, NULL);
-  close(echo_listener);
+  int st = 0;
+  ok = waitpid(echo_pid, &st, 0) == echo_pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 && ok;
   quac_close(ct);
   quac_close(cu);
   if (!ok)
-    return die("a lock-step run failed (or a counter value was wrong)");
+    return die("a lock-step run failed (or a counter value was wrong, or the echo process)");
   double mt = qbench_median(tcp, RUNS), me = qbench_median(echo, RUNS),
-         mu = qbench_median(unx, RUNS);
+         mh = qbench_median(thr, RUNS), mu = qbench_median(unx, RUNS);
   printf("BENCH rpc_tcp_rtt_us %.2f us\n", mt);
   stats_line("rpc_tcp_rtt_us", tcp, RUNS);
   printf("BENCH tcp_echo_rtt_us %.2f us\n", me);
   stats_line("tcp_echo_rtt_us", echo, RUNS);
+  printf("BENCH tcp_echo_thread_rtt_us %.2f us\n", mh);
+  stats_line("tcp_echo_thread_rtt_us", thr, RUNS);
   printf("BENCH rpc_call_rtt_us %.2f us\n", mu);
   stats_line("rpc_call_rtt_us", unx, RUNS);
   printf("BENCH rpc_tcp_vs_tcp_echo %.3f ratio\n", me / mt);
+  printf("BENCH rpc_tcp_vs_tcp_echo_thread %.3f ratio\n", mh / mt);
   return 0;
 }
 
