@@ -19,6 +19,7 @@
 #define STUB_SIZE 16u
 #define MAX_ENTRIES 2
 #define NCALLBACKS 4
+#define M68K__QJ_FOLD_PROGRAMS 4 /* folded programs per quaject */
 
 /* A callentry: template base names (after "qk_") of its multi-caller form,
  * its single-caller form (NULL: none) and its seeded bug (NULL: the
@@ -65,6 +66,9 @@ struct m68k_qj {
     const char *tmpl;    /* the stencil's name */
     unsigned attached;
   } e[MAX_ENTRIES];
+  struct {
+    uint32_t addr, len;
+  } fold[M68K__QJ_FOLD_PROGRAMS]; /* m68k_qj_fold_program's, freed on destroy */
   struct {
     m68k_qj_callback_fn fn;
     void *ctx;

@@ -96,7 +96,7 @@ static const op_t ops[] = {
 
 /* Runs one op ROUNDS times; fills the medians. Removal ops are preceded
  * by an insertion (not measured) so that each finds an item. */
-static int measure(const op_t *op, double *insns, double *cycles) {
+static int measure(const op_t *op, bool folded, double *insns, double *cycles) {
   m68k_machine_config_t cfg = {.model = M68K_MODEL_68030, .ncpus = 2, .ram_size = 8u << 20};
   m68k_machine_t *m = m68k_machine_create(&cfg);
   m68k_qj_t *q = NULL;
@@ -119,7 +119,9 @@ static int measure(const op_t *op, double *insns, double *cycles) {
     uint32_t v;
     if (removal && m68k_qj_call(q, 0, adder, item, &v, NULL, NULL) != M68K_QJ_OK)
       goto out;
-    if (m68k_qj_call(q, 0, op->entry, removal ? 0 : item, &v, &ni, &nc) != M68K_QJ_OK) {
+    int st = folded ? m68k_qj_call_folded(q, 0, op->entry, removal ? 0 : item, &v, &ni, &nc)
+                    : m68k_qj_call(q, 0, op->entry, removal ? 0 : item, &v, &ni, &nc);
+    if (st != M68K_QJ_OK) {
       fprintf(stderr, "bench-qj: %s: the call failed\n", op->name);
       goto out;
     }
@@ -137,15 +139,20 @@ out:
 int main(void) {
   int status = 0;
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-    double insns, cycles;
-    if (measure(&ops[i], &insns, &cycles) != 0) {
+    double insns, cycles, finsns, fcycles;
+    if (measure(&ops[i], false, &insns, &cycles) != 0 ||
+        measure(&ops[i], true, &finsns, &fcycles) != 0) {
       status = 1;
       continue;
     }
+    double thesis = ops[i].thesis_us * MHZ;
     printf("BENCH m68k_%s_insns %.0f insns\n", ops[i].name, insns);
     printf("BENCH m68k_%s_cycles %.0f cycles\n", ops[i].name, cycles);
-    printf("BENCH m68k_%s_thesis_cycles %.1f cycles\n", ops[i].name, ops[i].thesis_us * MHZ);
-    printf("BENCH m68k_%s_vs_thesis %.3f x\n", ops[i].name, ops[i].thesis_us * MHZ / cycles);
+    printf("BENCH m68k_%s_thesis_cycles %.1f cycles\n", ops[i].name, thesis);
+    printf("BENCH m68k_%s_vs_thesis %.3f x\n", ops[i].name, thesis / cycles);
+    printf("BENCH m68k_%s_folded_insns %.0f insns\n", ops[i].name, finsns);
+    printf("BENCH m68k_%s_folded_cycles %.0f cycles\n", ops[i].name, fcycles);
+    printf("BENCH m68k_%s_folded_vs_thesis %.3f x\n", ops[i].name, thesis / fcycles);
   }
   return status;
 }
