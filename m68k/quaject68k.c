@@ -658,8 +658,7 @@ typedef struct fold_link {
   uint32_t arg;
 } fold_link_t;
 
-/* The instance's hole values for the qf stencils, by hole name. */
-static void fold_values(const m68k_qj_t *q, uint64_t v[QF_HOLE__COUNT]) {
+void m68k__qj_fold_values(const m68k_qj_t *q, uint64_t *v) {
   uint64_t k[QK_HOLE__COUNT];
   hole_values(q, k);
   memset(v, 0, QF_HOLE__COUNT * sizeof v[0]);
@@ -667,6 +666,10 @@ static void fold_values(const m68k_qj_t *q, uint64_t v[QF_HOLE__COUNT]) {
     for (uint32_t i = 0; i < QK_HOLE__COUNT; i++)
       if (strcmp(qf_set.hole_names[j], qk_set.hole_names[i]) == 0)
         v[j] = k[i];
+}
+
+const jit_stencil_t *m68k__qj_fold_entry(const m68k_qj_t *q, unsigned i) {
+  return jit_stencil_find(&qf_set, pick(q, i)->name);
 }
 
 static const jit_stencil_t *fold_stencil(const m68k_qj_t *q, const fold_link_t *l) {
@@ -691,7 +694,7 @@ static int fold_chain(m68k_qj_t *q, uint32_t addr, uint32_t cap, const fold_link
     const jit_stencil_t *s = fold_stencil(q, &fl[i]);
     if (s == NULL || s->entry != 0)
       return M68K_ENOTYPE; /* a stencil missing from the build: cannot happen */
-    fold_values(q, v[i]);
+    m68k__qj_fold_values(q, v[i]);
     v[i][QF_HOLE_qk_arg] = fl[i].arg;
     v[i][QF_HOLE_qk_next] = next; /* the chain sets all but the last link's */
     links[i] = (jit_link_t){.stencil = s, .values = v[i], .next_hole = QF_HOLE_qk_next};

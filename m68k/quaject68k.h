@@ -321,6 +321,9 @@ typedef struct m68k_qj_drive_options {
   bool measure;  /* count instructions and cycles per call (the CPUs then run
                     one instruction at a time: slower) */
   uint64_t limit; /* instructions of both CPUs before giving up; 0: 2e9 */
+  bool folded;    /* the loops run the entries' folded forms inline (see
+                     "Folded forms") instead of calling them; measured
+                     figures are then of the operation alone */
 } m68k_qj_drive_options_t;
 
 typedef struct m68k_qj_drive_result {
