@@ -278,7 +278,9 @@ typedef struct m68k_qj_fold_op {
  * CLOCK) to (a3)+, puts the argument in d1, runs the operation, and stores
  * (a4), d0 and d1 to (a3)+ (16 bytes per call); after the last call it
  * executes STOP. The caller sets a3 and a4. *addr gets the program's
- * entry. The program lives until m68k_qj_destroy. Returns M68K_OK,
+ * entry. The program lives until m68k_qj_destroy and runs the forms the
+ * entries ran when it was made: it is not re-synthesised when an attach
+ * or a listener changes them later (make it after attaching). Returns M68K_OK,
  * M68K_ENOTYPE (no such entry), M68K_EINVAL (n is 0 or over 64, or
  * the stencils do not fit), M68K_EARENA (the arena is full); err names the
  * cause. */
