@@ -138,11 +138,14 @@
  *     falls through into the caller's next instruction: no JSR, no RTS.
  *     The build compiles these blocks in source order, so the success
  *     path is the one that ends the code (a rare path jumps to qk_next).
- * F2. What a folded form may touch: d0-d4 and a0-a1, as a called entry;
- *     never a2 (a callback, which may clobber it, is called with a2 saved
- *     on the stack around it) nor d5-d7/a3-a6, which the build forbids
- *     gcc, so no folded form has a prologue or epilogue (none could run:
- *     the code ends in a jump). The caller keeps its own state there.
+ * F2. What a folded form may touch: d0-d6 and a0-a1 (two data registers
+ *     more than a called entry: the tracked queue forms need them); never
+ *     a2 (a callback, which may clobber it, is called with a2 saved on the
+ *     stack around it) nor d7/a3-a6, which the build forbids gcc. No
+ *     folded form may have a prologue or epilogue, save a register or
+ *     spill one to the stack: nothing could undo it, the code ending in a
+ *     jump (the test folded_forms_never_touch_the_stack checks the code).
+ *     The caller keeps its own state in d7/a3-a6.
  * F3. The callers' pieces below (qk_fold_*) are the small code around the
  *     operations: loading the invariant into a2 once, and the explorer's
  *     per-call logging. They are written as 68k instructions because

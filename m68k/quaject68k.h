@@ -255,7 +255,9 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
  * operation falling through into the caller's next instruction, without
  * JSR or RTS (the thesis's collapsing layers and factoring invariants).
  * Its form follows the entry's (m68k_qj_entry_variant): the same attach,
- * variant and listener choices.
+ * variant and listener choices. A folded form takes the argument in d1
+ * and leaves d0:d1 as an entry does, may clobber d0-d6 and a0-a1, and
+ * keeps a2, d7, a3-a6 and the stack as it found them.
  *
  * m68k_qj_call_folded runs entry's folded form once on CPU `cpu` as
  * m68k_qj_call runs the called one, in a caller synthesised for it:
