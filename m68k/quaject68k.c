@@ -673,17 +673,16 @@ const jit_stencil_t *m68k__qj_fold_entry(const m68k_qj_t *q, unsigned i) {
 }
 
 static const jit_stencil_t *fold_stencil(const m68k_qj_t *q, const fold_link_t *l) {
+  if (l->piece == NULL)
+    return m68k__qj_fold_entry(q, (unsigned)l->entry);
   char name[64];
-  if (l->piece != NULL)
-    snprintf(name, sizeof name, "qk_fold_%s", l->piece);
-  else
-    snprintf(name, sizeof name, "%s", pick(q, (unsigned)l->entry)->name);
+  snprintf(name, sizeof name, "qk_fold_%s", l->piece);
   return jit_stencil_find(&qf_set, name);
 }
 
 /* Emits links fl[0..n) as one chain at addr (cap bytes), each falling
- * through into the next; the last one's qk_next goes to `next`. With
- * dst NULL only sizes it. *used gets the bytes. */
+ * through into the next; the last one's qk_next goes to `next`. Without
+ * `emit` it only sizes the chain. *used gets the bytes. */
 static int fold_chain(m68k_qj_t *q, uint32_t addr, uint32_t cap, const fold_link_t *fl, size_t n,
                       uint32_t next, bool emit, uint32_t *used) {
   uint64_t v[FOLD_CHAIN][QF_HOLE__COUNT];
