@@ -39,6 +39,12 @@
  *    everything). A run is a violation when it is not linearizable, when
  *    the machine stopped (a fault in the code under test) or when a status
  *    is none of OK, FULL, EMPTY.
+ * 5. --folded: each CPU runs instead a program of the backend's
+ *    (m68k_qj_fold_program) that makes the same calls with the entries'
+ *    folded forms inline (quaject68k-templates.c notes F1-F3): the state's
+ *    address loaded into a2 once, then per call the same log record as the
+ *    driver's (invocation time, the operation, response time, d0, d1),
+ *    straight-line, no JSR or RTS. The history and its check are the same.
  */
 #include "explore.h"
 #include "quaject68k.h"
@@ -96,6 +102,7 @@ typedef struct world {
   const algo_t *algo;
   const char *variant; /* NULL: the default */
   unsigned ops;        /* per CPU */
+  bool folded;         /* the entries' folded forms inline (note 5) */
   m68k_qj_t *q;        /* of the machine being run */
   char err[256];
 } world_t;
@@ -160,6 +167,15 @@ static m68k_machine_t *world_build(void *ctx, char *err, size_t errlen) {
   }
   m68k_machine_load(m, DRIVER_ADDR, code, 2 * nwords);
   uint32_t ins = m68k_qj_entry(w->q, a->ins), rem = m68k_qj_entry(w->q, a->rem);
+  uint32_t start[2] = {DRIVER_ADDR, DRIVER_ADDR};
+  for (unsigned c = 0; c < 2 && w->folded; c++) {
+    m68k_qj_fold_op_t fops[MAX_OPS];
+    for (unsigned i = 0; i < w->ops; i++)
+      fops[i] = (m68k_qj_fold_op_t){is_insert(w, c, i) ? a->ins : a->rem, op_arg(w, c, i)};
+    rc = m68k_qj_fold_program(w->q, fops, w->ops, &start[c], err, errlen);
+    if (rc != M68K_OK)
+      goto fail;
+  }
   for (unsigned c = 0; c < 2; c++) {
     for (unsigned i = 0; i < w->ops; i++) {
       m68k_machine_write32(m, OPS_ADDR(c) + 8 * i, is_insert(w, c, i) ? ins : rem);
@@ -170,7 +186,7 @@ static m68k_machine_t *world_build(void *ctx, char *err, size_t errlen) {
     m68k_set_reg(cpu, M68K_REG_A0 + 3, LOG_ADDR(c));
     m68k_set_reg(cpu, M68K_REG_A0 + 4, CLOCK_REG);
     m68k_set_reg(cpu, M68K_REG_D0 + 7, w->ops);
-    m68k_set_reg(cpu, M68K_REG_PC, DRIVER_ADDR);
+    m68k_set_reg(cpu, M68K_REG_PC, start[c]);
   }
   return m;
 fail:
@@ -313,6 +329,9 @@ static const char help_text[] =
     "  --depth D         PCT bug depth (default 3)\n"
     "  --schedule SPEC   run one schedule (slices:CPUxCOUNT,... as printed for a\n"
     "                    violation, or replay:FILE) and check its history\n"
+    "  --folded          run the entries' folded forms inline in each CPU's\n"
+    "                    code (the state's address held in a2, no JSR or RTS)\n"
+    "                    instead of calling them\n"
     "  --max-schedules M\n"
     "                    stop after M schedules (default: none)\n"
     "\n"
@@ -327,10 +346,10 @@ static void print_violation(const char *algo, const world_t *w, const m68k_explo
   size_t len = 16 + res->nfirst * 24;
   char *spec = malloc(len);
   if (spec != NULL && m68k_schedule_format(res->first, res->nfirst, spec, len) == M68K_OK) {
-    printf("first violation (%s):\n  schedule: %s\n  replay:   quamachine explore %s --ops %u%s%s"
+    printf("first violation (%s):\n  schedule: %s\n  replay:   quamachine explore %s --ops %u%s%s%s"
            " --schedule %s\n",
            mode, spec, algo, w->ops, w->variant != NULL ? " --variant " : "",
-           w->variant != NULL ? w->variant : "", spec);
+           w->variant != NULL ? w->variant : "", w->folded ? " --folded" : "", spec);
   }
   free(spec);
   printf("%s", res->why);
@@ -344,7 +363,8 @@ int m68k_explore_main(int argc, char **argv) {
       {"variant", required_argument, NULL, 'v'},  {"pct", required_argument, NULL, 'p'},
       {"runs", required_argument, NULL, 'r'},     {"depth", required_argument, NULL, 'd'},
       {"schedule", required_argument, NULL, 's'}, {"max-schedules", required_argument, NULL, 'm'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+      {"folded", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   world_t w = {0};
   uint64_t ops = 0, k = 2, seed = 0, runs = 1000, depth = 3, max_schedules = 0;
@@ -364,6 +384,7 @@ int m68k_explore_main(int argc, char **argv) {
         return qm_usage("explore", "--preemptions takes 0 to 1000, not '%s'", optarg);
       break;
     case 'v': w.variant = optarg; break;
+    case 'f': w.folded = true; break;
     case 'p':
       if (!qm_parse_u64(optarg, 0, UINT64_MAX, &seed))
         return qm_usage("explore", "bad --pct seed '%s'", optarg);

@@ -103,3 +103,75 @@ uint64_t qd_thunk(void) {
 
 /* The empty entry the thunk's cost is measured on. */
 uint64_t qd_null(void) { return 0; }
+
+/* ---- The folded loop (m68k_qj_drive's `folded`) ------------------------------
+ *
+ * The same loop as qd_loop, with the entries' folded forms inline
+ * (quaject68k-templates.c notes F1-F3) instead of calls: m68k_qj_drive
+ * chains these pieces with the two operations (and, measuring, a TRAP #13
+ * piece before and after each) into one piece of code per CPU:
+ *
+ *   start -> top -> agent -> [trap] put [trap] -> ppost -> agent
+ *                     `----> cpre -> [trap] get [trap] -> cpost -> agent
+ *
+ * Arrows into the next piece are fall-throughs; qd_top, qd_cons and
+ * qd_agent are the entries of those pieces. The operations may clobber
+ * d0-d4/a0-a1 and keep a2 (the state's address, loaded once by start), so
+ * the loop keeps its own in a3 (this CPU's control block), a4 (the other
+ * CPU's), a5 (the agent), a6 (agents left in this pass) and d7 (some agent
+ * active in this pass), and cpre leaves on the stack for cpost whether
+ * every producer had finished (the operations clobber d0-d6/a0-a1). It is
+ * written as 68k instructions because it only moves words between these
+ * registers and the control blocks; each line does what qd_loop's C does. */
+extern char qd_state[], qd_next[], qd_top[], qd_cons[], qd_agent[];
+
+#define QD_PIECE(name, text)                                                   \
+  void qd_f_##name(void) {                                                     \
+    __asm__ volatile(text);                                                    \
+    __builtin_unreachable();                                                   \
+  }
+
+/* The invariants: the control blocks and the state's address. */
+QD_PIECE(start, "lea qd_ctl,%a3\n\tlea qd_other,%a4\n\tlea qd_state,%a2\n\tjmp qd_next")
+
+/* A pass over the agents begins. */
+QD_PIECE(top, "moveq #0,%d7\n\tlea 8(%a3),%a5\n\tmove.l (%a3),%a6\n\tjmp qd_next")
+
+/* The next agent: none left ends the pass (no agent active: STOP); a done
+ * one is skipped; a consumer goes to cpre; a producer's argument into d1,
+ * then its put. */
+QD_PIECE(agent, "0:\tmove.l %a6,%d0\n\tbne.s 1f\n\t"
+                "tst.l %d7\n\tbeq.s 5f\n\tjmp qd_top\n"
+                "5:\tstop #0x2700\n\tbra.s 5b\n"
+                "1:\tsubq.l #1,%a6\n\tmove.l (%a5),%d0\n\tmoveq #2,%d1\n\tcmp.l %d1,%d0\n\t"
+                "bne.s 2f\n\tlea 28(%a5),%a5\n\tbra.s 0b\n"
+                "2:\tmoveq #1,%d7\n\ttst.l %d0\n\tbeq.s 3f\n\tjmp qd_cons\n"
+                "3:\tmove.l 16(%a5),%d1\n\tbne.s 4f\n\tmove.l 4(%a5),%d1\n"
+                "4:\tjmp qd_next")
+
+/* After a put: refused (status not OK), again next turn; else the next
+ * item, and after the last the producer is done. */
+QD_PIECE(ppost, "tst.l %d0\n\tbne.s 1f\n\t"
+                "move.l 8(%a5),%d0\n\tadd.l %d0,4(%a5)\n\tmove.l 4(%a5),%d0\n\t"
+                "cmp.l 12(%a5),%d0\n\tbne.s 1f\n\t"
+                "moveq #2,%d0\n\tmove.l %d0,(%a5)\n\tsubq.l #1,4(%a3)\n"
+                "1:\tlea 28(%a5),%a5\n\tjmp qd_agent")
+
+/* Before a get: whether every producer of both CPUs had finished, pushed
+ * for cpost. */
+QD_PIECE(cpre, "moveq #0,%d0\n\ttst.l 4(%a3)\n\tbne.s 1f\n\ttst.l 4(%a4)\n\tbne.s 1f\n\t"
+               "moveq #1,%d0\n"
+               "1:\tmove.l %d0,-(%sp)\n\tmoveq #0,%d1\n\tjmp qd_next")
+
+/* After a get: a value is logged (the log full: done); nothing, when
+ * every producer had finished before it (cpre's word, popped): done. */
+QD_PIECE(cpost, "move.l (%sp)+,%d3\n\t"
+                "tst.l %d0\n\tbne.s 2f\n\tmove.l 12(%a5),%d0\n\tbeq.s 2f\n\t"
+                "move.l 20(%a5),%a0\n\tmove.l 24(%a5),%d2\n\tmove.l %d1,(%a0,%d2.l*4)\n\t"
+                "addq.l #1,%d2\n\tmove.l %d2,24(%a5)\n\tcmp.l %d0,%d2\n\tbne.s 3f\n\tbra.s 4f\n"
+                "2:\ttst.l %d3\n\tbeq.s 3f\n"
+                "4:\tmoveq #2,%d0\n\tmove.l %d0,(%a5)\n"
+                "3:\tlea 28(%a5),%a5\n\tjmp qd_agent")
+
+/* Measuring (quaject68k-drive.c note 2): a TRAP #13 between pieces. */
+QD_PIECE(trap, "trap #13\n\tjmp qd_next")

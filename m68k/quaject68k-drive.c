@@ -16,6 +16,14 @@
  *    instructions whose cost m68k__qj_call_addr gives) and subtracted.
  *    The host's handler runs while the CPU waits, so the other CPU's
  *    instructions never enter a CPU's counts.
+ *
+ * 3. Folded (options.folded): each CPU's loop is instead one chain of
+ *    qjdrive-templates.c's qd_f_* pieces and the entries' folded forms
+ *    (quaject68k-templates.c notes F1-F3), each operation falling into the
+ *    piece after it. Measuring, a TRAP #13 piece goes right before and right
+ *    after each operation: between the two traps run only the operation's
+ *    instructions and the first TRAP's cycles, which are measured once on a
+ *    chain of two trap pieces and subtracted.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -25,6 +33,7 @@
 
 #include "jit.h"
 #include "qd-stencils.h"
+#include "qf-stencils.h"
 #include "quaject68k-internal.h"
 
 #define DRIVE_TRAP 13
@@ -42,7 +51,10 @@ typedef struct samples {
 
 typedef struct drive {
   m68k__qj_arena_t *a;
-  uint32_t thunk[2], thunk_len;   /* put's and get's thunks */
+  /* [copy][k]: where the code between entry k's two traps lies, in
+   * [lo, hi): the thunks (both copies the same) or, folded, each CPU's
+   * chain (note 3). */
+  uint32_t lo[2][2], hi[2][2];
   bool in_call[M68K_MACHINE_MAX_CPUS];
   uint64_t i0[M68K_MACHINE_MAX_CPUS], c0[M68K_MACHINE_MAX_CPUS];
   uint64_t over_insns, over_cycles; /* the thunk's own cost (note 2) */
@@ -86,9 +98,10 @@ static bool drive_trap(void *ctx, m68k_machine_t *m, unsigned cpu, int vector) {
   m68k_cpu_t *c = m68k_machine_cpu(m, cpu);
   uint32_t pc = m68k_get_reg(c, M68K_REG_PC);
   int which = -1;
-  for (int k = 0; k < 2; k++)
-    if (pc >= d->thunk[k] && pc < d->thunk[k] + d->thunk_len)
-      which = k;
+  for (int copy = 0; copy < 2; copy++)
+    for (int k = 0; k < 2; k++)
+      if (pc >= d->lo[copy][k] && pc < d->hi[copy][k])
+        which = k;
   if (which < 0)
     return false;
   /* The TRAP is counted in icount already, its cycles not yet. */
@@ -109,6 +122,25 @@ static bool drive_trap(void *ctx, m68k_machine_t *m, unsigned cpu, int vector) {
   return true;
 }
 
+/* Runs the calibration code at `code` (its traps within len bytes) as
+ * entry 0's while it runs, and records the cost between its traps less
+ * (insns, cycles) as the measurements' overhead (notes 2 and 3). */
+static int calibrate(drive_t *d, uint32_t code, uint32_t len, uint64_t insns, uint64_t cycles) {
+  uint32_t lo = d->lo[0][0], hi = d->hi[0][0];
+  d->lo[0][0] = code;
+  d->hi[0][0] = code + len;
+  int rc = m68k__qj_call_addr(d->a, 0, code, 0, NULL, NULL, NULL);
+  d->lo[0][0] = lo;
+  d->hi[0][0] = hi;
+  if (rc < 0)
+    return rc;
+  d->over_insns = d->last_insns - insns;
+  d->over_cycles = d->last_cycles - cycles;
+  d->insns[0].n = 0;
+  d->cycles[0].n = 0;
+  return M68K_OK;
+}
+
 /* Emits stencil s at addr with hole values v. */
 static int emit(m68k_machine_t *m, uint32_t addr, const jit_stencil_t *s, const uint64_t *v) {
   return jit_emit(m68k_machine_ram(m, addr, s->size), addr, s, v, NULL) == JIT_OK ? M68K_OK
@@ -119,6 +151,54 @@ static uint32_t rd32(m68k_machine_t *m, uint32_t addr) {
   uint32_t v = 0;
   m68k_machine_read32(m, addr, &v);
   return v;
+}
+
+/* The links of CPU `cpu`'s folded loop (note 3) into links[] (values in
+ * vd for the qd pieces, vf for the operations); returns their number, and
+ * in tr[k][0..1] the indices of operation k's trap links (measure). */
+enum { F_MAX = 13 };
+static size_t folded_links(m68k_qj_t *q, bool measure, const uint32_t ctl[2], unsigned cpu,
+                           jit_link_t links[F_MAX], uint64_t vd[QD_HOLE__COUNT],
+                           uint64_t vf[QF_HOLE__COUNT], size_t tr[2][2]) {
+  memset(vd, 0, QD_HOLE__COUNT * sizeof vd[0]);
+  vd[QD_HOLE_qd_ctl] = ctl[cpu];
+  vd[QD_HOLE_qd_other] = ctl[1 - cpu];
+  vd[QD_HOLE_qd_state] = q->state;
+  m68k__qj_fold_values(q, vf);
+  size_t n = 0, agent = 2, cpre = 0;
+#define PIECE(st)                                                                                  \
+  (links[n++] = (jit_link_t){.stencil = (st), .values = vd, .next_hole = QD_HOLE_qd_next})
+  PIECE(&qd_stencil_qd_f_start);
+  PIECE(&qd_stencil_qd_f_top);
+  PIECE(&qd_stencil_qd_f_agent);
+  for (unsigned k = 0; k < 2; k++) {
+    if (k == 1) {
+      cpre = n;
+      PIECE(&qd_stencil_qd_f_cpre);
+    }
+    if (measure) {
+      tr[k][0] = n;
+      PIECE(&qd_stencil_qd_f_trap);
+    }
+    links[n++] = (jit_link_t){
+        .stencil = m68k__qj_fold_entry(q, k), .values = vf, .next_hole = QF_HOLE_qk_next};
+    if (measure) {
+      tr[k][1] = n;
+      PIECE(&qd_stencil_qd_f_trap);
+    }
+    PIECE(k == 0 ? &qd_stencil_qd_f_ppost : &qd_stencil_qd_f_cpost);
+    links[n - 1].next_hole = -1;
+    links[n - 1].ncalls = 1;
+    links[n - 1].calls[0].hole = QD_HOLE_qd_agent;
+    links[n - 1].calls[0].link = (uint16_t)agent;
+  }
+#undef PIECE
+  links[agent].ncalls = 2;
+  links[agent].calls[0].hole = QD_HOLE_qd_top;
+  links[agent].calls[0].link = 1;
+  links[agent].calls[1].hole = QD_HOLE_qd_cons;
+  links[agent].calls[1].link = (uint16_t)cpre;
+  return n;
 }
 
 /* Producer k's i-th item and back (M68K_QJ_DRIVE docs). */
@@ -280,6 +360,20 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
   }
   const jit_stencil_t *loop = &qd_stencil_qd_loop, *thunk = &qd_stencil_qd_thunk;
   uint32_t lsz = (loop->size + 15) & ~15u, tsz = (thunk->size + 15) & ~15u;
+  /* Folded (note 3): room for a chain with the entries' largest forms
+   * (their code is chosen after attaching, below) and the pieces; a
+   * calibration chain of two traps and a return takes the thunks' place. */
+  jit_link_t fl[F_MAX];
+  uint64_t fvd[QD_HOLE__COUNT] = {0}, fvf[QF_HOLE__COUNT];
+  size_t ftr[2][2] = {{0, 0}, {0, 0}};
+  const jit_link_t calib[3] = {
+      {.stencil = &qd_stencil_qd_f_trap, .values = fvd, .next_hole = QD_HOLE_qd_next},
+      {.stencil = &qd_stencil_qd_f_trap, .values = fvd, .next_hole = QD_HOLE_qd_next},
+      {.stencil = &qd_stencil_qd_null, .values = fvd, .next_hole = -1}};
+  if (o.folded) {
+    lsz = (2 * (q->e[0].room + q->e[1].room) + 512 + 15) & ~15u;
+    tsz = ((uint32_t)jit_chain_size(calib, 3) + 15) & ~15u;
+  }
   uint32_t blen = 2 * CTL_SIZE + 2 * lsz + 3 * tsz;
   uint32_t blk = m68k__qj_alloc(a, blen);
   if (blk == 0) {
@@ -287,7 +381,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
                     "the quaject arena is full (%" PRIu32 " bytes wanted for the loops)", blen);
     return M68K_EARENA;
   }
-  drive_t d = {.a = a, .thunk_len = thunk->code_size};
+  drive_t d = {.a = a};
   int rc = m68k_machine_on_exception(m, 32 + DRIVE_TRAP, drive_trap, &d);
   if (rc != M68K_OK) {
     m68k__qj_seterr(err, errlen, "TRAP #%d already has a host handler on this machine", DRIVE_TRAP);
@@ -309,13 +403,49 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     goto out;
   }
 
+  if (o.folded) {
+    uint32_t th0 = blk + 2 * CTL_SIZE + 2 * lsz;
+    for (unsigned cpu = 0; cpu < 2 && rc == M68K_OK; cpu++) {
+      size_t n = folded_links(q, o.measure, ctl, cpu, fl, fvd, fvf, ftr), entry, used;
+      jit_chain_map_t map = {0};
+      if (jit_chain_map(fl, n, code[cpu], &map) != JIT_OK || map.size > lsz ||
+          jit_emit_chain(m68k_machine_ram(m, code[cpu], lsz), code[cpu], lsz, fl, n, &entry,
+                         &used, NULL) != JIT_OK ||
+          entry != 0) {
+        rc = M68K_EINVAL;
+        break;
+      }
+      for (int k = 0; k < 2 && o.measure; k++) {
+        d.lo[cpu][k] = code[cpu] + map.entry[ftr[k][0]];
+        d.hi[cpu][k] = code[cpu] + map.entry[ftr[k][1]] + 4;
+      }
+    }
+    size_t centry = 0, cused = 0;
+    if (rc == M68K_OK && jit_emit_chain(m68k_machine_ram(m, th0, tsz), th0, tsz, calib, 3, &centry,
+                                        &cused, NULL) != JIT_OK)
+      rc = M68K_EINVAL;
+    if (rc != M68K_OK) {
+      m68k__qj_seterr(err, errlen, "cannot synthesise the folded loops");
+      goto out;
+    }
+    /* The first trap's cost (note 3). */
+    if (o.measure && (rc = calibrate(&d, th0, 6, 0, 0)) != M68K_OK) {
+      m68k__qj_seterr(err, errlen, "cannot measure the traps' cost");
+      goto out;
+    }
+    goto loops_ready;
+  }
+
   /* Thunks and loops (note 1). */
   uint64_t v[QD_HOLE__COUNT] = {0};
   for (int k = 0; k < 3 && rc == M68K_OK; k++) {
     v[QD_HOLE_qd_entry] = k < 2 ? q->e[k].addr : M68K__QJ_NULL_ENTRY(a);
     rc = emit(m, th + (uint32_t)k * tsz, thunk, v);
     if (k < 2)
-      d.thunk[k] = th + (uint32_t)k * tsz + thunk->entry;
+      for (int copy = 0; copy < 2; copy++) {
+        d.lo[copy][k] = th + (uint32_t)k * tsz + thunk->entry;
+        d.hi[copy][k] = d.lo[copy][k] + thunk->code_size;
+      }
   }
   for (unsigned cpu = 0; cpu < 2 && rc == M68K_OK; cpu++) {
     v[QD_HOLE_qd_ctl] = ctl[cpu];
@@ -329,32 +459,25 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     goto out;
   }
   if (o.measure) {
-    /* The thunk's own cost, on the null entry (note 2): thunk[0] is the
-     * calibration thunk while it runs. */
+    /* The thunk's own cost, on the null entry (note 2). */
     uint64_t ni = 0, nc = 0;
-    uint32_t put_thunk = d.thunk[0];
-    d.thunk[0] = th + 2 * tsz + thunk->entry;
     rc = m68k__qj_call_addr(a, 0, M68K__QJ_NULL_ENTRY(a), 0, NULL, &ni, &nc);
     if (rc >= 0)
-      rc = m68k__qj_call_addr(a, 0, d.thunk[0], 0, NULL, NULL, NULL);
-    d.thunk[0] = put_thunk;
-    if (rc < 0) {
+      rc = calibrate(&d, th + 2 * tsz + thunk->entry, thunk->code_size, ni, nc);
+    if (rc != M68K_OK) {
       m68k__qj_seterr(err, errlen, "cannot measure the thunk's cost");
       goto out;
     }
-    rc = M68K_OK;
-    d.over_insns = d.last_insns - ni;
-    d.over_cycles = d.last_cycles - nc;
-    d.insns[0].n = 0;
-    d.cycles[0].n = 0;
   }
+loops_ready:
   deal(q, &o, ctl, logs, logcap, agent);
   for (int k = 0; k < 2; k++)
     res->code[k] = q->e[k].tmpl + 3; /* without "qk_" */
 
-  m68k_machine_start(m, code[0] + loop->entry);
+  uint32_t lentry = o.folded ? 0 : loop->entry;
+  m68k_machine_start(m, code[0] + lentry);
   m68k_cpu_t *c1 = m68k_machine_cpu(m, 1);
-  m68k_set_reg(c1, M68K_REG_PC, code[1] + loop->entry);
+  m68k_set_reg(c1, M68K_REG_PC, code[1] + lentry);
   uint64_t cas2_0[2];
   for (unsigned cpu = 0; cpu < 2; cpu++) {
     m68k_cpu_t *c = m68k_machine_cpu(m, cpu);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "jit.h"
 #include "machine-internal.h"
 #include "quaject68k.h"
 
@@ -19,6 +20,7 @@
 #define STUB_SIZE 16u
 #define MAX_ENTRIES 2
 #define NCALLBACKS 4
+#define M68K__QJ_FOLD_PROGRAMS 4 /* folded programs per quaject */
 
 /* A callentry: template base names (after "qk_") of its multi-caller form,
  * its single-caller form (NULL: none) and its seeded bug (NULL: the
@@ -66,6 +68,9 @@ struct m68k_qj {
     unsigned attached;
   } e[MAX_ENTRIES];
   struct {
+    uint32_t addr, len;
+  } fold[M68K__QJ_FOLD_PROGRAMS]; /* m68k_qj_fold_program's, freed on destroy */
+  struct {
     m68k_qj_callback_fn fn;
     void *ctx;
     uint32_t code;
@@ -83,6 +88,11 @@ void m68k__qj_release(m68k__qj_arena_t *a, uint32_t addr, uint32_t bytes);
 /* m68k_qj_call of the code at `addr`. */
 int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_t arg,
                        uint32_t *ret, uint64_t *insns, uint64_t *cycles);
+/* The folded form (quaject68k-templates.c note F1) of the code entry i
+ * runs now, and the instance's values of the qf stencils' holes (qk_next
+ * and qk_arg 0). */
+const jit_stencil_t *m68k__qj_fold_entry(const m68k_qj_t *q, unsigned i);
+void m68k__qj_fold_values(const m68k_qj_t *q, uint64_t *v);
 /* Writes a sentence to err (errlen bytes; nothing when err is NULL). */
 void m68k__qj_seterr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

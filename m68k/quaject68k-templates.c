@@ -125,6 +125,31 @@
  *     no longer equals second and the CAS2 fails; with a single CAS on head
  *     (the broken variant) head becomes a stale successor: a deleted node
  *     is on the list again and nodes inserted meanwhile are lost.
+ *
+ * Folded forms (thesis 3: collapsing layers, factoring invariants)
+ *
+ * F1. This file compiled again with QK_FOLDED (stencil prefix qf) gives
+ *     every entry's folded form: the same C, the same algorithm, but the
+ *     state's address is the caller's a2 (a global register variable: no
+ *     load of a hole, no address computation) and each exit, instead of
+ *     RTS, leaves d0:d1 and jumps to the hole qk_next. Chained behind a
+ *     piece of its caller (jit_emit_chain), the operation is entered by
+ *     falling into it and the jump that ends its code is dropped, so it
+ *     falls through into the caller's next instruction: no JSR, no RTS.
+ *     The build compiles these blocks in source order, so the success
+ *     path is the one that ends the code (a rare path jumps to qk_next).
+ * F2. What a folded form may touch: d0-d6 and a0-a1 (two data registers
+ *     more than a called entry: the tracked queue forms need them); never
+ *     a2 (a callback, which may clobber it, is called with a2 saved on the
+ *     stack around it) nor d7/a3-a6, which the build forbids gcc. No
+ *     folded form may have a prologue or epilogue, save a register or
+ *     spill one to the stack: nothing could undo it, the code ending in a
+ *     jump (the test folded_forms_never_touch_the_stack checks the code).
+ *     The caller keeps its own state in d7/a3-a6.
+ * F3. The callers' pieces below (qk_fold_*) are the small code around the
+ *     operations: loading the invariant into a2 once, and the explorer's
+ *     per-call logging. They are written as 68k instructions because
+ *     they only move registers: the operations are all C.
  */
 #include <stdint.h>
 
@@ -143,15 +168,25 @@ extern char qk_last[];  /* queue: the last slot's offset, 4 * capacity */
 extern char qk_full[], qk_empty[], qk_notfull[], qk_notempty[];
 
 #define U(hole) ((uint32_t)(uintptr_t)(hole))
+#ifdef QK_FOLDED
+/* The folded forms (design note F1): the state's address is the caller's
+ * a2, which no code of this file changes. */
+register uintptr_t qk_state_reg __asm__("a2");
+#define STATE ((volatile uint32_t *)qk_state_reg)
+#define DONE(v) QK_FALL(v)
+#define CALLBACK(hole, x) QK_CALL_KEEP_A2(hole, x)
+#else
 #define STATE ((volatile uint32_t *)(uintptr_t)qk_state)
-#define HEAD16 ((volatile uint16_t *)(uintptr_t)qk_state)
-#define TAIL16 ((volatile uint16_t *)(uintptr_t)qk_state + 1)
+#define DONE(v) return (v)
+#define CALLBACK(hole, x) QK_CALL(hole, x)
+#endif
+#define HEAD16 ((volatile uint16_t *)STATE)
+#define TAIL16 ((volatile uint16_t *)STATE + 1)
 #define SLOTS ((volatile uint32_t *)(uintptr_t)qk_slots)
 
 /* The register convention (quaject68k.h, quaject68k-abi.h): the
  * argument in d1, a callback called with the item in d1. */
 #define ARG() QK_ARG()
-#define CALLBACK(hole, x) QK_CALL(hole, x)
 
 /* CAS.L cmp,upd,*p, and to `fail` when it failed. m68k gcc has no asm
  * goto with outputs, so the compare registers are inputs that a failed
@@ -186,17 +221,17 @@ retry:
   old = *STATE;
   sum = old + delta;
   CAS_OR(STATE, old, sum, retry);
-  return RET(OK, sum);
+  DONE(RET(OK, sum));
 }
 
-uint64_t qk_counter_read(void) { return RET(OK, *STATE); }
+uint64_t qk_counter_read(void) { DONE(RET(OK, *STATE)); }
 
 /* Seeded bug: a load and a store, so an add between them is lost. */
 uint64_t qk_counter_add_broken(void) {
   uint32_t delta = ARG(), v = *STATE + delta;
   __asm__ volatile("" ::: "memory"); /* keep the load and the store apart */
   *STATE = v;
-  return RET(OK, v);
+  DONE(RET(OK, v));
 }
 
 /* ---- Stack ---------------------------------------------------------------- */
@@ -206,22 +241,22 @@ uint64_t qk_push_cas2(void) {
 retry:;
   uint32_t sp = *STATE;
   if (sp == U(qk_slots))
-    return CALLBACK(qk_full, x);
+    DONE(CALLBACK(qk_full, x));
   volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp - 1;
   uint32_t old = *slot;
   CAS2_OR(STATE, slot, sp, old, (uint32_t)(uintptr_t)slot, x, retry);
-  return RET(OK, x);
+  DONE(RET(OK, x));
 }
 
 uint64_t qk_pop_cas2(void) {
 retry:;
   uint32_t sp = *STATE;
   if (sp == U(qk_top))
-    return CALLBACK(qk_empty, 0);
+    DONE(CALLBACK(qk_empty, 0));
   volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)sp;
   uint32_t x = *slot;
   CAS2_OR(STATE, slot, sp, x, sp + 4, x, retry);
-  return RET(OK, x);
+  DONE(RET(OK, x));
 }
 
 /* Seeded bug (S1, S2): CAS on sp alone. push stores the item before
@@ -231,21 +266,21 @@ uint64_t qk_push_broken(void) {
 retry:;
   uint32_t sp = *STATE;
   if (sp == U(qk_slots))
-    return CALLBACK(qk_full, x);
+    DONE(CALLBACK(qk_full, x));
   uint32_t nsp = sp - 4;
   *(volatile uint32_t *)(uintptr_t)nsp = x;
   CAS_OR(STATE, sp, nsp, retry);
-  return RET(OK, x);
+  DONE(RET(OK, x));
 }
 
 uint64_t qk_pop_broken(void) {
 retry:;
   uint32_t sp = *STATE;
   if (sp == U(qk_top))
-    return CALLBACK(qk_empty, 0);
+    DONE(CALLBACK(qk_empty, 0));
   uint32_t x = *(volatile uint32_t *)(uintptr_t)sp;
   CAS_OR(STATE, sp, sp + 4, retry);
-  return RET(OK, x);
+  DONE(RET(OK, x));
 }
 
 /* ---- Queue ---------------------------------------------------------------- */
@@ -274,12 +309,12 @@ static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
   retry:;                                                                      \
     uint32_t ht = *STATE, n = next(ht >> 16);                                  \
     if ((uint16_t)n == (uint16_t)ht)                                           \
-      return CALLBACK(qk_full, x);                                             \
+      DONE(CALLBACK(qk_full, x));                                              \
     uint32_t old = *SLOT(n), was = ht;                                         \
     CAS2_OR(STATE, SLOT(n), ht, old, swap16(n) | (uint16_t)was, x, retry);     \
     if (tracked && was >> 16 == (uint16_t)was)                                 \
-      return CALLBACK(qk_notempty, x);                                         \
-    return RET(OK, x);                                                         \
+      DONE(CALLBACK(qk_notempty, x));                                          \
+    DONE(RET(OK, x));                                                          \
   }
 
 /* MC get (Q1, Q3); `tracked` keeps the notfull test. */
@@ -288,12 +323,12 @@ static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
   retry:;                                                                      \
     uint32_t ht = *STATE;                                                      \
     if ((uint16_t)swap16(ht) == (uint16_t)ht)                                  \
-      return CALLBACK(qk_empty, 0);                                            \
+      DONE(CALLBACK(qk_empty, 0));                                             \
     uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
     CAS2_OR(STATE, SLOT(n), ht, x, (was & 0xffff0000u) | n, x, retry);         \
     if (tracked && (uint16_t)next(was >> 16) == (uint16_t)was)                 \
-      return CALLBACK(qk_notfull, x);                                          \
-    return RET(OK, x);                                                         \
+      DONE(CALLBACK(qk_notfull, x));                                           \
+    DONE(RET(OK, x));                                                          \
   }
 
 QK_PUT_MP(put_mp, 0)
@@ -305,19 +340,19 @@ QK_GET_MC(get_mc_t, 1)
 uint64_t qk_put_sp(void) {
   uint32_t x = ARG(), ht = *STATE, n = next(ht >> 16); /* both halves in one read */
   if ((uint16_t)n == (uint16_t)ht)
-    return CALLBACK(qk_full, x);
+    DONE(CALLBACK(qk_full, x));
   *SLOT(n) = x;
   *HEAD16 = (uint16_t)n;
-  return RET(OK, x);
+  DONE(RET(OK, x));
 }
 
 uint64_t qk_get_sc(void) {
   uint32_t t = *TAIL16;
   if (*HEAD16 == t)
-    return CALLBACK(qk_empty, 0);
+    DONE(CALLBACK(qk_empty, 0));
   uint32_t n = next(t), x = *SLOT(n);
   *TAIL16 = (uint16_t)n;
-  return RET(OK, x);
+  DONE(RET(OK, x));
 }
 
 /* SP-SC with the edge decided by a CAS on ht (Q5). The only producer's
@@ -325,27 +360,27 @@ uint64_t qk_get_sc(void) {
 uint64_t qk_put_sp_t(void) {
   uint32_t x = ARG(), ht = *STATE, h = ht >> 16, n = next(h);
   if ((uint16_t)n == (uint16_t)ht)
-    return CALLBACK(qk_full, x);
+    DONE(CALLBACK(qk_full, x));
   *SLOT(n) = x;
 retry:
   ht = *STATE;
   CAS_OR(STATE, ht, n << 16 | (uint16_t)ht, retry);
   if ((uint16_t)ht == h)
-    return CALLBACK(qk_notempty, x);
-  return RET(OK, x);
+    DONE(CALLBACK(qk_notempty, x));
+  DONE(RET(OK, x));
 }
 
 uint64_t qk_get_sc_t(void) {
   uint32_t ht = *STATE, t = (uint16_t)ht;
   if (ht >> 16 == t)
-    return CALLBACK(qk_empty, 0);
+    DONE(CALLBACK(qk_empty, 0));
   uint32_t n = next(t), x = *SLOT(n);
 retry:
   ht = *STATE;
   CAS_OR(STATE, ht, (ht & 0xffff0000u) | n, retry);
   if (next(ht >> 16) == t)
-    return CALLBACK(qk_notfull, x);
-  return RET(OK, x);
+    DONE(CALLBACK(qk_notfull, x));
+  DONE(RET(OK, x));
 }
 
 /* Seeded bug (Q2): the slot is chosen from the first read of ht only; a
@@ -355,7 +390,7 @@ retry:
   uint64_t qk_##name(void) {                                                   \
     uint32_t x = ARG(), ht = *STATE, n = next(ht >> 16), was, old;             \
     if ((uint16_t)n == (uint16_t)ht)                                           \
-      return CALLBACK(qk_full, x);                                             \
+      DONE(CALLBACK(qk_full, x));                                              \
     volatile uint32_t *slot = SLOT(n);                                         \
   retry:                                                                       \
     was = *STATE;                                                              \
@@ -363,8 +398,8 @@ retry:
     ht = was;                                                                  \
     CAS2_OR(STATE, slot, ht, old, next(was >> 16) << 16 | (uint16_t)was, x, retry); \
     if (tracked && was >> 16 == (uint16_t)was)                                 \
-      return CALLBACK(qk_notempty, x);                                         \
-    return RET(OK, x);                                                         \
+      DONE(CALLBACK(qk_notempty, x));                                          \
+    DONE(RET(OK, x));                                                          \
   }
 QK_PUT_BROKEN(put_broken, 0)
 QK_PUT_BROKEN(put_broken_t, 1)
@@ -379,17 +414,17 @@ retry:
   h = *STATE;
   *NEXT(node) = h;
   CAS_OR(STATE, h, node, retry);
-  return RET(OK, node);
+  DONE(RET(OK, node));
 }
 
 uint64_t qk_list_delete(void) {
 retry:;
   uint32_t first = *STATE;
   if (first == 0)
-    return CALLBACK(qk_empty, 0);
+    DONE(CALLBACK(qk_empty, 0));
   uint32_t second = *NEXT(first), zero = 0;
   CAS2_OR(STATE, NEXT(first), first, second, second, zero, retry);
-  return RET(OK, first);
+  DONE(RET(OK, first));
 }
 
 /* Seeded bug (L2): a single CAS on head. */
@@ -397,7 +432,41 @@ uint64_t qk_list_delete_broken(void) {
 retry:;
   uint32_t first = *STATE;
   if (first == 0)
-    return CALLBACK(qk_empty, 0);
+    DONE(CALLBACK(qk_empty, 0));
   CAS_OR(STATE, first, *NEXT(first), retry);
-  return RET(OK, first);
+  DONE(RET(OK, first));
 }
+
+/* ---- Callers' pieces for the folded forms (note F3) ------------------------ */
+
+#ifdef QK_FOLDED
+extern char qk_arg[]; /* qk_fold_inv: the call's argument */
+
+/* The invariant, once per caller: the state's address into a2. */
+void qk_fold_enter(void) {
+  __asm__ volatile("lea qk_state,%a2\n\tjmp qk_next");
+  __builtin_unreachable();
+}
+
+/* The end of a chain that a host call runs (m68k_qj_call_folded). */
+void qk_fold_return(void) {}
+
+/* The explorer's per-call logging (explore-cmd.c note 2): a3 the log, a4
+ * the machine's CLOCK. Before a call: its invocation time, its argument
+ * into d1. After it: the response time, the status and the value. */
+void qk_fold_inv(void) {
+  __asm__ volatile("move.l (%a4),(%a3)+\n\tmove.l #qk_arg,%d1\n\tjmp qk_next");
+  __builtin_unreachable();
+}
+
+void qk_fold_resp(void) {
+  __asm__ volatile("move.l (%a4),(%a3)+\n\tmove.l %d0,(%a3)+\n\tmove.l %d1,(%a3)+\n\t"
+                   "jmp qk_next");
+  __builtin_unreachable();
+}
+
+void qk_fold_stop(void) {
+  __asm__ volatile("1:\tstop #0x2700\n\tbra.s 1b");
+  __builtin_unreachable();
+}
+#endif

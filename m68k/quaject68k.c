@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "jit.h"
+#include "qf-stencils.h"
 #include "qk-stencils.h"
 #include "quaject68k-internal.h"
 
@@ -408,6 +409,9 @@ M68K_API void m68k_qj_destroy(m68k_qj_t *q) {
   if (q == NULL)
     return;
   m68k__qj_release(q->a, q->block, q->block_len);
+  for (unsigned k = 0; k < M68K__QJ_FOLD_PROGRAMS; k++)
+    if (q->fold[k].len != 0)
+      m68k__qj_release(q->a, q->fold[k].addr, q->fold[k].len);
   q->a->live[q->id] = NULL;
   free(q);
 }
@@ -639,4 +643,185 @@ int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_
     m68k_set_reg(c, saved_regs[r], saved[r]);
   m68k_set_stopped(c, stopped);
   return rc;
+}
+
+/* ---- Folded forms (quaject68k-templates.c notes F1-F3) ---------------------------- */
+
+#define FOLD_CHAIN 4 /* links of one chain here: enter or inv, the operation, resp */
+#define FOLD_MAX_OPS 64
+
+/* A link of a folded chain: a caller's piece (qk_fold_<piece>) or, when
+ * piece is NULL, entry `entry`'s folded form; `arg` fills qk_arg. */
+typedef struct fold_link {
+  const char *piece;
+  int entry;
+  uint32_t arg;
+} fold_link_t;
+
+void m68k__qj_fold_values(const m68k_qj_t *q, uint64_t *v) {
+  uint64_t k[QK_HOLE__COUNT];
+  hole_values(q, k);
+  memset(v, 0, QF_HOLE__COUNT * sizeof v[0]);
+  for (uint32_t j = 0; j < QF_HOLE__COUNT; j++)
+    for (uint32_t i = 0; i < QK_HOLE__COUNT; i++)
+      if (strcmp(qf_set.hole_names[j], qk_set.hole_names[i]) == 0)
+        v[j] = k[i];
+}
+
+const jit_stencil_t *m68k__qj_fold_entry(const m68k_qj_t *q, unsigned i) {
+  return jit_stencil_find(&qf_set, pick(q, i)->name);
+}
+
+static const jit_stencil_t *fold_stencil(const m68k_qj_t *q, const fold_link_t *l) {
+  if (l->piece == NULL)
+    return m68k__qj_fold_entry(q, (unsigned)l->entry);
+  char name[64];
+  snprintf(name, sizeof name, "qk_fold_%s", l->piece);
+  return jit_stencil_find(&qf_set, name);
+}
+
+/* Emits links fl[0..n) as one chain at addr (cap bytes), each falling
+ * through into the next; the last one's qk_next goes to `next`. Without
+ * `emit` it only sizes the chain. *used gets the bytes. */
+static int fold_chain(m68k_qj_t *q, uint32_t addr, uint32_t cap, const fold_link_t *fl, size_t n,
+                      uint32_t next, bool emit, uint32_t *used) {
+  uint64_t v[FOLD_CHAIN][QF_HOLE__COUNT];
+  jit_link_t links[FOLD_CHAIN];
+  if (n == 0 || n > FOLD_CHAIN)
+    return M68K_EINVAL;
+  for (size_t i = 0; i < n; i++) {
+    const jit_stencil_t *s = fold_stencil(q, &fl[i]);
+    if (s == NULL || s->entry != 0)
+      return M68K_ENOTYPE; /* a stencil missing from the build: cannot happen */
+    m68k__qj_fold_values(q, v[i]);
+    v[i][QF_HOLE_qk_arg] = fl[i].arg;
+    v[i][QF_HOLE_qk_next] = next; /* the chain sets all but the last link's */
+    links[i] = (jit_link_t){.stencil = s, .values = v[i], .next_hole = QF_HOLE_qk_next};
+  }
+  size_t size = jit_chain_size(links, n);
+  if (size > cap)
+    return M68K_EINVAL;
+  *used = (uint32_t)size;
+  if (!emit)
+    return M68K_OK;
+  size_t entry = 0, written = 0;
+  uint8_t *dst = m68k_machine_ram(q->a->m, addr, (uint32_t)size);
+  if (dst == NULL ||
+      jit_emit_chain(dst, addr, size, links, n, &entry, &written, NULL) != JIT_OK || entry != 0)
+    return M68K_EINVAL;
+  *used = (uint32_t)((written + 3) & ~(size_t)3);
+  return M68K_OK;
+}
+
+M68K_API int m68k_qj_call_folded(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_t arg,
+                                 uint32_t *ret, uint64_t *insns, uint64_t *cycles) {
+  int i = entry_index(q, entry);
+  if (i < 0)
+    return M68K_ENOTYPE;
+  if (cpu >= q->a->m->ncpus)
+    return M68K_EINVAL;
+  /* The caller with the operation, and without it to subtract. */
+  const fold_link_t with[3] = {{"enter", 0, 0}, {NULL, i, 0}, {"return", 0, 0}};
+  const fold_link_t without[2] = {{"enter", 0, 0}, {"return", 0, 0}};
+  uint32_t len = 0, len0 = 0;
+  int rc = fold_chain(q, 0, UINT32_MAX, with, 3, 0, false, &len);
+  if (rc == M68K_OK)
+    rc = fold_chain(q, 0, UINT32_MAX, without, 2, 0, false, &len0);
+  if (rc != M68K_OK)
+    return rc;
+  len = (len + 15) & ~15u;
+  uint32_t blk = m68k__qj_alloc(q->a, len + len0);
+  if (blk == 0)
+    return M68K_EARENA;
+  uint32_t u;
+  rc = fold_chain(q, blk, len, with, 3, 0, true, &u);
+  if (rc == M68K_OK)
+    rc = fold_chain(q, blk + len, len0, without, 2, 0, true, &u);
+  uint64_t ni = 0, nc = 0, ni0 = 0, nc0 = 0;
+  if (rc == M68K_OK)
+    rc = m68k__qj_call_addr(q->a, cpu, blk + len, 0, NULL, &ni0, &nc0);
+  if (rc >= 0)
+    rc = m68k__qj_call_addr(q->a, cpu, blk, arg, ret, &ni, &nc);
+  if (rc == M68K_ENORETURN)
+    m68k__machine_msg(q->a->m, "the folded %s of a %s on CPU %u did not return within %u instructions",
+                      entry, q->type->name, cpu, CALL_LIMIT);
+  if (rc >= 0) {
+    if (insns != NULL)
+      *insns = ni - ni0;
+    if (cycles != NULL)
+      *cycles = nc - nc0;
+  }
+  m68k__qj_release(q->a, blk, len + len0);
+  return rc;
+}
+
+M68K_API int m68k_qj_fold_program(m68k_qj_t *q, const m68k_qj_fold_op_t *ops, size_t n,
+                                  uint32_t *addr, char *err, size_t errlen) {
+  if (n == 0 || n > FOLD_MAX_OPS) {
+    m68k__qj_seterr(err, errlen, "a folded program makes 1 to %u calls, not %zu", FOLD_MAX_OPS, n);
+    return M68K_EINVAL;
+  }
+  int idx[FOLD_MAX_OPS];
+  for (size_t k = 0; k < n; k++)
+    if ((idx[k] = entry_index(q, ops[k].entry)) < 0) {
+      m68k__qj_seterr(err, errlen, "a %s has no entry '%s'", q->type->name, ops[k].entry);
+      return M68K_ENOTYPE;
+    }
+  unsigned slot = 0;
+  while (slot < M68K__QJ_FOLD_PROGRAMS && q->fold[slot].len != 0)
+    slot++;
+  if (slot == M68K__QJ_FOLD_PROGRAMS) {
+    m68k__qj_seterr(err, errlen, "a quaject holds at most %u folded programs",
+                    M68K__QJ_FOLD_PROGRAMS);
+    return M68K_EINVAL;
+  }
+  /* Call k is the chain [enter,] inv, the operation, resp, whose resp
+   * jumps to the next call's chain; the last one's to STOP. Sized first,
+   * then emitted with the addresses known. */
+  fold_link_t fl[FOLD_MAX_OPS][FOLD_CHAIN];
+  uint32_t size[FOLD_MAX_OPS + 1], total = 0;
+  size_t nl[FOLD_MAX_OPS];
+  int rc = M68K_OK;
+  for (size_t k = 0; k < n && rc == M68K_OK; k++) {
+    size_t j = 0;
+    if (k == 0)
+      fl[k][j++] = (fold_link_t){"enter", 0, 0};
+    fl[k][j++] = (fold_link_t){"inv", 0, ops[k].arg};
+    fl[k][j++] = (fold_link_t){NULL, idx[k], 0};
+    fl[k][j++] = (fold_link_t){"resp", 0, 0};
+    nl[k] = j;
+    rc = fold_chain(q, 0, UINT32_MAX, fl[k], j, 0, false, &size[k]);
+    size[k] = (size[k] + 3) & ~3u;
+    total += size[k];
+  }
+  const fold_link_t stop = {"stop", 0, 0};
+  if (rc == M68K_OK)
+    rc = fold_chain(q, 0, UINT32_MAX, &stop, 1, 0, false, &size[n]);
+  if (rc != M68K_OK) {
+    m68k__qj_seterr(err, errlen, "cannot lay out the folded program");
+    return rc;
+  }
+  total += size[n];
+  uint32_t blk = m68k__qj_alloc(q->a, total);
+  if (blk == 0) {
+    m68k__qj_seterr(err, errlen, "the quaject arena is full (%" PRIu32 " bytes wanted)", total);
+    return M68K_EARENA;
+  }
+  uint32_t at = blk, u;
+  for (size_t k = 0; k <= n && rc == M68K_OK; k++) {
+    if (k < n)
+      rc = fold_chain(q, at, size[k], fl[k], nl[k], at + size[k], true, &u);
+    else
+      rc = fold_chain(q, at, size[k], &stop, 1, 0, true, &u);
+    at += size[k];
+  }
+  if (rc != M68K_OK) {
+    m68k__qj_release(q->a, blk, total);
+    m68k__qj_seterr(err, errlen, "cannot synthesise the folded program");
+    return rc;
+  }
+  q->fold[slot].addr = blk;
+  q->fold[slot].len = total;
+  *addr = blk;
+  return M68K_OK;
 }

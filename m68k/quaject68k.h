@@ -247,6 +247,48 @@ M68K_API int m68k_qj_set_callback_code(m68k_qj_t *q, const char *callback, uint3
 M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_t arg,
                           uint32_t *ret, uint64_t *insns, uint64_t *cycles);
 
+/* ---- Folded forms ------------------------------------------------------------ */
+
+/* Every callentry also has a folded form (quaject68k-templates.c notes
+ * F1-F3): the same template synthesised to run inline in its caller's
+ * code, the quaject's state address held in the caller's a2 and the
+ * operation falling through into the caller's next instruction, without
+ * JSR or RTS (the thesis's collapsing layers and factoring invariants).
+ * Its form follows the entry's (m68k_qj_entry_variant): the same attach,
+ * variant and listener choices. A folded form takes the argument in d1
+ * and leaves d0:d1 as an entry does, may clobber d0-d6 and a0-a1, and
+ * keeps a2, d7, a3-a6 and the stack as it found them.
+ *
+ * m68k_qj_call_folded runs entry's folded form once on CPU `cpu` as
+ * m68k_qj_call runs the called one, in a caller synthesised for it:
+ * a2 loaded once, the folded operation, RTS. *insns and *cycles are the
+ * operation's alone: the same caller without the operation is run too
+ * and its counts are subtracted. Errors as m68k_qj_call, and M68K_EARENA
+ * when the arena has no room for the caller. */
+M68K_API int m68k_qj_call_folded(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_t arg,
+                                 uint32_t *ret, uint64_t *insns, uint64_t *cycles);
+
+/* One call of a folded program: the entry and its argument (in d1). */
+typedef struct m68k_qj_fold_op {
+  const char *entry;
+  uint32_t arg;
+} m68k_qj_fold_op_t;
+
+/* Synthesises into q's arena a straight-line program for one CPU that
+ * makes the calls ops[0..n) with each entry's folded form inline: it
+ * loads a2 once, then per call stores the longword at (a4) (the machine's
+ * CLOCK) to (a3)+, puts the argument in d1, runs the operation, and stores
+ * (a4), d0 and d1 to (a3)+ (16 bytes per call); after the last call it
+ * executes STOP. The caller sets a3 and a4. *addr gets the program's
+ * entry. The program lives until m68k_qj_destroy and runs the forms the
+ * entries ran when it was made: it is not re-synthesised when an attach
+ * or a listener changes them later (make it after attaching). Returns M68K_OK,
+ * M68K_ENOTYPE (no such entry), M68K_EINVAL (n is 0 or over 64, or
+ * the stencils do not fit), M68K_EARENA (the arena is full); err names the
+ * cause. */
+M68K_API int m68k_qj_fold_program(m68k_qj_t *q, const m68k_qj_fold_op_t *ops, size_t n,
+                                  uint32_t *addr, char *err, size_t errlen);
+
 /* ---- Driving a quaject from both CPUs ---------------------------------------- */
 
 /* m68k_qj_drive runs 68k producer and consumer loops (synthesised from
@@ -283,6 +325,9 @@ typedef struct m68k_qj_drive_options {
   bool measure;  /* count instructions and cycles per call (the CPUs then run
                     one instruction at a time: slower) */
   uint64_t limit; /* instructions of both CPUs before giving up; 0: 2e9 */
+  bool folded;    /* the loops run the entries' folded forms inline (see
+                     "Folded forms") instead of calling them; measured
+                     figures are then of the operation alone */
 } m68k_qj_drive_options_t;
 
 typedef struct m68k_qj_drive_result {

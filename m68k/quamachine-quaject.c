@@ -53,6 +53,12 @@ static const char help_text[] =
     "                       instructions in turn), replay:FILE (a schedule file,\n"
     "                       as `quamachine smp --record` writes)\n"
     "  --record FILE        write the slices executed to FILE (replayable)\n"
+    "  --folded             synthesise each loop with the entries' folded forms\n"
+    "                       inline (the state's address held in a2 across the\n"
+    "                       loop, each operation falling through into the\n"
+    "                       loop's next instruction: no JSR, no RTS) instead of\n"
+    "                       calling them; put_* and get_* are then the\n"
+    "                       operation's own instructions\n"
     "  --no-measure         do not count cycles (faster; the figures print 0)\n"
     "  --limit N            give up after N instructions of both CPUs\n"
     "  -v, --verbose        print the code each entry runs and the CAS2 count\n"
@@ -91,6 +97,7 @@ int quamachine_quaject(int argc, char **argv) {
       {"variant", required_argument, NULL, 'V'},   {"schedule", required_argument, NULL, 's'},
       {"record", required_argument, NULL, 'r'},    {"no-measure", no_argument, NULL, 'M'},
       {"limit", required_argument, NULL, 'l'},     {"verbose", no_argument, NULL, 'v'},
+      {"folded", no_argument, NULL, 'f'},
       {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
   };
   m68k_qj_drive_options_t o = {.producers = 1, .consumers = 1, .items = 1000, .measure = true};
@@ -128,6 +135,7 @@ int quamachine_quaject(int argc, char **argv) {
     case 's': spec = optarg; break;
     case 'r': record = optarg; break;
     case 'M': o.measure = false; break;
+    case 'f': o.folded = true; break;
     case 'l':
       if (!parse_u32(optarg, 1, UINT32_MAX, &lim))
         return qm_usage("quaject", "bad instruction limit '%s'", optarg);

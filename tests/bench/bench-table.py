@@ -48,11 +48,15 @@ ROWS = [
     # The lowest per-file agreement of the 68000's clock counts with the single-step data's.
     ("m68000_cycle_agreement", "m68000_cycle_agreement", None, "higher", (">=", 99.0)),
 ] + [
-    # The m68k backend against Massalin's thesis, Table 5.1 (tests/m68k/bench-qj.c).
-    (f"m68k_{op}_vs_thesis", f"m68k_{op}_cycles", [f"m68k_{op}_thesis_cycles"], "lower",
-     (">=", 1.0))
+    # The m68k backend against Massalin's thesis, Table 5.1 (tests/m68k/bench-qj.c): the
+    # folded forms, inline in their caller as the table's code was; the called entries beside.
+    row
     for op in ("counter_inc", "list_insert", "list_delete", "queue_put", "queue_get",
                "stack_push", "stack_pop")
+    for row in ((f"m68k_{op}_vs_thesis", f"m68k_{op}_folded_cycles",
+                 [f"m68k_{op}_thesis_cycles"], "lower", (">=", 1.0)),
+                (f"m68k_{op}_called_vs_thesis", f"m68k_{op}_cycles",
+                 [f"m68k_{op}_thesis_cycles"], "lower", None))
 ]
 
 LINE = re.compile(r"^BENCH (\S+) (\S+)(?: (.*))?$")

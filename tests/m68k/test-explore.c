@@ -551,11 +551,13 @@ static void last_line(const tool_run_t *r, const char *algo, unsigned long long 
 
 static const char *const algos[] = {"counter-cas", "stack-cas2", "queue-cas2", "list-cas2"};
 
-static void explore_real_algorithms_are_linearizable(void) {
+/* The real algorithms, called (folded false) or with the folded forms
+ * inline (--folded). */
+static void real_algorithms_are_linearizable(bool folded) {
   for (size_t i = 0; i < 4; i++) {
     tool_run_t r;
     unsigned long long s, v;
-    explore(&r, algos[i], NULL);
+    explore(&r, algos[i], folded ? "--folded" : NULL, NULL);
     if (r.status != 0)
       fprintf(stderr, "%s: %s%s", algos[i], r.out, r.err);
     CU_ASSERT_EQUAL(r.status, 0);
@@ -565,6 +567,12 @@ static void explore_real_algorithms_are_linearizable(void) {
   }
 }
 
+static void explore_real_algorithms_are_linearizable(void) { real_algorithms_are_linearizable(false); }
+
+static void explore_folded_real_algorithms_are_linearizable(void) {
+  real_algorithms_are_linearizable(true);
+}
+
 #ifdef QUA_M68K_BACKEND
 /* Instructions CPU `cpu` executes running its driver alone from the start:
  * 10 driver instructions per operation besides the call (the driver
@@ -572,7 +580,7 @@ static void explore_real_algorithms_are_linearizable(void) {
  * through RTS), and the final STOP. The calls are made in the same order
  * on a quaject wired as the tool wires it (two callers per entry). */
 static uint64_t solo_length(const char *type, const char *const *entries, const uint32_t *args,
-                            unsigned n) {
+                            unsigned n, bool folded) {
   m68k_machine_config_t cfg = {M68K_MODEL_68030, 2, 0, M68K_QJ_RAM_MIN};
   m68k_machine_t *m = m68k_machine_create(&cfg);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -585,18 +593,24 @@ static uint64_t solo_length(const char *type, const char *const *entries, const 
   for (unsigned c = 0; c < 2; c++)
     for (unsigned i = 0; m68k_qj_entry_name(q, i) != NULL; i++)
       CU_ASSERT_EQUAL(m68k_qj_attach(q, m68k_qj_entry_name(q, i)), M68K_OK);
-  uint64_t len = 1;
+  /* Folded (m68k_qj_fold_program): LEA into a2 once, then per call two
+   * instructions before the operation, three after and the JMP to the
+   * next call's code; the operation's own as m68k_qj_call_folded counts
+   * them, with no JSR or RTS. */
+  uint64_t len = folded ? 2 : 1;
   for (unsigned i = 0; i < n; i++) {
     uint64_t insns = 0;
-    CU_ASSERT_TRUE(m68k_qj_call(q, 0, entries[i], args[i], NULL, &insns, NULL) >= 0);
-    len += 10 + insns;
+    int st = folded ? m68k_qj_call_folded(q, 0, entries[i], args[i], NULL, &insns, NULL)
+                    : m68k_qj_call(q, 0, entries[i], args[i], NULL, &insns, NULL);
+    CU_ASSERT_TRUE(st >= 0);
+    len += (folded ? 6 : 10) + insns;
   }
   m68k_qj_destroy(q);
   m68k_machine_destroy(m);
   return len;
 }
 
-static void explore_counts_match_the_solo_lengths(void) {
+static void counts_match_the_solo_lengths(bool folded) {
   /* With no preemption there are two schedules (either CPU first). With
    * at most one, add those where CPU c runs j of the L_c instructions of
    * its solo run (1 <= j < L_c), is preempted, the other CPU runs to its
@@ -612,14 +626,15 @@ static void explore_counts_match_the_solo_lengths(void) {
       {"queue-cas2", "queue", {{"put", "get"}, {"put", "get"}}, {{101, 0}, {201, 0}}},
   };
   for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
-    uint64_t l0 = solo_length(w[i].type, w[i].entries[0], w[i].args[0], 2);
-    uint64_t l1 = solo_length(w[i].type, w[i].entries[1], w[i].args[1], 2);
+    uint64_t l0 = solo_length(w[i].type, w[i].entries[0], w[i].args[0], 2, folded);
+    uint64_t l1 = solo_length(w[i].type, w[i].entries[1], w[i].args[1], 2, folded);
+    const char *f = folded ? "--folded" : NULL;
     tool_run_t r;
     unsigned long long s, v;
-    explore(&r, w[i].algo, "--preemptions", "0", NULL);
+    explore(&r, w[i].algo, "--preemptions", "0", f, NULL);
     last_line(&r, w[i].algo, &s, &v);
     CU_ASSERT_EQUAL(s, 2);
-    explore(&r, w[i].algo, "--preemptions", "1", NULL);
+    explore(&r, w[i].algo, "--preemptions", "1", f, NULL);
     last_line(&r, w[i].algo, &s, &v);
     if (s != l0 + l1)
       fprintf(stderr, "%s: K=1 gives %llu schedules, L0 + L1 = %llu + %llu\n", w[i].algo, s,
@@ -628,13 +643,21 @@ static void explore_counts_match_the_solo_lengths(void) {
     CU_ASSERT_EQUAL(v, 0);
   }
 }
+
+static void explore_counts_match_the_solo_lengths(void) { counts_match_the_solo_lengths(false); }
+
+static void explore_folded_counts_match_the_solo_lengths(void) {
+  counts_match_the_solo_lengths(true);
+}
 #endif
 
-static void explore_broken_variants_are_caught_and_replay(void) {
+/* Every seeded bug is caught, called or folded (f "--folded" or NULL),
+ * and its first violation replays. */
+static void broken_variants_are_caught_and_replay(const char *f) {
   for (size_t i = 0; i < 4; i++) {
     tool_run_t r;
     unsigned long long s, v;
-    explore(&r, algos[i], "--variant", "broken", NULL);
+    explore(&r, algos[i], "--variant", "broken", f, NULL);
     if (r.status != 1)
       fprintf(stderr, "%s broken: %s%s", algos[i], r.out, r.err);
     CU_ASSERT_EQUAL(r.status, 1);
@@ -653,7 +676,7 @@ static void explore_broken_variants_are_caught_and_replay(void) {
 
     tool_run_t again;
     const char *ops = strcmp(algos[i], "list-cas2") == 0 ? "3" : "2";
-    explore(&again, algos[i], "--variant", "broken", "--ops", ops, "--schedule", spec, NULL);
+    explore(&again, algos[i], "--variant", "broken", "--ops", ops, "--schedule", spec, f, NULL);
     CU_ASSERT_EQUAL(again.status, 1);
     last_line(&again, algos[i], &s, &v);
     CU_ASSERT_EQUAL(s, 1);
@@ -669,15 +692,23 @@ static void explore_broken_variants_are_caught_and_replay(void) {
     CU_ASSERT_EQUAL(m68k_schedule_save(file, parsed.slices, parsed.nslices), M68K_OK);
     m68k_schedule_free(&parsed);
     snprintf(arg, sizeof arg, "replay:%s", file);
-    explore(&again, algos[i], "--variant", "broken", "--ops", ops, "--schedule", arg, NULL);
+    explore(&again, algos[i], "--variant", "broken", "--ops", ops, "--schedule", arg, f, NULL);
     CU_ASSERT_EQUAL(again.status, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(again.out, first_hist));
     unlink(file);
     /* The same schedule is no violation for the real algorithm, or not
      * even a complete run of it (its instruction counts differ). */
-    explore(&again, algos[i], "--ops", ops, "--schedule", spec, NULL);
+    explore(&again, algos[i], "--ops", ops, "--schedule", spec, f, NULL);
     CU_ASSERT_TRUE(again.status == 0 || again.status == 125);
   }
+}
+
+static void explore_broken_variants_are_caught_and_replay(void) {
+  broken_variants_are_caught_and_replay(NULL);
+}
+
+static void explore_folded_broken_variants_are_caught_and_replay(void) {
+  broken_variants_are_caught_and_replay("--folded");
 }
 
 static void explore_pct_is_seeded_and_catches_broken(void) {
@@ -763,11 +794,17 @@ int main(int argc, char **argv) {
   };
   static const qtest_case_t tool_cases[] = {
       {"explore_real_algorithms_are_linearizable", explore_real_algorithms_are_linearizable},
+      {"explore_folded_real_algorithms_are_linearizable",
+       explore_folded_real_algorithms_are_linearizable},
 #ifdef QUA_M68K_BACKEND
       {"explore_counts_match_the_solo_lengths", explore_counts_match_the_solo_lengths},
+      {"explore_folded_counts_match_the_solo_lengths",
+       explore_folded_counts_match_the_solo_lengths},
 #endif
       {"explore_broken_variants_are_caught_and_replay",
        explore_broken_variants_are_caught_and_replay},
+      {"explore_folded_broken_variants_are_caught_and_replay",
+       explore_folded_broken_variants_are_caught_and_replay},
       {"explore_pct_is_seeded_and_catches_broken", explore_pct_is_seeded_and_catches_broken},
       {"explore_bad_usage_names_the_problem", explore_bad_usage_names_the_problem},
       {NULL, NULL},

@@ -51,6 +51,39 @@ static void every_type_prints_a_clean_quaject_line(void) {
   }
 }
 
+/* --folded: the loops with the operations inline keep every item, and
+ * each operation costs fewer cycles than its call (no JSR, RTS or load of
+ * the state's address); a seeded bug still shows. */
+static void folded_loops_are_clean_and_cheaper(void) {
+  static const char *const types[] = {"queue", "stack", "counter", "list"};
+  for (size_t i = 0; i < 4; i++) {
+    unsigned pc[2], gc[2];
+    for (int folded = 0; folded < 2; folded++) {
+      char out[8192], args[160], want[128];
+      snprintf(args, sizeof args,
+               "%s --producers 2 --consumers 2 --items 300 --schedule random:5%s", types[i],
+               folded ? " --folded" : "");
+      CU_ASSERT_EQUAL(quaject(out, sizeof out, args), 0);
+      const char *line = last_line(out);
+      snprintf(want, sizeof want, "QUAJECT %s items=300 lost=0 dup=0 reordered=0 put_insns=",
+               types[i]);
+      CU_ASSERT_EQUAL(strncmp(line, want, strlen(want)), 0);
+      unsigned pi, gi;
+      const char *f = strstr(line, "put_insns=");
+      CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+      CU_ASSERT_EQUAL(sscanf(f, "put_insns=%u get_insns=%u put_cycles=%u get_cycles=%u", &pi,
+                             &gi, &pc[folded], &gc[folded]),
+                      4);
+    }
+    CU_ASSERT(pc[1] < pc[0] && gc[1] < gc[0]);
+  }
+  char out[8192];
+  CU_ASSERT_EQUAL(quaject(out, sizeof out,
+                          "counter --variant broken --producers 2 --items 2000 --schedule "
+                          "random:1:4 --folded"),
+                  1);
+}
+
 /* A seeded bug shows: exit 1 and the damage counted. */
 static void a_broken_variant_exits_one(void) {
   char out[8192];
@@ -126,6 +159,7 @@ int main(int argc, char **argv) {
   CU_pSuite s = CU_add_suite("m68k-qj-cli", NULL, NULL);
   CU_add_test(s, "every_type_prints_a_clean_quaject_line", every_type_prints_a_clean_quaject_line);
   CU_add_test(s, "a_broken_variant_exits_one", a_broken_variant_exits_one);
+  CU_add_test(s, "folded_loops_are_clean_and_cheaper", folded_loops_are_clean_and_cheaper);
   CU_add_test(s, "a_recorded_schedule_replays", a_recorded_schedule_replays);
   CU_add_test(s, "help_says_how_cycles_are_estimated", help_says_how_cycles_are_estimated);
   CU_add_test(s, "bad_usage_exits_two_naming_the_problem", bad_usage_exits_two_naming_the_problem);

@@ -14,6 +14,7 @@ typedef struct algo {
   unsigned producers, consumers;
   uint32_t capacity;
   bool cas2; /* every successful removal executes a CAS2 */
+  bool folded; /* the loops run the entries' folded forms inline */
 } algo_t;
 
 /* One drive under random:SEED:MAX; fails the case on any broken
@@ -29,13 +30,13 @@ static m68k_qj_drive_result_t drive(const algo_t *a, uint64_t seed, uint32_t max
   CU_ASSERT_EQUAL_FATAL(m68k_qj_create(m, a->type, a->variant, a->capacity, &q, err, sizeof err),
                         M68K_OK);
   m68k_qj_drive_options_t o = {.producers = a->producers, .consumers = a->consumers,
-                               .items = ITEMS, .limit = 2000000};
+                               .items = ITEMS, .limit = 2000000, .folded = a->folded};
   m68k_qj_drive_result_t r;
   int rc = m68k_qj_drive(q, &o, &r, err, sizeof err);
   if (rc != M68K_OK || r.lost || r.dup || r.reordered)
-    fprintf(stderr, "\n  %s %s random:%llu:%u: rc %d (%s) lost %u dup %u reordered %u\n", a->type,
-            a->variant ? a->variant : "", (unsigned long long)seed, max_slice, rc, err, r.lost,
-            r.dup, r.reordered);
+    fprintf(stderr, "\n  %s %s%s random:%llu:%u: rc %d (%s) lost %u dup %u reordered %u\n",
+            a->type, a->variant ? a->variant : "", a->folded ? " folded" : "",
+            (unsigned long long)seed, max_slice, rc, err, r.lost, r.dup, r.reordered);
   CU_ASSERT_EQUAL(rc, M68K_OK);
   CU_ASSERT_EQUAL(r.machine.status, M68K_MACHINE_DEADLOCK); /* both loops done */
   CU_ASSERT_EQUAL(r.lost, 0);
@@ -90,7 +91,7 @@ static void queue_spsc_survives_random_schedules_without_cas2(void) {
  * duplicates items under some of the first random schedules (which ones
  * moves with the code's length; the checker, not this test, is what must
  * find such schedules). */
-static void broken_stack_fails_under_a_seeded_schedule(void) {
+static void broken_stack_fails(bool folded) {
   bool shown = false;
   for (uint64_t seed = 1; seed <= 64 && !shown; seed++) {
     m68k_machine_config_t cfg = {
@@ -100,7 +101,7 @@ static void broken_stack_fails_under_a_seeded_schedule(void) {
     m68k_machine_set_schedule(m, &s);
     m68k_qj_t *q = NULL;
     CU_ASSERT_EQUAL_FATAL(m68k_qj_create(m, "stack", "broken", 4, &q, NULL, 0), M68K_OK);
-    m68k_qj_drive_options_t o = {.producers = 2, .consumers = 2, .items = 16};
+    m68k_qj_drive_options_t o = {.producers = 2, .consumers = 2, .items = 16, .folded = folded};
     m68k_qj_drive_result_t r;
     CU_ASSERT_EQUAL(m68k_qj_drive(q, &o, &r, NULL, 0), M68K_OK);
     CU_ASSERT_STRING_EQUAL(r.code[0], "push_broken");
@@ -108,6 +109,63 @@ static void broken_stack_fails_under_a_seeded_schedule(void) {
     m68k_machine_destroy(m);
   }
   CU_ASSERT_TRUE(shown);
+}
+
+static void broken_stack_fails_under_a_seeded_schedule(void) { broken_stack_fails(false); }
+
+static void folded_broken_stack_fails_under_a_seeded_schedule(void) { broken_stack_fails(true); }
+
+/* The folded loops (m68k_qj_drive's `folded`) under the same schedules:
+ * the same algorithms, run inline in the loops, keep every item. */
+static void folded_algorithms_survive_random_schedules(void) {
+  const algo_t as[] = {
+      {"counter", NULL, 2, 1, 0, false, true}, {"stack", NULL, 2, 2, 4, true, true},
+      {"queue", NULL, 2, 2, 4, true, true},    {"queue", NULL, 2, 1, 4, false, true},
+      {"queue", NULL, 1, 1, 4, false, true},   {"list", NULL, 2, 2, ITEMS, true, true},
+  };
+  for (size_t i = 0; i < sizeof as / sizeof as[0]; i++)
+    for (uint64_t seed = 1; seed <= SCHEDULES; seed++)
+      drive(&as[i], seed, 1 + (uint32_t)(seed % 8));
+}
+
+/* Measured in the folded loops, an uncontended operation costs what
+ * m68k_qj_call_folded measures of the same folded code: the loop adds
+ * nothing to it, and it has no JSR or RTS (fewer instructions than the
+ * called entry's). */
+static void folded_drive_measures_the_operation_alone(void) {
+  static const char *const types[] = {"queue", "stack", "counter", "list"};
+  for (size_t t = 0; t < 4; t++) {
+    m68k_machine_config_t cfg = {
+        .model = M68K_MODEL_68030, .ncpus = 2, .ram_size = M68K_QJ_RAM_MIN};
+    m68k_machine_t *m = m68k_machine_create(&cfg);
+    m68k_qj_t *q = NULL;
+    bool counter = strcmp(types[t], "counter") == 0;
+    CU_ASSERT_EQUAL_FATAL(m68k_qj_create(m, types[t], NULL, counter ? 0 : 256, &q, NULL, 0),
+                          M68K_OK);
+    m68k_qj_drive_options_t o = {
+        .producers = 1, .consumers = 1, .items = 200, .measure = true, .folded = true};
+    m68k_qj_drive_result_t r;
+    CU_ASSERT_EQUAL(m68k_qj_drive(q, &o, &r, NULL, 0), M68K_OK);
+    CU_ASSERT_EQUAL(r.lost + r.dup + r.reordered, 0);
+    CU_ASSERT(r.calls[0] >= 200);
+    /* The same forms as the drive's: one caller of each entry. */
+    const char *put = m68k_qj_entry_name(q, 0);
+    CU_ASSERT_EQUAL(m68k_qj_attach(q, put), M68K_OK);
+    CU_ASSERT_EQUAL(m68k_qj_attach(q, m68k_qj_entry_name(q, 1)), M68K_OK);
+    uint64_t ni, nc, ci;
+    uint32_t v;
+    uint32_t arg = strcmp(types[t], "list") == 0 ? m68k_qj_node(q, 0) : 1;
+    CU_ASSERT_EQUAL(m68k_qj_call_folded(q, 0, put, arg, &v, &ni, &nc), M68K_QJ_OK);
+    CU_ASSERT_EQUAL(m68k_qj_call(q, 0, put, arg, &v, &ci, NULL), M68K_QJ_OK);
+    if ((double)ni != r.insns[0] || (double)nc != r.cycles[0])
+      fprintf(stderr, "\n  %s: folded %s %llu insns %llu cycles, in the loop %g and %g\n",
+              types[t], put, (unsigned long long)ni, (unsigned long long)nc, r.insns[0],
+              r.cycles[0]);
+    CU_ASSERT_EQUAL((double)ni, r.insns[0]);
+    CU_ASSERT_EQUAL((double)nc, r.cycles[0]);
+    CU_ASSERT(ni < ci);
+    m68k_machine_destroy(m);
+  }
 }
 
 /* Per-call figures are measured when asked, and the same across runs. */
@@ -180,6 +238,12 @@ int main(void) {
   CU_add_test(s, "list_cas2_survives_random_schedules", list_cas2_survives_random_schedules);
   CU_add_test(s, "broken_stack_fails_under_a_seeded_schedule",
               broken_stack_fails_under_a_seeded_schedule);
+  CU_add_test(s, "folded_broken_stack_fails_under_a_seeded_schedule",
+              folded_broken_stack_fails_under_a_seeded_schedule);
+  CU_add_test(s, "folded_algorithms_survive_random_schedules",
+              folded_algorithms_survive_random_schedules);
+  CU_add_test(s, "folded_drive_measures_the_operation_alone",
+              folded_drive_measures_the_operation_alone);
   CU_add_test(s, "drive_measures_calls", drive_measures_calls);
   CU_add_test(s, "drive_refuses_bad_options", drive_refuses_bad_options);
   CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qf-stencils.h"
 #include "quaject68k.h"
 
 static m68k_machine_t *new_machine(void) {
@@ -136,6 +137,94 @@ static void queue_edges_fire_once_per_transition(void) {
     CU_ASSERT_PTR_NULL(strstr(name, "_t"));
     m68k_machine_destroy(m);
   }
+}
+
+/* A folded form (m68k_qj_call_folded) does what its entry does: the same
+ * sequence of operations on two equal quajects, one called and one
+ * folded, gives the same statuses, values and callbacks, through full and
+ * empty (the folded forms keep a2 across a callback), in every variant,
+ * with and without listeners (the tracked forms). */
+static void folded_forms_match_the_calls(void) {
+  static const struct {
+    const char *type, *variant;
+  } ts[] = {{"counter", NULL}, {"counter", "broken"}, {"stack", NULL},   {"stack", "broken"},
+            {"queue", "auto"}, {"queue", "spsc"},     {"queue", "mpmc"}, {"queue", "broken"},
+            {"list", NULL},    {"list", "broken"}};
+  for (size_t t = 0; t < sizeof ts / sizeof ts[0]; t++) {
+    for (int listen = 0; listen < 2; listen++) {
+      m68k_machine_t *m = new_machine();
+      bool counter = strcmp(ts[t].type, "counter") == 0, list = strcmp(ts[t].type, "list") == 0;
+      m68k_qj_t *q[2] = {new_qj(m, ts[t].type, ts[t].variant, counter ? 0 : 3),
+                         new_qj(m, ts[t].type, ts[t].variant, counter ? 0 : 3)};
+      seen_t s[2] = {{""}, {""}};
+      for (int k = 0; k < 2 && listen; k++)
+        for (unsigned cb = 0; m68k_qj_callback_name(q[k], cb) != NULL; cb++)
+          CU_ASSERT_EQUAL(m68k_qj_on_callback(q[k], m68k_qj_callback_name(q[k], cb), note, &s[k]),
+                          0);
+      uint32_t seed = 12345, next_node = 0;
+      for (int i = 0; i < 200; i++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned e = (seed >> 16) % 2, cpu = (seed >> 20) % 2;
+        const char *entry = m68k_qj_entry_name(q[0], e);
+        /* A list's inserts take its nodes in turn, while there are any. */
+        if (list && e == 0 && next_node == 3)
+          e = 1, entry = m68k_qj_entry_name(q[0], 1);
+        uint32_t r[2], v[2] = {0, 0};
+        int st[2];
+        for (int k = 0; k < 2; k++) {
+          uint32_t arg = e != 0 ? 0 : list ? m68k_qj_node(q[k], next_node) : counter ? 3 : i + 1u;
+          st[k] = k == 0 ? m68k_qj_call(q[k], cpu, entry, arg, &v[k], NULL, NULL)
+                         : m68k_qj_call_folded(q[k], cpu, entry, arg, &v[k], NULL, NULL);
+          /* A list's values are nodes: compared as node numbers. */
+          r[k] = list && st[k] == M68K_QJ_OK ? (v[k] - m68k_qj_node(q[k], 0)) / 8 : v[k];
+          if (st[k] != M68K_QJ_OK)
+            r[k] = 0;
+        }
+        if (list && e == 0 && st[0] == M68K_QJ_OK)
+          next_node++;
+        if (st[0] != st[1] || r[0] != r[1])
+          fprintf(stderr, "\n  %s %s op %d %s: called %d %u, folded %d %u\n", ts[t].type,
+                  ts[t].variant ? ts[t].variant : "", i, entry, st[0], r[0], st[1], r[1]);
+        CU_ASSERT_EQUAL(st[0], st[1]);
+        CU_ASSERT_EQUAL(r[0], r[1]);
+        if (list && e == 1 && st[0] == M68K_QJ_OK)
+          next_node--; /* the list is LIFO: the last node inserted is free again */
+      }
+      CU_ASSERT_STRING_EQUAL(s[0].log, s[1].log);
+      m68k_machine_destroy(m);
+    }
+  }
+}
+
+/* No folded form (quaject68k-templates.c note F2) moves the stack pointer
+ * or addresses the stack, except to keep a2 across a callback: it has no
+ * epilogue that could undo it. Each is disassembled, instruction by
+ * instruction, from a copy in RAM. */
+static void folded_forms_never_touch_the_stack(void) {
+  m68k_machine_t *m = new_machine();
+  m68k_cpu_t *c = m68k_machine_cpu(m, 0);
+  unsigned checked = 0;
+  for (uint32_t i = 0; i < qf_set.nstencils; i++) {
+    const jit_stencil_t *st = qf_set.stencils[i];
+    if (strncmp(st->name, "qk_fold_", 8) == 0)
+      continue; /* the callers' pieces: not operations */
+    const uint32_t at = 0x10000;
+    CU_ASSERT_FATAL(m68k_machine_load(m, at, st->bytes, st->code_size) == M68K_OK);
+    for (uint32_t off = 0; off < st->code_size;) {
+      char text[128] = "";
+      int len = m68k_disassemble(c, at + off, text, sizeof text);
+      CU_ASSERT_FATAL(len > 0);
+      bool stack = strstr(text, "sp") != NULL || strstr(text, "a7") != NULL;
+      bool keep_a2 = strstr(text, "a2,-(") != NULL || strstr(text, ")+,a2") != NULL;
+      if (stack && !keep_a2)
+        fprintf(stderr, "\n  %s+%u: %s\n", st->name, off, text);
+      CU_ASSERT(!stack || keep_a2);
+      off += (uint32_t)len;
+    }
+    checked++;
+  }
+  CU_ASSERT(checked >= 20);
+  m68k_machine_destroy(m);
 }
 
 /* The seeded bugs need another CPU: run alone, each is correct. */
@@ -320,6 +409,8 @@ int main(void) {
   CU_add_test(s, "queue_edges_fire_once_per_transition", queue_edges_fire_once_per_transition);
   CU_add_test(s, "queue_switches_code_with_callers", queue_switches_code_with_callers);
   CU_add_test(s, "broken_variants_are_correct_alone", broken_variants_are_correct_alone);
+  CU_add_test(s, "folded_forms_match_the_calls", folded_forms_match_the_calls);
+  CU_add_test(s, "folded_forms_never_touch_the_stack", folded_forms_never_touch_the_stack);
   CU_add_test(s, "callbacks_can_go_to_68k_code", callbacks_can_go_to_68k_code);
   CU_add_test(s, "control_refuses_while_a_cpu_runs_the_code",
               control_refuses_while_a_cpu_runs_the_code);
