@@ -14,17 +14,23 @@
  *   xh_exit    the block's exit record (m68k__xlat_exit_t) for a target
  *   xh_handler the interpreter's handler of the instruction (called)
  *   xh_next    the next stencil of the block      xh_taken   a taken branch's exit
+ *   xh_count   instructions to add to icount here (xlat.c note 6)
  *
- * A stencil stops (returns) after its instruction whenever the interpreter
- * would stop or look at something between instructions: something pending,
- * the instruction budget (xlat_end) spent, a store into translated code
- * (xlat_dirty), or the PC not where the block goes on (an exception, a
- * jump the handler made).
+ * A block's entry (xt_enter) checks once that its instructions fit in the
+ * budget (xlat_end) and that nothing is pending; then no stencil looks at
+ * the budget. Instructions on registers alone do not count themselves: the
+ * next stencil that can fault, call out or leave the block adds them
+ * (xh_count), so icount is exact wherever anything can see it. A stencil
+ * that can fault or call out stops (returns) after its instruction whenever
+ * the interpreter would look at something between instructions: something
+ * pending, a store into translated code (xlat_dirty), or the PC not where
+ * the block goes on (an exception, a jump the handler made).
  */
 #include "m68k-internal.h"
 #include "xlat.h"
 
-extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_reg[], xh_src[], xh_imm[], xh_exit[];
+extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_reg[], xh_src[], xh_imm[], xh_exit[],
+    xh_count[];
 extern void xh_handler(m68k_cpu_t *c, uint32_t op);
 extern void xh_next(m68k_cpu_t *c);
 extern void xh_taken(m68k_cpu_t *c);
@@ -37,16 +43,27 @@ extern void xh_taken(m68k_cpu_t *c);
 #define SRC ((unsigned)(uintptr_t)xh_src)
 #define IMM ((uint32_t)(uintptr_t)xh_imm)
 #define EXIT ((m68k__xlat_exit_t *)(uintptr_t)xh_exit)
+#define COUNT ((uint64_t)(uintptr_t)xh_count)
 
 #define XT_INLINE static inline __attribute__((always_inline))
 #define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* A block's entry: on only when its COUNT instructions fit in the budget
+ * and nothing is pending (xlat.c note 6). The loop checks the same before
+ * it enters a block, so this returns only to an exit that chained here. */
+void xt_enter(m68k_cpu_t *c)
+{
+  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - c->icount < COUNT)))
+    return;
+  xh_next(c);
+}
+
 /* The interpreter's dispatch of the instruction at PC (cpu-ops.c
- * M68K_DISPATCH): counted, the 68000's address-error bookkeeping reset,
- * its first word fetched. */
+ * M68K_DISPATCH): counted (with the instructions on registers before it),
+ * the 68000's address-error bookkeeping reset, its first word fetched. */
 XT_INLINE void begin(m68k_cpu_t *c)
 {
-  c->icount++;
+  c->icount += COUNT;
   c->ae_adj = 0;
   c->ae_prog = false;
   c->ae_undo = 0;
@@ -55,10 +72,11 @@ XT_INLINE void begin(m68k_cpu_t *c)
   c->ir = OP;
 }
 
-/* Must the block return to xlat.c's loop after this instruction? */
+/* Must the block return to xlat.c's loop after this instruction? (The
+ * budget was checked at the block's entry.) */
 XT_INLINE bool stop_here(const m68k_cpu_t *c)
 {
-  return XT_UNLIKELY(c->pending | c->xlat_dirty | (c->icount >= c->xlat_end));
+  return XT_UNLIKELY(c->pending | c->xlat_dirty);
 }
 
 /* Any instruction: its handler, called. The block goes on only when the PC
@@ -82,10 +100,12 @@ void xt_last(m68k_cpu_t *c)
 
 /* The end of a block that goes on at TARGET: straight into the block
  * chained there (the exit's entry, which xlat.c fills in), or back to the
- * loop. The instruction before has already checked stop_here. */
+ * loop. The instruction before has already checked stop_here; COUNT is
+ * the instructions on registers since the last count. */
 void xt_exit(m68k_cpu_t *c)
 {
   m68k__xlat_exit_t *e = EXIT;
+  c->icount += COUNT;
   c->pc = TARGET;
   c->xlat_last = e;
   void (*entry)(m68k_cpu_t *) = e->entry;
@@ -94,20 +114,18 @@ void xt_exit(m68k_cpu_t *c)
 }
 
 /* Instructions on registers alone (xlat.c note 6): they cannot fault, and
- * change nothing the loop looks at but the count, so they leave ppc, ir
- * and the 68000's address-error state (read only by an instruction's own
- * exceptions, and set again by the next instruction that can take one) and
- * check only the budget after them. */
+ * change nothing the loop looks at, so they leave ppc, ir, the PC and the
+ * 68000's address-error state (read only by an instruction's own
+ * exceptions, and set again by the next instruction that can take one or
+ * by the block's exit), leave their count to the next stencil that counts,
+ * and check nothing after them. */
 XT_INLINE void pure_begin(m68k_cpu_t *c)
 {
-  c->icount++;
+  (void)c;
 }
 
 XT_INLINE void pure_next(m68k_cpu_t *c)
 {
-  c->pc = NPC;
-  if (XT_UNLIKELY(c->icount >= c->xlat_end))
-    return;
   xh_next(c);
 }
 
@@ -158,10 +176,31 @@ XT_PURE(clr_l, { c->r[REG] = 0; logic_flags(c, 0); })
 XT_PURE(tst_l, logic_flags(c, c->r[REG]))
 XT_PURE(tst_b, { c->n = c->r[REG] << 24; c->nz = c->r[REG] & 0xff; c->v = 0; c->c = 0; })
 
+/* The same without the flags no later instruction reads (xlat.c note 8):
+ * none (the others are stencils above: MOVE.L as MOVEA.L, ADD.L as
+ * ADDA.L, CLR.L and MOVEQ as seti...), or X alone. */
+XT_PURE(nop, (void)c)                                                    /* CMP, TST */
+XT_PURE(and_l_nf, c->r[REG] &= c->r[SRC])
+XT_PURE(or_l_nf, c->r[REG] |= c->r[SRC])
+XT_PURE(eor_l_nf, c->r[REG] ^= c->r[SRC])
+XT_PURE(add_l_x, { uint32_t d = c->r[REG]; uint32_t s = c->r[SRC]; c->r[REG] = d + s; c->x = d + s < d; })
+XT_PURE(sub_l_x, { uint32_t d = c->r[REG]; uint32_t s = c->r[SRC]; c->r[REG] = d - s; c->x = d < s; })
+XT_PURE(addi_l_x, { uint32_t d = c->r[REG]; c->r[REG] = d + IMM; c->x = d + IMM < d; })
+XT_PURE(subi_l_x, { uint32_t d = c->r[REG]; c->r[REG] = d - IMM; c->x = d < IMM; })
+
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
- * them): the full dispatch, the PC past the instruction before the access
- * (as the interpreter's has fetched every extension word by then), the
- * loop's checks after. */
+ * them): the dispatch without the 68000's address-error state (read only
+ * by the 68000's address errors), the PC past the instruction before the
+ * access (as the interpreter's has fetched every extension word by then),
+ * the loop's checks after. */
+XT_INLINE void mem_begin(m68k_cpu_t *c)
+{
+  c->icount += COUNT;
+  c->ppc = PC;
+  c->pc = NPC;
+  c->ir = OP;
+}
+
 XT_INLINE void mem_next(m68k_cpu_t *c)
 {
   if (stop_here(c))
@@ -171,8 +210,7 @@ XT_INLINE void mem_next(m68k_cpu_t *c)
 
 void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   c->n = IMM << 24;
   c->nz = IMM;
   c->v = 0;
@@ -183,7 +221,7 @@ void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
 
 void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
 {
-  begin(c);
+  mem_begin(c);
   uint32_t a = c->r[REG];
   c->r[REG] = a + IMM;
   uint32_t v = m68k__rd(c, a, 1);
@@ -196,8 +234,7 @@ void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
 
 void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   uint32_t v = c->r[SRC];
   logic_flags(c, v);
   m68k__wr(c, c->r[REG] + IMM, 4, v);
@@ -206,8 +243,7 @@ void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
 
 void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
   logic_flags(c, v);
   c->r[REG] = v;
@@ -216,35 +252,31 @@ void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
 
 void xt_loada_l_d16(m68k_cpu_t *c) /* MOVEA.L (IMM,As),Ar */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   c->r[REG] = m68k__rd(c, c->r[SRC] + IMM, 4);
   mem_next(c);
 }
 
-/* The branch is taken: on at TARGET, through the exit the chain put at
- * xh_taken. */
+/* Branches cannot fault (xlat.c picks even targets) nor change anything
+ * the loop looks at: like the instructions on registers they leave ppc,
+ * ir and the PC. Taken: counted (COUNT: this one and those on registers
+ * before it), on at TARGET through the exit the chain put at xh_taken,
+ * which sets the PC. Not taken: on with the next instruction, which
+ * counts this one. */
 XT_INLINE void taken(m68k_cpu_t *c)
 {
-  c->pc = TARGET;
-  if (stop_here(c))
-    return;
+  c->icount += COUNT;
   xh_taken(c);
 }
 
-/* Not taken: on with the next instruction. */
 XT_INLINE void not_taken(m68k_cpu_t *c)
 {
-  c->pc = NPC;
-  if (stop_here(c))
-    return;
   xh_next(c);
 }
 
-/* BRA to TARGET (even: the 68000's odd-target fault stays with xt_insn). */
+/* BRA to TARGET. */
 void xt_bra(m68k_cpu_t *c)
 {
-  begin(c);
   taken(c);
 }
 
@@ -254,7 +286,6 @@ void xt_bra(m68k_cpu_t *c)
 #define XT_CC(cc)                                                                            \
   void xt_bcc##cc(m68k_cpu_t *c)                                                             \
   {                                                                                          \
-    begin(c);                                                                                \
     if (m68k__cc(c, cc))                                                                     \
       taken(c);                                                                              \
     else                                                                                     \
@@ -262,7 +293,6 @@ void xt_bra(m68k_cpu_t *c)
   }                                                                                          \
   void xt_dbcc##cc(m68k_cpu_t *c)                                                            \
   {                                                                                          \
-    begin(c);                                                                                \
     if (!m68k__cc(c, cc)) {                                                                  \
       uint32_t cnt = (c->r[REG] - 1) & 0xffff;                                               \
       c->r[REG] = (c->r[REG] & 0xffff0000u) | cnt;                                           \
@@ -292,8 +322,7 @@ XT_CC(15)
 
 void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
   (void)m68k__sub(c, c->r[REG], v, 4, 0, false, true);
   mem_next(c);
@@ -301,8 +330,7 @@ void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
 
 void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   uint32_t a = c->r[REG] + IMM;
   uint32_t r = m68k__add(c, m68k__rd(c, a, 4), c->r[SRC], 4, 0, false);
   m68k__wr(c, a, 4, r);
@@ -311,8 +339,7 @@ void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
 
 void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
 {
-  begin(c);
-  c->pc = NPC;
+  mem_begin(c);
   logic_flags(c, 0);
   m68k__wr(c, c->r[REG] + IMM, 4, 0);
   mem_next(c);

@@ -22,8 +22,9 @@
  *    condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
- *    note 1): a store or two per instruction that sets them, evaluated only
- *    where a branch tests them. A block ends after a jump, call, return or trap (xt_last: the
+ *    note 1): a store or two per instruction that sets them (none where no
+ *    later instruction reads them: note 8), evaluated only where a branch
+ *    tests them. A block ends after a jump, call, return or trap (xt_last: the
  *    loop finds the block at the new PC), at a BRA, or after XLAT_INSNS
  *    instructions, XLAT_EXITS branch exits, or the end of RAM.
  * 3. Chaining. An exit to a known address (a branch target, the address
@@ -50,18 +51,45 @@
  * 5. Bound. At most max_blocks blocks live; the translation that would
  *    exceed it first flushes the whole cache (as QEMU does when its code
  *    buffer is full), from the loop, where no translated code runs.
- * 6. Exactness. A stencil ends its instruction as the interpreter's
- *    dispatch does (icount, ppc, ir, the 68000's address-error state) and
- *    stops where the interpreter would look between instructions (pending,
- *    the budget `end`), so exceptions, interrupts, traps, system calls and
- *    the machine's schedules (which run a CPU a counted number of
- *    instructions) fall on the same instruction boundaries. Cycle counting
- *    and tracing set `pending`, so they run in the interpreter. ppc, ir and
+ * 6. Exactness. A block begins with xt_enter, which goes on only when
+ *    all its instructions fit in the budget (icount + ninsn <= `end`) and
+ *    nothing is pending; the loop checks the same before it enters a
+ *    block, and when the block does not fit it interprets one instruction
+ *    instead, so a budget ends on the same instruction as in the
+ *    interpreter (the machine's schedules run a CPU a counted number of
+ *    instructions). Inside a block no stencil looks at the budget. The
+ *    instructions on registers alone (pure[]: they cannot fault, call out
+ *    or change anything the loop looks at) neither count themselves nor
+ *    store the PC: the next stencil that can fault, call a handler or
+ *    leave the block adds their count with its own (xh_count, filled in
+ *    by fill_counts) and stores the PC, so icount and the PC are exact
+ *    wherever an exception, a handler, a device or the loop can see them.
+ *    Branches cannot fault (odd targets stay with the handler): a taken
+ *    one counts, a branch not taken leaves its count to the next. A
+ *    stencil that can fault or call out ends its instruction as the
+ *    interpreter's dispatch does (ppc, ir; on the 68000 its address-error
+ *    state) and returns after it when something became pending or a store
+ *    hit translated code, so exceptions, interrupts, traps and system
+ *    calls fall on the same instruction boundaries. Cycle counting and
+ *    tracing set `pending`, so they run in the interpreter. ppc, ir and
  *    the 68000's address-error state are read only by the exceptions of
- *    the instruction that set them; the stencils of instructions on
- *    registers alone, which cannot take one, leave them as they were.
+ *    the instruction that set them; the stencils that cannot take one
+ *    leave them as they were, and the memory stencils (68030 only) do not
+ *    touch the address-error state, which only the 68000's address errors
+ *    read.
  * 7. Code memory is libjit's (W^X, dual-mapped), one per process, created
  *    on first use; a block's code is freed when the block dies.
+ * 8. Dead flags. drop_dead_flags walks a block backwards with the set of
+ *    flag fields (x, n, nz, v, c) some later stencil may read before
+ *    writing it: all of them at the block's end, and at every stencil
+ *    other than pure[]'s (a handler, a memory access whose exception
+ *    stacks the SR, a branch, whose taken exit leaves the block). An
+ *    instruction on registers none of whose flags are in it gets the
+ *    same operation without them (ADD.L as ADDA.L, CMP.L and TST as
+ *    nothing...), one whose X alone is in it (ADD, SUB, ADDQ, SUBQ,
+ *    ADDI, SUBI .L) the stencil storing X alone. Only stores that nothing
+ *    reads are dropped, so the state at every exit and fault is the
+ *    interpreter's.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -455,6 +483,119 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
 #undef IS
 }
 
+/* The condition codes as the translator tracks them (note 8): the split
+ * flags' fields (m68k-internal.h note 1). */
+enum { F_X = 1, F_N = 2, F_Z = 4, F_V = 8, F_C = 16, F_NZVC = 30, F_ALL = 31 };
+
+/* The stencils of instructions on registers alone (note 6): they count
+ * nothing themselves. `w` is the flags they write (each field whole), `nf`
+ * the stencil doing the same without them (NULL: none; its immediate
+ * negated when `neg`), `xo` the one writing X alone. */
+static const struct {
+  const jit_stencil_t *s;
+  uint8_t w;
+  bool neg;
+  const jit_stencil_t *nf, *xo;
+} pure[] = {
+    {&xl_stencil_xt_moveq, F_NZVC, false, &xl_stencil_xt_seti, NULL},
+    {&xl_stencil_xt_move_l, F_NZVC, false, &xl_stencil_xt_movea_l, NULL},
+    {&xl_stencil_xt_and_l, F_NZVC, false, &xl_stencil_xt_and_l_nf, NULL},
+    {&xl_stencil_xt_or_l, F_NZVC, false, &xl_stencil_xt_or_l_nf, NULL},
+    {&xl_stencil_xt_eor_l, F_NZVC, false, &xl_stencil_xt_eor_l_nf, NULL},
+    {&xl_stencil_xt_clr_l, F_NZVC, false, &xl_stencil_xt_seti, NULL},
+    {&xl_stencil_xt_tst_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_tst_b, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_cmp_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_cmpi_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_add_l, F_ALL, false, &xl_stencil_xt_adda_l, &xl_stencil_xt_add_l_x},
+    {&xl_stencil_xt_sub_l, F_ALL, false, &xl_stencil_xt_suba_l, &xl_stencil_xt_sub_l_x},
+    {&xl_stencil_xt_addi_l, F_ALL, false, &xl_stencil_xt_adda_i, &xl_stencil_xt_addi_l_x},
+    {&xl_stencil_xt_subi_l, F_ALL, true, &xl_stencil_xt_adda_i, &xl_stencil_xt_subi_l_x},
+    {&xl_stencil_xt_movea_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_movea_w, 0, false, NULL, NULL},
+    {&xl_stencil_xt_adda_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_suba_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_adda_w, 0, false, NULL, NULL},
+    {&xl_stencil_xt_adda_i, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lea_d16, 0, false, NULL, NULL},
+    {&xl_stencil_xt_seti, 0, false, NULL, NULL},
+    {&xl_stencil_xt_nop, 0, false, NULL, NULL},
+    {&xl_stencil_xt_and_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_or_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_eor_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_add_l_x, 0, false, NULL, NULL}, /* these four write X: */
+    {&xl_stencil_xt_sub_l_x, 0, false, NULL, NULL}, /* drop_dead_flags runs once, */
+    {&xl_stencil_xt_addi_l_x, 0, false, NULL, NULL}, /* before any is chosen */
+    {&xl_stencil_xt_subi_l_x, 0, false, NULL, NULL},
+};
+
+/* pure[]'s entry for stencil s, or -1 when s can fault, calls out or
+ * branches. */
+static int pure_index(const jit_stencil_t *s)
+{
+  for (size_t i = 0; i < sizeof pure / sizeof pure[0]; i++)
+    if (pure[i].s == s)
+      return (int)i;
+  return -1;
+}
+
+static bool is_branch(const jit_stencil_t *s)
+{
+  if (s == &xl_stencil_xt_bra)
+    return true;
+  for (int i = 0; i < 16; i++)
+    if (s == bcc_stencils[i] || s == dbcc_stencils[i])
+      return true;
+  return false;
+}
+
+/* Note 8: links [first, last) are a block's instructions in order; each
+ * instruction on registers whose flags no later instruction of the block
+ * reads before writing them again gets the stencil without them. Every
+ * other stencil (a handler, a memory access that can fault, a branch, the
+ * exits) reads them all. */
+static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned first,
+                            unsigned last)
+{
+  unsigned live = F_ALL;
+  for (unsigned i = last; i-- > first;) {
+    int p = pure_index(links[i].stencil);
+    if (p < 0) {
+      live = F_ALL;
+      continue;
+    }
+    unsigned w = pure[p].w;
+    if (w == 0)
+      continue;
+    if ((live & w) == 0) {
+      links[i].stencil = pure[p].nf;
+      if (pure[p].neg)
+        vals[i][XL_HOLE_xh_imm] = (uint32_t)-(uint32_t)vals[i][XL_HOLE_xh_imm];
+    } else if ((live & w) == F_X && pure[p].xo) {
+      links[i].stencil = pure[p].xo;
+    }
+    live &= ~w;
+  }
+}
+
+/* Note 6: fills each counting stencil's xh_count of links [first, last)
+ * (a block's instructions) with the instructions since the last count, its
+ * own included, and returns those left for the fall-through exit. */
+static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned first,
+                            unsigned last)
+{
+  uint64_t carry = 0;
+  for (unsigned i = first; i < last; i++) {
+    carry++;
+    if (pure_index(links[i].stencil) >= 0)
+      continue;
+    vals[i][XL_HOLE_xh_count] = carry;
+    if (!is_branch(links[i].stencil)) /* a branch not taken leaves its count to the next */
+      carry = 0;
+  }
+  return carry;
+}
+
 /* The target of a Bcc/BRA at RAM offset off with opcode op, and its length;
  * false when it cannot be decoded here (a long displacement on the 68000,
  * or one past the end of RAM). */
@@ -497,7 +638,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   /* The branch exits' targets and the links whose xh_taken go to them. */
   uint32_t taken_target[XLAT_EXITS];
   unsigned taken_link[XLAT_EXITS], ntaken = 0;
-  unsigned n = 0, nspecial = 0;
+  unsigned n = 1, nspecial = 0; /* link 0: the entry (xt_enter) */
   uint32_t a = pc;
   bool open = true; /* the block falls through past its last instruction */
   while (b->ninsn < XLAT_INSNS) {
@@ -568,6 +709,12 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   }
   b->pc = pc;
   b->end = a;
+  memset(vals[0], 0, sizeof vals[0]);
+  vals[0][XL_HOLE_xh_count] = b->ninsn;
+  links[0] = (jit_link_t){.stencil = &xl_stencil_xt_enter, .values = vals[0],
+                          .next_hole = XL_HOLE_xh_next};
+  drop_dead_flags(links, vals, 1, n);
+  uint64_t rest = fill_counts(links, vals, 1, n);
   /* The exits: the fall-through's first, right after the last
    * instruction, which falls into it; then the taken branches'. */
   if (!open)
@@ -580,6 +727,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
     memset(v, 0, sizeof vals[n]);
     v[XL_HOLE_xh_target] = e->target;
     v[XL_HOLE_xh_exit] = (uint64_t)(uintptr_t)e;
+    v[XL_HOLE_xh_count] = i < 0 ? rest : 0; /* a taken branch counted itself */
     links[n] = (jit_link_t){.stencil = &xl_stencil_xt_exit, .values = v, .next_hole = -1};
     if (i >= 0) {
       jit_link_t *l = &links[taken_link[i]];
@@ -657,11 +805,15 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     }
     c->xlat_end = end;
     block_t *b = lookup(x, c->pc);
-    if (b) {
+    if (b && end - c->icount >= b->ninsn) { /* it fits in the budget (note 6) */
       c->xlat_last = NULL;
       b->entry(c);
       if (c->xlat_last && !c->xlat_dirty)
         chain(x, c->xlat_last, c->pc);
+      continue;
+    }
+    if (b) { /* it does not fit: the interpreter runs to the end of the budget */
+      m68k__exec(c, c->icount + 1);
       continue;
     }
 #if M68K_XLAT_STENCILS

@@ -303,6 +303,39 @@ static void blocks_chain_and_the_bound_flushes(void)
   tm_done(&tj);
 }
 
+/* Flags no later instruction reads are not stored (xlat.c note 8): here
+ * MOVE.L's, ADD.L's, CMP.L's and TST.L's are overwritten before the BNE
+ * reads them, and SUBQ.L #2,%d0's are overwritten but for X, which ADDX
+ * (a handler) reads. The SR after every chunk must still be the
+ * interpreter's, and d2 holds the one X that SUBQ sets. */
+static void dead_flags_dropped_only_where_unread(void)
+{
+  static const uint16_t code[] = {
+      0x7400,         /* 1000 moveq #0,%d2 */
+      0x7214,         /* 1002 moveq #20,%d1 */
+      0x76ff,         /* 1004 moveq #-1,%d3 */
+      0x2001,         /* 1006 move.l %d1,%d0 */
+      0x5580,         /* 1008 subq.l #2,%d0 (X set when d1 is 1) */
+      0x7805,         /* 100a moveq #5,%d4 */
+      0xd583,         /* 100c addx.l %d3,%d2 */
+      0xd481,         /* 100e add.l %d1,%d2 */
+      0xb284,         /* 1010 cmp.l %d4,%d1 */
+      0x4a82,         /* 1012 tst.l %d2 */
+      0x5381,         /* 1014 subq.l #1,%d1 */
+      0x66ee,         /* 1016 bne.b 1006 */
+      0x4e72, 0x2700, /* 1018 stop #0x2700 */
+  };
+  for (uint32_t seed = 1; seed <= 8; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    run_both(seed, 1000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    /* 20 rounds of d1 - 1 (20 + ... + 1 - 20) and the one X: 190 + 1. */
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 191);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -337,6 +370,7 @@ int main(void)
       {"host_write_with_invalidate_runs_the_new_code", host_write_with_invalidate_runs_the_new_code},
       {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
       {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
+      {"dead_flags_dropped_only_where_unread", dead_flags_dropped_only_where_unread},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
