@@ -9,7 +9,7 @@
  *
  *   xh_pc      the instruction's address          xh_op      its first word
  *   xh_npc     the address of the next one        xh_target  a branch target
- *   xh_reg     a register (0-15: D0-D7, A0-A7)    xh_src     a source register
+ *   xh_reg     a register (offsetof r[0-15])      xh_src     a source register
  *   xh_imm     an immediate (or a flag: xlat.c)
  *   xh_exit    the block's exit record (m68k__xlat_exit_t) for a target
  *   xh_handler the interpreter's handler of the instruction (called)
@@ -29,8 +29,11 @@
 #include "m68k-internal.h"
 #include "xlat.h"
 
-extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_reg[], xh_src[], xh_imm[], xh_exit[],
-    xh_count[];
+extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_imm[], xh_exit[];
+/* Small values (a register's byte offset in the CPU, a count): declared
+ * small so that the compiler puts them in an instruction's 32-bit
+ * displacement or immediate rather than loading them into a register. */
+extern char xh_reg[1], xh_src[1], xh_count[1];
 extern void xh_handler(m68k_cpu_t *c, uint32_t op);
 extern void xh_next(m68k_cpu_t *c);
 extern void xh_taken(m68k_cpu_t *c);
@@ -39,8 +42,9 @@ extern void xh_taken(m68k_cpu_t *c);
 #define OP ((uint32_t)(uintptr_t)xh_op)
 #define NPC ((uint32_t)(uintptr_t)xh_npc)
 #define TARGET ((uint32_t)(uintptr_t)xh_target)
-#define REG ((unsigned)(uintptr_t)xh_reg)
-#define SRC ((unsigned)(uintptr_t)xh_src)
+/* xh_reg, xh_src: the byte offset of c->r[n] (xlat.c fills them in). */
+#define RREG (*(uint32_t *)((char *)c + (uintptr_t)xh_reg))
+#define RSRC (*(uint32_t *)((char *)c + (uintptr_t)xh_src))
 #define IMM ((uint32_t)(uintptr_t)xh_imm)
 #define EXIT ((m68k__xlat_exit_t *)(uintptr_t)xh_exit)
 #define COUNT ((uint64_t)(uintptr_t)xh_count)
@@ -137,16 +141,16 @@ XT_INLINE void logic_flags(m68k_cpu_t *c, uint32_t v)
   c->c = 0;
 }
 
-/* MOVEQ #IMM,D(REG): the flags of a constant are constants. */
+/* MOVEQ #IMM,Dn (xh_reg): the flags of a constant are constants. */
 void xt_moveq(m68k_cpu_t *c)
 {
   pure_begin(c);
-  c->r[REG] = IMM;
+  RREG = IMM;
   logic_flags(c, IMM);
   pure_next(c);
 }
 
-/* Long operations register to register (REG, SRC: 0-15). */
+/* Long operations register to register (xh_reg, xh_src). */
 #define XT_PURE(name, body)                                                                  \
   void xt_##name(m68k_cpu_t *c)                                                              \
   {                                                                                          \
@@ -154,39 +158,39 @@ void xt_moveq(m68k_cpu_t *c)
     body;                                                                                    \
     pure_next(c);                                                                            \
   }
-XT_PURE(move_l, { c->r[REG] = c->r[SRC]; logic_flags(c, c->r[REG]); })   /* MOVE.L Rs,Dr */
-XT_PURE(movea_l, c->r[REG] = c->r[SRC])                                  /* MOVEA.L Rs,Ar */
-XT_PURE(movea_w, c->r[REG] = (uint32_t)(int32_t)(int16_t)c->r[SRC])      /* MOVEA.W Rs,Ar */
-XT_PURE(adda_l, c->r[REG] += c->r[SRC])                                  /* ADDA.L Rs,Ar */
-XT_PURE(suba_l, c->r[REG] -= c->r[SRC])                                  /* SUBA.L Rs,Ar */
-XT_PURE(adda_w, c->r[REG] += (uint32_t)(int32_t)(int16_t)c->r[SRC])      /* ADDA.W Rs,Ar */
-XT_PURE(adda_i, c->r[REG] += IMM)        /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
-XT_PURE(lea_d16, c->r[REG] = c->r[SRC] + IMM)                            /* LEA (d,As),Ar */
-XT_PURE(seti, c->r[REG] = IMM)                                           /* LEA abs,Ar; MOVEA #imm */
-XT_PURE(add_l, c->r[REG] = m68k__add(c, c->r[REG], c->r[SRC], 4, 0, false))
-XT_PURE(sub_l, c->r[REG] = m68k__sub(c, c->r[REG], c->r[SRC], 4, 0, false, false))
-XT_PURE(cmp_l, (void)m68k__sub(c, c->r[REG], c->r[SRC], 4, 0, false, true)) /* CMP, CMPA */
-XT_PURE(addi_l, c->r[REG] = m68k__add(c, c->r[REG], IMM, 4, 0, false))   /* ADDQ/ADDI.L */
-XT_PURE(subi_l, c->r[REG] = m68k__sub(c, c->r[REG], IMM, 4, 0, false, false))
-XT_PURE(cmpi_l, (void)m68k__sub(c, c->r[REG], IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
-XT_PURE(and_l, { c->r[REG] &= c->r[SRC]; logic_flags(c, c->r[REG]); })
-XT_PURE(or_l, { c->r[REG] |= c->r[SRC]; logic_flags(c, c->r[REG]); })
-XT_PURE(eor_l, { c->r[REG] ^= c->r[SRC]; logic_flags(c, c->r[REG]); })
-XT_PURE(clr_l, { c->r[REG] = 0; logic_flags(c, 0); })
-XT_PURE(tst_l, logic_flags(c, c->r[REG]))
-XT_PURE(tst_b, { c->n = c->r[REG] << 24; c->nz = c->r[REG] & 0xff; c->v = 0; c->c = 0; })
+XT_PURE(move_l, { RREG = RSRC; logic_flags(c, RREG); })   /* MOVE.L Rs,Dr */
+XT_PURE(movea_l, RREG = RSRC)                                  /* MOVEA.L Rs,Ar */
+XT_PURE(movea_w, RREG = (uint32_t)(int32_t)(int16_t)RSRC)      /* MOVEA.W Rs,Ar */
+XT_PURE(adda_l, RREG += RSRC)                                  /* ADDA.L Rs,Ar */
+XT_PURE(suba_l, RREG -= RSRC)                                  /* SUBA.L Rs,Ar */
+XT_PURE(adda_w, RREG += (uint32_t)(int32_t)(int16_t)RSRC)      /* ADDA.W Rs,Ar */
+XT_PURE(adda_i, RREG += IMM)        /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
+XT_PURE(lea_d16, RREG = RSRC + IMM)                            /* LEA (d,As),Ar */
+XT_PURE(seti, RREG = IMM)                                           /* LEA abs,Ar; MOVEA #imm */
+XT_PURE(add_l, RREG = m68k__add(c, RREG, RSRC, 4, 0, false))
+XT_PURE(sub_l, RREG = m68k__sub(c, RREG, RSRC, 4, 0, false, false))
+XT_PURE(cmp_l, (void)m68k__sub(c, RREG, RSRC, 4, 0, false, true)) /* CMP, CMPA */
+XT_PURE(addi_l, RREG = m68k__add(c, RREG, IMM, 4, 0, false))   /* ADDQ/ADDI.L */
+XT_PURE(subi_l, RREG = m68k__sub(c, RREG, IMM, 4, 0, false, false))
+XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
+XT_PURE(and_l, { RREG &= RSRC; logic_flags(c, RREG); })
+XT_PURE(or_l, { RREG |= RSRC; logic_flags(c, RREG); })
+XT_PURE(eor_l, { RREG ^= RSRC; logic_flags(c, RREG); })
+XT_PURE(clr_l, { RREG = 0; logic_flags(c, 0); })
+XT_PURE(tst_l, logic_flags(c, RREG))
+XT_PURE(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
 
 /* The same without the flags no later instruction reads (xlat.c note 8):
  * none (the others are stencils above: MOVE.L as MOVEA.L, ADD.L as
  * ADDA.L, CLR.L and MOVEQ as seti...), or X alone. */
 XT_PURE(nop, (void)c)                                                    /* CMP, TST */
-XT_PURE(and_l_nf, c->r[REG] &= c->r[SRC])
-XT_PURE(or_l_nf, c->r[REG] |= c->r[SRC])
-XT_PURE(eor_l_nf, c->r[REG] ^= c->r[SRC])
-XT_PURE(add_l_x, { uint32_t d = c->r[REG]; uint32_t s = c->r[SRC]; c->r[REG] = d + s; c->x = d + s < d; })
-XT_PURE(sub_l_x, { uint32_t d = c->r[REG]; uint32_t s = c->r[SRC]; c->r[REG] = d - s; c->x = d < s; })
-XT_PURE(addi_l_x, { uint32_t d = c->r[REG]; c->r[REG] = d + IMM; c->x = d + IMM < d; })
-XT_PURE(subi_l_x, { uint32_t d = c->r[REG]; c->r[REG] = d - IMM; c->x = d < IMM; })
+XT_PURE(and_l_nf, RREG &= RSRC)
+XT_PURE(or_l_nf, RREG |= RSRC)
+XT_PURE(eor_l_nf, RREG ^= RSRC)
+XT_PURE(add_l_x, { uint32_t d = RREG; uint32_t s = RSRC; RREG = d + s; c->x = d + s < d; })
+XT_PURE(sub_l_x, { uint32_t d = RREG; uint32_t s = RSRC; RREG = d - s; c->x = d < s; })
+XT_PURE(addi_l_x, { uint32_t d = RREG; RREG = d + IMM; c->x = d + IMM < d; })
+XT_PURE(subi_l_x, { uint32_t d = RREG; RREG = d - IMM; c->x = d < IMM; })
 
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
  * them): the dispatch without the 68000's address-error state (read only
@@ -215,15 +219,15 @@ void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
   c->nz = IMM;
   c->v = 0;
   c->c = 0;
-  m68k__wr(c, c->r[REG], 1, IMM);
+  m68k__wr(c, RREG, 1, IMM);
   mem_next(c);
 }
 
 void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
 {
   mem_begin(c);
-  uint32_t a = c->r[REG];
-  c->r[REG] = a + IMM;
+  uint32_t a = RREG;
+  RREG = a + IMM;
   uint32_t v = m68k__rd(c, a, 1);
   c->n = v << 24;
   c->nz = v;
@@ -235,25 +239,25 @@ void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
 void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
 {
   mem_begin(c);
-  uint32_t v = c->r[SRC];
+  uint32_t v = RSRC;
   logic_flags(c, v);
-  m68k__wr(c, c->r[REG] + IMM, 4, v);
+  m68k__wr(c, RREG + IMM, 4, v);
   mem_next(c);
 }
 
 void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
 {
   mem_begin(c);
-  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
+  uint32_t v = m68k__rd(c, RSRC + IMM, 4);
   logic_flags(c, v);
-  c->r[REG] = v;
+  RREG = v;
   mem_next(c);
 }
 
 void xt_loada_l_d16(m68k_cpu_t *c) /* MOVEA.L (IMM,As),Ar */
 {
   mem_begin(c);
-  c->r[REG] = m68k__rd(c, c->r[SRC] + IMM, 4);
+  RREG = m68k__rd(c, RSRC + IMM, 4);
   mem_next(c);
 }
 
@@ -282,7 +286,7 @@ void xt_bra(m68k_cpu_t *c)
 
 /* Bcc and DBcc, one stencil per condition so that it is folded in.
  * DBcc: the condition true falls through; false decrements the low word
- * of D(REG) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
+ * of Dn (xh_reg) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
 #define XT_CC(cc)                                                                            \
   void xt_bcc##cc(m68k_cpu_t *c)                                                             \
   {                                                                                          \
@@ -294,8 +298,8 @@ void xt_bra(m68k_cpu_t *c)
   void xt_dbcc##cc(m68k_cpu_t *c)                                                            \
   {                                                                                          \
     if (!m68k__cc(c, cc)) {                                                                  \
-      uint32_t cnt = (c->r[REG] - 1) & 0xffff;                                               \
-      c->r[REG] = (c->r[REG] & 0xffff0000u) | cnt;                                           \
+      uint32_t cnt = (RREG - 1) & 0xffff;                                               \
+      RREG = (RREG & 0xffff0000u) | cnt;                                           \
       if (cnt != 0xffff) {                                                                   \
         taken(c);                                                                            \
         return;                                                                              \
@@ -323,16 +327,16 @@ XT_CC(15)
 void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
 {
   mem_begin(c);
-  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
-  (void)m68k__sub(c, c->r[REG], v, 4, 0, false, true);
+  uint32_t v = m68k__rd(c, RSRC + IMM, 4);
+  (void)m68k__sub(c, RREG, v, 4, 0, false, true);
   mem_next(c);
 }
 
 void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
 {
   mem_begin(c);
-  uint32_t a = c->r[REG] + IMM;
-  uint32_t r = m68k__add(c, m68k__rd(c, a, 4), c->r[SRC], 4, 0, false);
+  uint32_t a = RREG + IMM;
+  uint32_t r = m68k__add(c, m68k__rd(c, a, 4), RSRC, 4, 0, false);
   m68k__wr(c, a, 4, r);
   mem_next(c);
 }
@@ -341,6 +345,6 @@ void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it f
 {
   mem_begin(c);
   logic_flags(c, 0);
-  m68k__wr(c, c->r[REG] + IMM, 4, 0);
+  m68k__wr(c, RREG + IMM, 4, 0);
   mem_next(c);
 }

@@ -92,6 +92,7 @@
  *    interpreter's.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -694,6 +695,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
       s = &xl_stencil_xt_last;
       open = false;
     }
+    /* The stencils address registers by their offset in the CPU. */
+    v[XL_HOLE_xh_reg] = offsetof(m68k_cpu_t, r) + 4 * v[XL_HOLE_xh_reg];
+    v[XL_HOLE_xh_src] = offsetof(m68k_cpu_t, r) + 4 * v[XL_HOLE_xh_src];
     nspecial += s != &xl_stencil_xt_insn && s != &xl_stencil_xt_last;
     a += len;
     v[XL_HOLE_xh_npc] = a;
