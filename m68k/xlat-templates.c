@@ -51,6 +51,7 @@ extern void xh_taken(m68k_cpu_t *c);
 
 #define XT_INLINE static inline __attribute__((always_inline))
 #define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define XT_LIKELY(x) __builtin_expect(!!(x), 1)
 
 /* A block's entry: on only when its COUNT instructions fit in the budget
  * and nothing is pending (xlat.c note 6). The loop checks the same before
@@ -193,72 +194,118 @@ XT_PURE(addi_l_x, { uint32_t d = RREG; RREG = d + IMM; c->x = d + IMM < d; })
 XT_PURE(subi_l_x, { uint32_t d = RREG; RREG = d - IMM; c->x = d < IMM; })
 
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
- * them): the dispatch without the 68000's address-error state (read only
- * by the 68000's address errors), the PC past the instruction before the
- * access (as the interpreter's has fetched every extension word by then),
- * the loop's checks after. */
-XT_INLINE void mem_begin(m68k_cpu_t *c)
+ * them). An access to RAM that does not touch translated code cannot
+ * fault nor change anything the loop looks at: it goes inline and the
+ * instruction is left to count like one on registers. Any other access
+ * (a device, a bus error, a store into translated code) first ends the
+ * instruction as the interpreter's dispatch does (counted with those
+ * before it, ppc and ir set, the PC past it: the interpreter has fetched
+ * every extension word by then; not the 68000's address-error state,
+ * which only the 68000 reads), then goes through the core, and the block
+ * returns to the loop after the instruction (*out). */
+XT_INLINE void mem_out(m68k_cpu_t *c, bool *out)
 {
+  if (*out)
+    return;
+  *out = true;
   c->icount += COUNT;
   c->ppc = PC;
   c->pc = NPC;
   c->ir = OP;
 }
 
-XT_INLINE void mem_next(m68k_cpu_t *c)
+XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
 {
-  if (stop_here(c))
+  a &= c->addr_mask;
+  uint32_t off = a - c->ram_base;
+  const uint8_t *p = c->ram + off;
+  if (sz == 1 && XT_LIKELY(off < c->ram_lim1))
+    return p[0];
+  if (sz == 4 && XT_LIKELY(off < c->ram_lim4))
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+  mem_out(c, out);
+  return m68k__slow_rd(c, a, sz, false);
+}
+
+XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
+{
+  a &= c->addr_mask;
+  uint32_t off = a - c->ram_base;
+  uint8_t *p = c->ram + off;
+  /* The page map covers RAM and a page past it (m68k__wr). */
+  if (sz == 1 && XT_LIKELY(off < c->ram_lim1 && !c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT])) {
+    p[0] = (uint8_t)v;
+    return;
+  }
+  if (sz == 4 && XT_LIKELY(off < c->ram_lim4 &&
+                           !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
+                             c->xlat_pages[(off + 3) >> M68K_XLAT_PAGE_SHIFT]))) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+    return;
+  }
+  mem_out(c, out);
+  m68k__wr(c, a, sz, v);
+}
+
+/* On with the next instruction, or back to the loop after an access
+ * that went through the core. */
+XT_INLINE void mem_next(m68k_cpu_t *c, bool out)
+{
+  if (XT_UNLIKELY(out))
     return;
   xh_next(c);
 }
 
 void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
 {
-  mem_begin(c);
+  bool out = false;
   c->n = IMM << 24;
   c->nz = IMM;
   c->v = 0;
   c->c = 0;
-  m68k__wr(c, RREG, 1, IMM);
-  mem_next(c);
+  wr(c, RREG, 1, IMM, &out);
+  mem_next(c, out);
 }
 
 void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
 {
-  mem_begin(c);
+  bool out = false;
   uint32_t a = RREG;
   RREG = a + IMM;
-  uint32_t v = m68k__rd(c, a, 1);
+  uint32_t v = rd(c, a, 1, &out);
   c->n = v << 24;
   c->nz = v;
   c->v = 0;
   c->c = 0;
-  mem_next(c);
+  mem_next(c, out);
 }
 
 void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
 {
-  mem_begin(c);
+  bool out = false;
   uint32_t v = RSRC;
   logic_flags(c, v);
-  m68k__wr(c, RREG + IMM, 4, v);
-  mem_next(c);
+  wr(c, RREG + IMM, 4, v, &out);
+  mem_next(c, out);
 }
 
 void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
 {
-  mem_begin(c);
-  uint32_t v = m68k__rd(c, RSRC + IMM, 4);
+  bool out = false;
+  uint32_t v = rd(c, RSRC + IMM, 4, &out);
   logic_flags(c, v);
   RREG = v;
-  mem_next(c);
+  mem_next(c, out);
 }
 
 void xt_loada_l_d16(m68k_cpu_t *c) /* MOVEA.L (IMM,As),Ar */
 {
-  mem_begin(c);
-  RREG = m68k__rd(c, RSRC + IMM, 4);
-  mem_next(c);
+  bool out = false;
+  RREG = rd(c, RSRC + IMM, 4, &out);
+  mem_next(c, out);
 }
 
 /* Branches cannot fault (xlat.c picks even targets) nor change anything
@@ -326,25 +373,25 @@ XT_CC(15)
 
 void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
 {
-  mem_begin(c);
-  uint32_t v = m68k__rd(c, RSRC + IMM, 4);
+  bool out = false;
+  uint32_t v = rd(c, RSRC + IMM, 4, &out);
   (void)m68k__sub(c, RREG, v, 4, 0, false, true);
-  mem_next(c);
+  mem_next(c, out);
 }
 
 void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
 {
-  mem_begin(c);
+  bool out = false;
   uint32_t a = RREG + IMM;
-  uint32_t r = m68k__add(c, m68k__rd(c, a, 4), RSRC, 4, 0, false);
-  m68k__wr(c, a, 4, r);
-  mem_next(c);
+  uint32_t r = m68k__add(c, rd(c, a, 4, &out), RSRC, 4, 0, false);
+  wr(c, a, 4, r, &out);
+  mem_next(c, out);
 }
 
 void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
 {
-  mem_begin(c);
+  bool out = false;
   logic_flags(c, 0);
-  m68k__wr(c, RREG + IMM, 4, 0);
-  mem_next(c);
+  wr(c, RREG + IMM, 4, 0, &out);
+  mem_next(c, out);
 }

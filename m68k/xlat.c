@@ -65,7 +65,12 @@
  *    by fill_counts) and stores the PC, so icount and the PC are exact
  *    wherever an exception, a handler, a device or the loop can see them.
  *    Branches cannot fault (odd targets stay with the handler): a taken
- *    one counts, a branch not taken leaves its count to the next. A
+ *    one counts, a branch not taken leaves its count to the next. The
+ *    68030's memory stencils do the same: an access to RAM outside
+ *    translated pages goes inline and leaves its count to the next; any
+ *    other access first counts, stores ppc, ir and the PC, goes through
+ *    the core (a device, a bus error, a store into translated code) and
+ *    the block returns to the loop after the instruction. A
  *    stencil that can fault or call out ends its instruction as the
  *    interpreter's dispatch does (ppc, ir; on the 68000 its address-error
  *    state) and returns after it when something became pending or a store
@@ -76,7 +81,7 @@
  *    the instruction that set them; the stencils that cannot take one
  *    leave them as they were, and the memory stencils (68030 only) do not
  *    touch the address-error state, which only the 68000's address errors
- *    read.
+ *    read. fill_counts gives every stencil that counts its xh_count.
  * 7. Code memory is libjit's (W^X, dual-mapped), one per process, created
  *    on first use; a block's code is freed when the block dies.
  * 8. Dead flags. drop_dead_flags walks a block backwards with the set of
@@ -540,8 +545,19 @@ static int pure_index(const jit_stencil_t *s)
   return -1;
 }
 
-static bool is_branch(const jit_stencil_t *s)
+/* Does stencil s count only when it leaves the block (note 6: a branch
+ * taken, a memory access that goes through the core), leaving its count
+ * to the next stencil otherwise? */
+static bool counts_when_leaving(const jit_stencil_t *s)
 {
+  static const jit_stencil_t *const mem[] = {
+      &xl_stencil_xt_move_b_imm_ai, &xl_stencil_xt_tst_b_pi,  &xl_stencil_xt_store_l_d16,
+      &xl_stencil_xt_load_l_d16,    &xl_stencil_xt_loada_l_d16, &xl_stencil_xt_cmp_l_d16,
+      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,
+  };
+  for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+    if (s == mem[i])
+      return true;
   if (s == &xl_stencil_xt_bra)
     return true;
   for (int i = 0; i < 16; i++)
@@ -591,7 +607,7 @@ static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
     if (pure_index(links[i].stencil) >= 0)
       continue;
     vals[i][XL_HOLE_xh_count] = carry;
-    if (!is_branch(links[i].stencil)) /* a branch not taken leaves its count to the next */
+    if (!counts_when_leaving(links[i].stencil))
       carry = 0;
   }
   return carry;
