@@ -230,6 +230,8 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end);
 /* A store of sz bytes at RAM offset off hit a page holding translations:
  * invalidates those overlapping it (xlat.c note 4). */
 void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz);
+/* m68k__wr out of line, for the translator's stencils' slow paths. */
+void m68k__xlat_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v);
 /* Frees the CPU's part in its translator (m68k_destroy). */
 void m68k__xlat_detach(m68k_cpu_t *c);
 

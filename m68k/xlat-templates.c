@@ -29,6 +29,9 @@
 #include "m68k-internal.h"
 #include "xlat.h"
 
+/* A few flag stores are cheaper as stores than packed into a vector. */
+#pragma GCC optimize("no-tree-slp-vectorize")
+
 extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_imm[], xh_exit[];
 /* Small values (a register's byte offset in the CPU, a count): declared
  * small so that the compiler puts them in an instruction's 32-bit
@@ -247,7 +250,7 @@ XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
     return;
   }
   mem_out(c, out);
-  m68k__wr(c, a, sz, v);
+  m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
 }
 
 /* On with the next instruction, or back to the loop after an access

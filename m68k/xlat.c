@@ -279,6 +279,11 @@ void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz)
   invalidate(c->xlat, off, off + (uint32_t)sz - 1);
 }
 
+void m68k__xlat_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
+{
+  m68k__wr(c, a, sz, v);
+}
+
 void m68k_jit_invalidate(m68k_cpu_t *cpu, uint32_t addr, uint32_t len)
 {
   struct m68k__xlat *x = cpu->xlat;
@@ -325,9 +330,7 @@ static uint32_t ram16(const struct m68k__xlat *x, uint32_t off)
 static void fill_functions(uint64_t *v)
 {
   v[XL_HOLE_m68k__slow_rd] = (uint64_t)(uintptr_t)m68k__slow_rd;
-  v[XL_HOLE_m68k__slow_wr] = (uint64_t)(uintptr_t)m68k__slow_wr;
-  v[XL_HOLE_m68k__address_error] = (uint64_t)(uintptr_t)m68k__address_error;
-  v[XL_HOLE_m68k__xlat_store] = (uint64_t)(uintptr_t)m68k__xlat_store;
+  v[XL_HOLE_m68k__xlat_wr] = (uint64_t)(uintptr_t)m68k__xlat_wr;
 }
 
 /* What the translator makes of a handler, from its template's name. */
