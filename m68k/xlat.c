@@ -54,8 +54,10 @@
  * 6. Exactness. A block begins with xt_enter, which goes on only when
  *    all its instructions fit in the budget (icount + ninsn <= `end`) and
  *    nothing is pending; the loop checks the same before it enters a
- *    block, and when the block does not fit it interprets one instruction
- *    instead, so a budget ends on the same instruction as in the
+ *    block, and when the block does not fit it runs the block's first
+ *    instruction alone instead (`one`, translated on first need, never
+ *    chained, freed with its block; the interpreter when there is no
+ *    memory for it), so a budget ends on the same instruction as in the
  *    interpreter (the machine's schedules run a CPU a counted number of
  *    instructions). Inside a block no stencil looks at the budget. The
  *    instructions on registers alone (pure[]: they cannot fault, call out
@@ -130,6 +132,7 @@ struct m68k__xlat_block {
   void *code; /* jit_code_t */
   block_t *hnext;             /* hash chain */
   block_t *prev, *next;       /* the live list, or `next` on the dead list */
+  block_t *one;               /* its first instruction alone, for short budgets (note 6) */
   m68k__xlat_exit_t *in;      /* exits chained to this block */
   unsigned nexits;
   m68k__xlat_exit_t exits[XLAT_EXITS];
@@ -231,6 +234,11 @@ static void kill(struct m68k__xlat *x, block_t *b)
   }
   b->next = x->dead;
   x->dead = b;
+  if (b->one) { /* never chained, in no list but its block's */
+    b->one->next = x->dead;
+    x->dead = b->one;
+    b->one = NULL;
+  }
   for (unsigned i = 0; i < x->ncpus; i++)
     x->cpus[i]->xlat_dirty = true;
 }
@@ -640,13 +648,16 @@ static bool branch(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32
   return true;
 }
 
-/* Translates the block at c->pc (note 2); 0, or a negative m68k_err_t
- * when there is nothing to translate there or no memory. */
-static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
+/* Translates the block at c->pc (note 2) of at most `max` instructions
+ * into *out; 0, or a negative m68k_err_t when there is nothing to
+ * translate there or no memory. A block of XLAT_INSNS goes live (the
+ * hash, the page map, the bound); a shorter one is its block's `one`. */
+static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t **out)
 {
   uint64_t t0 = now_ns();
   uint32_t pc = c->pc;
-  if (x->nlive >= x->max_blocks) {
+  bool live = max == XLAT_INSNS;
+  if (live && x->nlive >= x->max_blocks) {
     flush(x);
     x->st.flushes++;
   }
@@ -661,7 +672,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   unsigned n = 1, nspecial = 0; /* link 0: the entry (xt_enter) */
   uint32_t a = pc;
   bool open = true; /* the block falls through past its last instruction */
-  while (b->ninsn < XLAT_INSNS) {
+  while (b->ninsn < max) {
     uint32_t off = (a & c->addr_mask) - x->ram_base;
     if ((a & 1) || off >= x->ram_size || x->ram_size - off < 2)
       break;
@@ -781,6 +792,10 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   jit_code_commit(code);
   b->code = code;
   b->entry = (void (*)(m68k_cpu_t *))(uintptr_t)jit_fn((const char *)jit_code_rx(code) + entry);
+  *out = b;
+  x->st.translate_ns += now_ns() - t0;
+  if (!live)
+    return 0;
   unsigned h = hash_pc(pc);
   b->hnext = x->hash[h];
   x->hash[h] = b;
@@ -797,7 +812,6 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   x->st.translated++;
   x->st.insns += b->ninsn;
   x->st.specialised += nspecial;
-  x->st.translate_ns += now_ns() - t0;
   return 0;
 }
 
@@ -835,7 +849,15 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
         chain(x, c->xlat_last, c->pc);
       continue;
     }
-    if (b) { /* it does not fit: the interpreter runs to the end of the budget */
+#if M68K_XLAT_STENCILS
+    /* It does not fit: its first instruction alone, never chained. */
+    if (b && (b->one || translate(x, c, 1, &b->one) == 0)) {
+      b->one->entry(c);
+      c->xlat_last = NULL;
+      continue;
+    }
+#endif
+    if (b) { /* no memory for it: the interpreter */
       m68k__exec(c, c->icount + 1);
       continue;
     }
@@ -845,7 +867,8 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     if (++*hot >= x->threshold && off < x->ram_size &&
         x->stores[off >> M68K_XLAT_PAGE_SHIFT] < XLAT_MIXED) {
       *hot = 0;
-      if (translate(x, c) == 0)
+      block_t *nb;
+      if (translate(x, c, XLAT_INSNS, &nb) == 0)
         continue;
     }
 #endif
