@@ -56,13 +56,16 @@ extern void xh_taken(m68k_cpu_t *c);
 #define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define XT_LIKELY(x) __builtin_expect(!!(x), 1)
 
-/* A block's entry: on only when its COUNT instructions fit in the budget
- * and nothing is pending (xlat.c note 6). The loop checks the same before
- * it enters a block, so this returns only to an exit that chained here. */
+/* A block's entry (PC: the block's address): on only when its COUNT
+ * instructions fit in the budget and nothing is pending (xlat.c note 6).
+ * The loop checks the same before it enters a block, so this returns only
+ * to an exit that chained here, which left the PC to it. */
 void xt_enter(m68k_cpu_t *c)
 {
-  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - c->icount < COUNT)))
+  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - c->icount < COUNT))) {
+    c->pc = PC;
     return;
+  }
   xh_next(c);
 }
 
@@ -108,17 +111,21 @@ void xt_last(m68k_cpu_t *c)
 
 /* The end of a block that goes on at TARGET: straight into the block
  * chained there (the exit's entry, which xlat.c fills in), or back to the
- * loop. The instruction before has already checked stop_here; COUNT is
- * the instructions on registers since the last count. */
+ * loop with the PC and the exit taken. The instruction before has already
+ * checked stop_here; COUNT is the instructions on registers since the
+ * last count. The chained block needs no PC: its stencils that can fault,
+ * call out or return store it (and its entry, when it does not fit). */
 void xt_exit(m68k_cpu_t *c)
 {
   m68k__xlat_exit_t *e = EXIT;
   c->icount += COUNT;
+  void (*entry)(m68k_cpu_t *) = e->entry;
+  if (entry) {
+    entry(c);
+    return;
+  }
   c->pc = TARGET;
   c->xlat_last = e;
-  void (*entry)(m68k_cpu_t *) = e->entry;
-  if (entry)
-    entry(c);
 }
 
 /* Instructions on registers alone (xlat.c note 6): they cannot fault, and

@@ -745,6 +745,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   b->end = a;
   memset(vals[0], 0, sizeof vals[0]);
   vals[0][XL_HOLE_xh_count] = b->ninsn;
+  vals[0][XL_HOLE_xh_pc] = pc;
   links[0] = (jit_link_t){.stencil = &xl_stencil_xt_enter, .values = vals[0],
                           .next_hole = XL_HOLE_xh_next};
   drop_dead_flags(links, vals, 1, n);
