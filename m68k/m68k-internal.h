@@ -138,11 +138,12 @@ struct m68k_cpu {
   uint64_t run_end;   /* m68k_run stops when icount reaches it */
   jmp_buf jb;         /* design note 3 */
 
-  /* The translator (xlat.c), NULL when off. Translated code runs while
-   * icount is below xlat_end and stops after any instruction that leaves
-   * xlat_dirty set (a store into translated code, its note 4). xlat_pages
-   * marks the RAM pages (M68K_XLAT_PAGE bytes) that hold translated code;
-   * xlat_last is the exit a block last left by (for chaining). */
+  /* The translator (xlat.c), NULL when off. A translated block runs only
+   * when all of it fits below xlat_end (its note 6) and stops after any
+   * instruction that leaves xlat_dirty set (a store into translated code,
+   * its note 4). xlat_pages marks the RAM pages (M68K_XLAT_PAGE bytes)
+   * that hold translated code; xlat_last is the unchained exit a block
+   * last left by (for chaining). */
   struct m68k__xlat *xlat;
   const uint8_t *xlat_pages;
   uint64_t xlat_end;
@@ -230,6 +231,8 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end);
 /* A store of sz bytes at RAM offset off hit a page holding translations:
  * invalidates those overlapping it (xlat.c note 4). */
 void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz);
+/* m68k__wr out of line, for the translator's stencils' slow paths. */
+void m68k__xlat_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v);
 /* Frees the CPU's part in its translator (m68k_destroy). */
 void m68k__xlat_detach(m68k_cpu_t *c);
 

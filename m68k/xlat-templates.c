@@ -9,22 +9,34 @@
  *
  *   xh_pc      the instruction's address          xh_op      its first word
  *   xh_npc     the address of the next one        xh_target  a branch target
- *   xh_reg     a register (0-15: D0-D7, A0-A7)    xh_src     a source register
+ *   xh_reg     a register (offsetof r[0-15])      xh_src     a source register
  *   xh_imm     an immediate (or a flag: xlat.c)
  *   xh_exit    the block's exit record (m68k__xlat_exit_t) for a target
  *   xh_handler the interpreter's handler of the instruction (called)
  *   xh_next    the next stencil of the block      xh_taken   a taken branch's exit
+ *   xh_count   instructions to add to icount here (xlat.c note 6)
  *
- * A stencil stops (returns) after its instruction whenever the interpreter
- * would stop or look at something between instructions: something pending,
- * the instruction budget (xlat_end) spent, a store into translated code
- * (xlat_dirty), or the PC not where the block goes on (an exception, a
- * jump the handler made).
+ * A block's entry (xt_enter) checks once that its instructions fit in the
+ * budget (xlat_end) and that nothing is pending; then no stencil looks at
+ * the budget. Instructions on registers alone do not count themselves: the
+ * next stencil that can fault, call out or leave the block adds them
+ * (xh_count), so icount is exact wherever anything can see it. A stencil
+ * that can fault or call out stops (returns) after its instruction whenever
+ * the interpreter would look at something between instructions: something
+ * pending, a store into translated code (xlat_dirty), or the PC not where
+ * the block goes on (an exception, a jump the handler made).
  */
 #include "m68k-internal.h"
 #include "xlat.h"
 
-extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_reg[], xh_src[], xh_imm[], xh_exit[];
+/* A few flag stores are cheaper as stores than packed into a vector. */
+#pragma GCC optimize("no-tree-slp-vectorize")
+
+extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_imm[], xh_exit[];
+/* Small values (a register's byte offset in the CPU, a count): declared
+ * small so that the compiler puts them in an instruction's 32-bit
+ * displacement or immediate rather than loading them into a register. */
+extern char xh_reg[1], xh_src[1], xh_count[1];
 extern void xh_handler(m68k_cpu_t *c, uint32_t op);
 extern void xh_next(m68k_cpu_t *c);
 extern void xh_taken(m68k_cpu_t *c);
@@ -33,20 +45,36 @@ extern void xh_taken(m68k_cpu_t *c);
 #define OP ((uint32_t)(uintptr_t)xh_op)
 #define NPC ((uint32_t)(uintptr_t)xh_npc)
 #define TARGET ((uint32_t)(uintptr_t)xh_target)
-#define REG ((unsigned)(uintptr_t)xh_reg)
-#define SRC ((unsigned)(uintptr_t)xh_src)
+/* xh_reg, xh_src: the byte offset of c->r[n] (xlat.c fills them in). */
+#define RREG (*(uint32_t *)((char *)c + (uintptr_t)xh_reg))
+#define RSRC (*(uint32_t *)((char *)c + (uintptr_t)xh_src))
 #define IMM ((uint32_t)(uintptr_t)xh_imm)
 #define EXIT ((m68k__xlat_exit_t *)(uintptr_t)xh_exit)
+#define COUNT ((uint64_t)(uintptr_t)xh_count)
 
 #define XT_INLINE static inline __attribute__((always_inline))
 #define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define XT_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/* A block's entry (PC: the block's address): on only when its COUNT
+ * instructions fit in the budget and nothing is pending (xlat.c note 6).
+ * The loop checks the same before it enters a block, so this returns only
+ * to an exit that chained here, which left the PC to it. */
+void xt_enter(m68k_cpu_t *c)
+{
+  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - c->icount < COUNT))) {
+    c->pc = PC;
+    return;
+  }
+  xh_next(c);
+}
 
 /* The interpreter's dispatch of the instruction at PC (cpu-ops.c
- * M68K_DISPATCH): counted, the 68000's address-error bookkeeping reset,
- * its first word fetched. */
+ * M68K_DISPATCH): counted (with the instructions on registers before it),
+ * the 68000's address-error bookkeeping reset, its first word fetched. */
 XT_INLINE void begin(m68k_cpu_t *c)
 {
-  c->icount++;
+  c->icount += COUNT;
   c->ae_adj = 0;
   c->ae_prog = false;
   c->ae_undo = 0;
@@ -55,10 +83,11 @@ XT_INLINE void begin(m68k_cpu_t *c)
   c->ir = OP;
 }
 
-/* Must the block return to xlat.c's loop after this instruction? */
+/* Must the block return to xlat.c's loop after this instruction? (The
+ * budget was checked at the block's entry.) */
 XT_INLINE bool stop_here(const m68k_cpu_t *c)
 {
-  return XT_UNLIKELY(c->pending | c->xlat_dirty | (c->icount >= c->xlat_end));
+  return XT_UNLIKELY(c->pending | c->xlat_dirty);
 }
 
 /* Any instruction: its handler, called. The block goes on only when the PC
@@ -82,32 +111,36 @@ void xt_last(m68k_cpu_t *c)
 
 /* The end of a block that goes on at TARGET: straight into the block
  * chained there (the exit's entry, which xlat.c fills in), or back to the
- * loop. The instruction before has already checked stop_here. */
+ * loop with the PC and the exit taken. The instruction before has already
+ * checked stop_here; COUNT is the instructions on registers since the
+ * last count. The chained block needs no PC: its stencils that can fault,
+ * call out or return store it (and its entry, when it does not fit). */
 void xt_exit(m68k_cpu_t *c)
 {
   m68k__xlat_exit_t *e = EXIT;
+  c->icount += COUNT;
+  void (*entry)(m68k_cpu_t *) = e->entry;
+  if (entry) {
+    entry(c);
+    return;
+  }
   c->pc = TARGET;
   c->xlat_last = e;
-  void (*entry)(m68k_cpu_t *) = e->entry;
-  if (entry)
-    entry(c);
 }
 
 /* Instructions on registers alone (xlat.c note 6): they cannot fault, and
- * change nothing the loop looks at but the count, so they leave ppc, ir
- * and the 68000's address-error state (read only by an instruction's own
- * exceptions, and set again by the next instruction that can take one) and
- * check only the budget after them. */
+ * change nothing the loop looks at, so they leave ppc, ir, the PC and the
+ * 68000's address-error state (read only by an instruction's own
+ * exceptions, and set again by the next instruction that can take one or
+ * by the block's exit), leave their count to the next stencil that counts,
+ * and check nothing after them. */
 XT_INLINE void pure_begin(m68k_cpu_t *c)
 {
-  c->icount++;
+  (void)c;
 }
 
 XT_INLINE void pure_next(m68k_cpu_t *c)
 {
-  c->pc = NPC;
-  if (XT_UNLIKELY(c->icount >= c->xlat_end))
-    return;
   xh_next(c);
 }
 
@@ -119,16 +152,16 @@ XT_INLINE void logic_flags(m68k_cpu_t *c, uint32_t v)
   c->c = 0;
 }
 
-/* MOVEQ #IMM,D(REG): the flags of a constant are constants. */
+/* MOVEQ #IMM,Dn (xh_reg): the flags of a constant are constants. */
 void xt_moveq(m68k_cpu_t *c)
 {
   pure_begin(c);
-  c->r[REG] = IMM;
+  RREG = IMM;
   logic_flags(c, IMM);
   pure_next(c);
 }
 
-/* Long operations register to register (REG, SRC: 0-15). */
+/* Long operations register to register (xh_reg, xh_src). */
 #define XT_PURE(name, body)                                                                  \
   void xt_##name(m68k_cpu_t *c)                                                              \
   {                                                                                          \
@@ -136,125 +169,184 @@ void xt_moveq(m68k_cpu_t *c)
     body;                                                                                    \
     pure_next(c);                                                                            \
   }
-XT_PURE(move_l, { c->r[REG] = c->r[SRC]; logic_flags(c, c->r[REG]); })   /* MOVE.L Rs,Dr */
-XT_PURE(movea_l, c->r[REG] = c->r[SRC])                                  /* MOVEA.L Rs,Ar */
-XT_PURE(movea_w, c->r[REG] = (uint32_t)(int32_t)(int16_t)c->r[SRC])      /* MOVEA.W Rs,Ar */
-XT_PURE(adda_l, c->r[REG] += c->r[SRC])                                  /* ADDA.L Rs,Ar */
-XT_PURE(suba_l, c->r[REG] -= c->r[SRC])                                  /* SUBA.L Rs,Ar */
-XT_PURE(adda_w, c->r[REG] += (uint32_t)(int32_t)(int16_t)c->r[SRC])      /* ADDA.W Rs,Ar */
-XT_PURE(adda_i, c->r[REG] += IMM)        /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
-XT_PURE(lea_d16, c->r[REG] = c->r[SRC] + IMM)                            /* LEA (d,As),Ar */
-XT_PURE(seti, c->r[REG] = IMM)                                           /* LEA abs,Ar; MOVEA #imm */
-XT_PURE(add_l, c->r[REG] = m68k__add(c, c->r[REG], c->r[SRC], 4, 0, false))
-XT_PURE(sub_l, c->r[REG] = m68k__sub(c, c->r[REG], c->r[SRC], 4, 0, false, false))
-XT_PURE(cmp_l, (void)m68k__sub(c, c->r[REG], c->r[SRC], 4, 0, false, true)) /* CMP, CMPA */
-XT_PURE(addi_l, c->r[REG] = m68k__add(c, c->r[REG], IMM, 4, 0, false))   /* ADDQ/ADDI.L */
-XT_PURE(subi_l, c->r[REG] = m68k__sub(c, c->r[REG], IMM, 4, 0, false, false))
-XT_PURE(cmpi_l, (void)m68k__sub(c, c->r[REG], IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
-XT_PURE(and_l, { c->r[REG] &= c->r[SRC]; logic_flags(c, c->r[REG]); })
-XT_PURE(or_l, { c->r[REG] |= c->r[SRC]; logic_flags(c, c->r[REG]); })
-XT_PURE(eor_l, { c->r[REG] ^= c->r[SRC]; logic_flags(c, c->r[REG]); })
-XT_PURE(clr_l, { c->r[REG] = 0; logic_flags(c, 0); })
-XT_PURE(tst_l, logic_flags(c, c->r[REG]))
-XT_PURE(tst_b, { c->n = c->r[REG] << 24; c->nz = c->r[REG] & 0xff; c->v = 0; c->c = 0; })
+XT_PURE(move_l, { RREG = RSRC; logic_flags(c, RREG); })   /* MOVE.L Rs,Dr */
+XT_PURE(movea_l, RREG = RSRC)                                  /* MOVEA.L Rs,Ar */
+XT_PURE(movea_w, RREG = (uint32_t)(int32_t)(int16_t)RSRC)      /* MOVEA.W Rs,Ar */
+XT_PURE(adda_l, RREG += RSRC)                                  /* ADDA.L Rs,Ar */
+XT_PURE(suba_l, RREG -= RSRC)                                  /* SUBA.L Rs,Ar */
+XT_PURE(adda_w, RREG += (uint32_t)(int32_t)(int16_t)RSRC)      /* ADDA.W Rs,Ar */
+XT_PURE(adda_i, RREG += IMM)        /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
+XT_PURE(lea_d16, RREG = RSRC + IMM)                            /* LEA (d,As),Ar */
+XT_PURE(seti, RREG = IMM)                                           /* LEA abs,Ar; MOVEA #imm */
+XT_PURE(add_l, RREG = m68k__add(c, RREG, RSRC, 4, 0, false))
+XT_PURE(sub_l, RREG = m68k__sub(c, RREG, RSRC, 4, 0, false, false))
+XT_PURE(cmp_l, (void)m68k__sub(c, RREG, RSRC, 4, 0, false, true)) /* CMP, CMPA */
+XT_PURE(addi_l, RREG = m68k__add(c, RREG, IMM, 4, 0, false))   /* ADDQ/ADDI.L */
+XT_PURE(subi_l, RREG = m68k__sub(c, RREG, IMM, 4, 0, false, false))
+XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
+XT_PURE(and_l, { RREG &= RSRC; logic_flags(c, RREG); })
+XT_PURE(or_l, { RREG |= RSRC; logic_flags(c, RREG); })
+XT_PURE(eor_l, { RREG ^= RSRC; logic_flags(c, RREG); })
+XT_PURE(clr_l, { RREG = 0; logic_flags(c, 0); })
+XT_PURE(tst_l, logic_flags(c, RREG))
+XT_PURE(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
+
+/* The same without the flags no later instruction reads (xlat.c note 8):
+ * none (the others are stencils above: MOVE.L as MOVEA.L, ADD.L as
+ * ADDA.L, CLR.L and MOVEQ as seti...), or X alone. */
+XT_PURE(nop, (void)c)                                                    /* CMP, TST */
+XT_PURE(and_l_nf, RREG &= RSRC)
+XT_PURE(or_l_nf, RREG |= RSRC)
+XT_PURE(eor_l_nf, RREG ^= RSRC)
+XT_PURE(add_l_x, { uint32_t d = RREG; uint32_t s = RSRC; RREG = d + s; c->x = d + s < d; })
+XT_PURE(sub_l_x, { uint32_t d = RREG; uint32_t s = RSRC; RREG = d - s; c->x = d < s; })
+XT_PURE(addi_l_x, { uint32_t d = RREG; RREG = d + IMM; c->x = d + IMM < d; })
+XT_PURE(subi_l_x, { uint32_t d = RREG; RREG = d - IMM; c->x = d < IMM; })
 
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
- * them): the full dispatch, the PC past the instruction before the access
- * (as the interpreter's has fetched every extension word by then), the
- * loop's checks after. */
-XT_INLINE void mem_next(m68k_cpu_t *c)
+ * them). An access to RAM that does not touch translated code cannot
+ * fault nor change anything the loop looks at: it goes inline and the
+ * instruction is left to count like one on registers. Any other access
+ * (a device, a bus error, a store into translated code) first ends the
+ * instruction as the interpreter's dispatch does (counted with those
+ * before it, ppc and ir set, the PC past it: the interpreter has fetched
+ * every extension word by then; not the 68000's address-error state,
+ * which only the 68000 reads), then goes through the core, and the block
+ * returns to the loop after the instruction (*out). */
+XT_INLINE void mem_out(m68k_cpu_t *c, bool *out)
 {
-  if (stop_here(c))
+  if (*out)
+    return;
+  *out = true;
+  c->icount += COUNT;
+  c->ppc = PC;
+  c->pc = NPC;
+  c->ir = OP;
+}
+
+XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
+{
+  a &= c->addr_mask;
+  uint32_t off = a - c->ram_base;
+  const uint8_t *p = c->ram + off;
+  if (sz == 1 && XT_LIKELY(off < c->ram_lim1))
+    return p[0];
+  if (sz == 4 && XT_LIKELY(off < c->ram_lim4))
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+  mem_out(c, out);
+  return m68k__slow_rd(c, a, sz, false);
+}
+
+XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
+{
+  a &= c->addr_mask;
+  uint32_t off = a - c->ram_base;
+  uint8_t *p = c->ram + off;
+  /* The page map covers RAM and a page past it (m68k__wr). */
+  if (sz == 1 && XT_LIKELY(off < c->ram_lim1 && !c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT])) {
+    p[0] = (uint8_t)v;
+    return;
+  }
+  if (sz == 4 && XT_LIKELY(off < c->ram_lim4 &&
+                           !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
+                             c->xlat_pages[(off + 3) >> M68K_XLAT_PAGE_SHIFT]))) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+    return;
+  }
+  mem_out(c, out);
+  m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
+}
+
+/* On with the next instruction, or back to the loop after an access
+ * that went through the core. */
+XT_INLINE void mem_next(m68k_cpu_t *c, bool out)
+{
+  if (XT_UNLIKELY(out))
     return;
   xh_next(c);
 }
 
 void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
 {
-  begin(c);
-  c->pc = NPC;
+  bool out = false;
   c->n = IMM << 24;
   c->nz = IMM;
   c->v = 0;
   c->c = 0;
-  m68k__wr(c, c->r[REG], 1, IMM);
-  mem_next(c);
+  wr(c, RREG, 1, IMM, &out);
+  mem_next(c, out);
 }
 
 void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
 {
-  begin(c);
-  uint32_t a = c->r[REG];
-  c->r[REG] = a + IMM;
-  uint32_t v = m68k__rd(c, a, 1);
+  bool out = false;
+  uint32_t a = RREG;
+  RREG = a + IMM;
+  uint32_t v = rd(c, a, 1, &out);
   c->n = v << 24;
   c->nz = v;
   c->v = 0;
   c->c = 0;
-  mem_next(c);
+  mem_next(c, out);
 }
 
 void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
 {
-  begin(c);
-  c->pc = NPC;
-  uint32_t v = c->r[SRC];
+  bool out = false;
+  uint32_t v = RSRC;
   logic_flags(c, v);
-  m68k__wr(c, c->r[REG] + IMM, 4, v);
-  mem_next(c);
+  wr(c, RREG + IMM, 4, v, &out);
+  mem_next(c, out);
 }
 
 void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
 {
-  begin(c);
-  c->pc = NPC;
-  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
+  bool out = false;
+  uint32_t v = rd(c, RSRC + IMM, 4, &out);
   logic_flags(c, v);
-  c->r[REG] = v;
-  mem_next(c);
+  RREG = v;
+  mem_next(c, out);
 }
 
 void xt_loada_l_d16(m68k_cpu_t *c) /* MOVEA.L (IMM,As),Ar */
 {
-  begin(c);
-  c->pc = NPC;
-  c->r[REG] = m68k__rd(c, c->r[SRC] + IMM, 4);
-  mem_next(c);
+  bool out = false;
+  RREG = rd(c, RSRC + IMM, 4, &out);
+  mem_next(c, out);
 }
 
-/* The branch is taken: on at TARGET, through the exit the chain put at
- * xh_taken. */
+/* Branches cannot fault (xlat.c picks even targets) nor change anything
+ * the loop looks at: like the instructions on registers they leave ppc,
+ * ir and the PC. Taken: counted (COUNT: this one and those on registers
+ * before it), on at TARGET through the exit the chain put at xh_taken,
+ * which sets the PC. Not taken: on with the next instruction, which
+ * counts this one. */
 XT_INLINE void taken(m68k_cpu_t *c)
 {
-  c->pc = TARGET;
-  if (stop_here(c))
-    return;
+  c->icount += COUNT;
   xh_taken(c);
 }
 
-/* Not taken: on with the next instruction. */
 XT_INLINE void not_taken(m68k_cpu_t *c)
 {
-  c->pc = NPC;
-  if (stop_here(c))
-    return;
   xh_next(c);
 }
 
-/* BRA to TARGET (even: the 68000's odd-target fault stays with xt_insn). */
+/* BRA to TARGET. */
 void xt_bra(m68k_cpu_t *c)
 {
-  begin(c);
   taken(c);
 }
 
 /* Bcc and DBcc, one stencil per condition so that it is folded in.
  * DBcc: the condition true falls through; false decrements the low word
- * of D(REG) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
+ * of Dn (xh_reg) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
 #define XT_CC(cc)                                                                            \
   void xt_bcc##cc(m68k_cpu_t *c)                                                             \
   {                                                                                          \
-    begin(c);                                                                                \
     if (m68k__cc(c, cc))                                                                     \
       taken(c);                                                                              \
     else                                                                                     \
@@ -262,10 +354,9 @@ void xt_bra(m68k_cpu_t *c)
   }                                                                                          \
   void xt_dbcc##cc(m68k_cpu_t *c)                                                            \
   {                                                                                          \
-    begin(c);                                                                                \
     if (!m68k__cc(c, cc)) {                                                                  \
-      uint32_t cnt = (c->r[REG] - 1) & 0xffff;                                               \
-      c->r[REG] = (c->r[REG] & 0xffff0000u) | cnt;                                           \
+      uint32_t cnt = (RREG - 1) & 0xffff;                                               \
+      RREG = (RREG & 0xffff0000u) | cnt;                                           \
       if (cnt != 0xffff) {                                                                   \
         taken(c);                                                                            \
         return;                                                                              \
@@ -292,28 +383,25 @@ XT_CC(15)
 
 void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
 {
-  begin(c);
-  c->pc = NPC;
-  uint32_t v = m68k__rd(c, c->r[SRC] + IMM, 4);
-  (void)m68k__sub(c, c->r[REG], v, 4, 0, false, true);
-  mem_next(c);
+  bool out = false;
+  uint32_t v = rd(c, RSRC + IMM, 4, &out);
+  (void)m68k__sub(c, RREG, v, 4, 0, false, true);
+  mem_next(c, out);
 }
 
 void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
 {
-  begin(c);
-  c->pc = NPC;
-  uint32_t a = c->r[REG] + IMM;
-  uint32_t r = m68k__add(c, m68k__rd(c, a, 4), c->r[SRC], 4, 0, false);
-  m68k__wr(c, a, 4, r);
-  mem_next(c);
+  bool out = false;
+  uint32_t a = RREG + IMM;
+  uint32_t r = m68k__add(c, rd(c, a, 4, &out), RSRC, 4, 0, false);
+  wr(c, a, 4, r, &out);
+  mem_next(c, out);
 }
 
 void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
 {
-  begin(c);
-  c->pc = NPC;
+  bool out = false;
   logic_flags(c, 0);
-  m68k__wr(c, c->r[REG] + IMM, 4, 0);
-  mem_next(c);
+  wr(c, RREG + IMM, 4, 0, &out);
+  mem_next(c, out);
 }

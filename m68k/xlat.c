@@ -22,8 +22,9 @@
  *    condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
- *    note 1): a store or two per instruction that sets them, evaluated only
- *    where a branch tests them. A block ends after a jump, call, return or trap (xt_last: the
+ *    note 1): a store or two per instruction that sets them (none where no
+ *    later instruction reads them: note 8), evaluated only where a branch
+ *    tests them. A block ends after a jump, call, return or trap (xt_last: the
  *    loop finds the block at the new PC), at a BRA, or after XLAT_INSNS
  *    instructions, XLAT_EXITS branch exits, or the end of RAM.
  * 3. Chaining. An exit to a known address (a branch target, the address
@@ -50,20 +51,55 @@
  * 5. Bound. At most max_blocks blocks live; the translation that would
  *    exceed it first flushes the whole cache (as QEMU does when its code
  *    buffer is full), from the loop, where no translated code runs.
- * 6. Exactness. A stencil ends its instruction as the interpreter's
- *    dispatch does (icount, ppc, ir, the 68000's address-error state) and
- *    stops where the interpreter would look between instructions (pending,
- *    the budget `end`), so exceptions, interrupts, traps, system calls and
- *    the machine's schedules (which run a CPU a counted number of
- *    instructions) fall on the same instruction boundaries. Cycle counting
- *    and tracing set `pending`, so they run in the interpreter. ppc, ir and
+ * 6. Exactness. A block begins with xt_enter, which goes on only when
+ *    all its instructions fit in the budget (icount + ninsn <= `end`) and
+ *    nothing is pending; the loop checks the same before it enters a
+ *    block, and when the block does not fit it runs the block's first
+ *    instruction alone instead (`one`, translated on first need, never
+ *    chained, freed with its block; the interpreter when there is no
+ *    memory for it), so a budget ends on the same instruction as in the
+ *    interpreter (the machine's schedules run a CPU a counted number of
+ *    instructions). Inside a block no stencil looks at the budget. The
+ *    instructions on registers alone (pure[]: they cannot fault, call out
+ *    or change anything the loop looks at) neither count themselves nor
+ *    store the PC: the next stencil that can fault, call a handler or
+ *    leave the block adds their count with its own (xh_count, filled in
+ *    by fill_counts) and stores the PC, so icount and the PC are exact
+ *    wherever an exception, a handler, a device or the loop can see them.
+ *    Branches cannot fault (odd targets stay with the handler): a taken
+ *    one counts, a branch not taken leaves its count to the next. The
+ *    68030's memory stencils do the same: an access to RAM outside
+ *    translated pages goes inline and leaves its count to the next; any
+ *    other access first counts, stores ppc, ir and the PC, goes through
+ *    the core (a device, a bus error, a store into translated code) and
+ *    the block returns to the loop after the instruction. A
+ *    stencil that can fault or call out ends its instruction as the
+ *    interpreter's dispatch does (ppc, ir; on the 68000 its address-error
+ *    state) and returns after it when something became pending or a store
+ *    hit translated code, so exceptions, interrupts, traps and system
+ *    calls fall on the same instruction boundaries. Cycle counting and
+ *    tracing set `pending`, so they run in the interpreter. ppc, ir and
  *    the 68000's address-error state are read only by the exceptions of
- *    the instruction that set them; the stencils of instructions on
- *    registers alone, which cannot take one, leave them as they were.
+ *    the instruction that set them; the stencils that cannot take one
+ *    leave them as they were, and the memory stencils (68030 only) do not
+ *    touch the address-error state, which only the 68000's address errors
+ *    read. fill_counts gives every stencil that counts its xh_count.
  * 7. Code memory is libjit's (W^X, dual-mapped), one per process, created
  *    on first use; a block's code is freed when the block dies.
+ * 8. Dead flags. drop_dead_flags walks a block backwards with the set of
+ *    flag fields (x, n, nz, v, c) some later stencil may read before
+ *    writing it: all of them at the block's end, and at every stencil
+ *    other than pure[]'s (a handler, a memory access whose exception
+ *    stacks the SR, a branch, whose taken exit leaves the block). An
+ *    instruction on registers none of whose flags are in it gets the
+ *    same operation without them (ADD.L as ADDA.L, CMP.L and TST as
+ *    nothing...), one whose X alone is in it (ADD, SUB, ADDQ, SUBQ,
+ *    ADDI, SUBI .L) the stencil storing X alone. Only stores that nothing
+ *    reads are dropped, so the state at every exit and fault is the
+ *    interpreter's.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +132,7 @@ struct m68k__xlat_block {
   void *code; /* jit_code_t */
   block_t *hnext;             /* hash chain */
   block_t *prev, *next;       /* the live list, or `next` on the dead list */
+  block_t *one;               /* its first instruction alone, for short budgets (note 6) */
   m68k__xlat_exit_t *in;      /* exits chained to this block */
   unsigned nexits;
   m68k__xlat_exit_t exits[XLAT_EXITS];
@@ -197,6 +234,11 @@ static void kill(struct m68k__xlat *x, block_t *b)
   }
   b->next = x->dead;
   x->dead = b;
+  if (b->one) { /* never chained, in no list but its block's */
+    b->one->next = x->dead;
+    x->dead = b->one;
+    b->one = NULL;
+  }
   for (unsigned i = 0; i < x->ncpus; i++)
     x->cpus[i]->xlat_dirty = true;
 }
@@ -245,6 +287,11 @@ void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz)
   invalidate(c->xlat, off, off + (uint32_t)sz - 1);
 }
 
+void m68k__xlat_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
+{
+  m68k__wr(c, a, sz, v);
+}
+
 void m68k_jit_invalidate(m68k_cpu_t *cpu, uint32_t addr, uint32_t len)
 {
   struct m68k__xlat *x = cpu->xlat;
@@ -291,9 +338,7 @@ static uint32_t ram16(const struct m68k__xlat *x, uint32_t off)
 static void fill_functions(uint64_t *v)
 {
   v[XL_HOLE_m68k__slow_rd] = (uint64_t)(uintptr_t)m68k__slow_rd;
-  v[XL_HOLE_m68k__slow_wr] = (uint64_t)(uintptr_t)m68k__slow_wr;
-  v[XL_HOLE_m68k__address_error] = (uint64_t)(uintptr_t)m68k__address_error;
-  v[XL_HOLE_m68k__xlat_store] = (uint64_t)(uintptr_t)m68k__xlat_store;
+  v[XL_HOLE_m68k__xlat_wr] = (uint64_t)(uintptr_t)m68k__xlat_wr;
 }
 
 /* What the translator makes of a handler, from its template's name. */
@@ -455,6 +500,130 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
 #undef IS
 }
 
+/* The condition codes as the translator tracks them (note 8): the split
+ * flags' fields (m68k-internal.h note 1). */
+enum { F_X = 1, F_N = 2, F_Z = 4, F_V = 8, F_C = 16, F_NZVC = 30, F_ALL = 31 };
+
+/* The stencils of instructions on registers alone (note 6): they count
+ * nothing themselves. `w` is the flags they write (each field whole), `nf`
+ * the stencil doing the same without them (NULL: none; its immediate
+ * negated when `neg`), `xo` the one writing X alone. */
+static const struct {
+  const jit_stencil_t *s;
+  uint8_t w;
+  bool neg;
+  const jit_stencil_t *nf, *xo;
+} pure[] = {
+    {&xl_stencil_xt_moveq, F_NZVC, false, &xl_stencil_xt_seti, NULL},
+    {&xl_stencil_xt_move_l, F_NZVC, false, &xl_stencil_xt_movea_l, NULL},
+    {&xl_stencil_xt_and_l, F_NZVC, false, &xl_stencil_xt_and_l_nf, NULL},
+    {&xl_stencil_xt_or_l, F_NZVC, false, &xl_stencil_xt_or_l_nf, NULL},
+    {&xl_stencil_xt_eor_l, F_NZVC, false, &xl_stencil_xt_eor_l_nf, NULL},
+    {&xl_stencil_xt_clr_l, F_NZVC, false, &xl_stencil_xt_seti, NULL},
+    {&xl_stencil_xt_tst_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_tst_b, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_cmp_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_cmpi_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_add_l, F_ALL, false, &xl_stencil_xt_adda_l, &xl_stencil_xt_add_l_x},
+    {&xl_stencil_xt_sub_l, F_ALL, false, &xl_stencil_xt_suba_l, &xl_stencil_xt_sub_l_x},
+    {&xl_stencil_xt_addi_l, F_ALL, false, &xl_stencil_xt_adda_i, &xl_stencil_xt_addi_l_x},
+    {&xl_stencil_xt_subi_l, F_ALL, true, &xl_stencil_xt_adda_i, &xl_stencil_xt_subi_l_x},
+    {&xl_stencil_xt_movea_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_movea_w, 0, false, NULL, NULL},
+    {&xl_stencil_xt_adda_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_suba_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_adda_w, 0, false, NULL, NULL},
+    {&xl_stencil_xt_adda_i, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lea_d16, 0, false, NULL, NULL},
+    {&xl_stencil_xt_seti, 0, false, NULL, NULL},
+    {&xl_stencil_xt_nop, 0, false, NULL, NULL},
+    {&xl_stencil_xt_and_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_or_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_eor_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_add_l_x, 0, false, NULL, NULL}, /* these four write X: */
+    {&xl_stencil_xt_sub_l_x, 0, false, NULL, NULL}, /* drop_dead_flags runs once, */
+    {&xl_stencil_xt_addi_l_x, 0, false, NULL, NULL}, /* before any is chosen */
+    {&xl_stencil_xt_subi_l_x, 0, false, NULL, NULL},
+};
+
+/* pure[]'s entry for stencil s, or -1 when s can fault, calls out or
+ * branches. */
+static int pure_index(const jit_stencil_t *s)
+{
+  for (size_t i = 0; i < sizeof pure / sizeof pure[0]; i++)
+    if (pure[i].s == s)
+      return (int)i;
+  return -1;
+}
+
+/* Does stencil s count only when it leaves the block (note 6: a branch
+ * taken, a memory access that goes through the core), leaving its count
+ * to the next stencil otherwise? */
+static bool counts_when_leaving(const jit_stencil_t *s)
+{
+  static const jit_stencil_t *const mem[] = {
+      &xl_stencil_xt_move_b_imm_ai, &xl_stencil_xt_tst_b_pi,  &xl_stencil_xt_store_l_d16,
+      &xl_stencil_xt_load_l_d16,    &xl_stencil_xt_loada_l_d16, &xl_stencil_xt_cmp_l_d16,
+      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,
+  };
+  for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+    if (s == mem[i])
+      return true;
+  if (s == &xl_stencil_xt_bra)
+    return true;
+  for (int i = 0; i < 16; i++)
+    if (s == bcc_stencils[i] || s == dbcc_stencils[i])
+      return true;
+  return false;
+}
+
+/* Note 8: links [first, last) are a block's instructions in order; each
+ * instruction on registers whose flags no later instruction of the block
+ * reads before writing them again gets the stencil without them. Every
+ * other stencil (a handler, a memory access that can fault, a branch, the
+ * exits) reads them all. */
+static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned first,
+                            unsigned last)
+{
+  unsigned live = F_ALL;
+  for (unsigned i = last; i-- > first;) {
+    int p = pure_index(links[i].stencil);
+    if (p < 0) {
+      live = F_ALL;
+      continue;
+    }
+    unsigned w = pure[p].w;
+    if (w == 0)
+      continue;
+    if ((live & w) == 0) {
+      links[i].stencil = pure[p].nf;
+      if (pure[p].neg)
+        vals[i][XL_HOLE_xh_imm] = (uint32_t)-(uint32_t)vals[i][XL_HOLE_xh_imm];
+    } else if ((live & w) == F_X && pure[p].xo) {
+      links[i].stencil = pure[p].xo;
+    }
+    live &= ~w;
+  }
+}
+
+/* Note 6: fills each counting stencil's xh_count of links [first, last)
+ * (a block's instructions) with the instructions since the last count, its
+ * own included, and returns those left for the fall-through exit. */
+static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned first,
+                            unsigned last)
+{
+  uint64_t carry = 0;
+  for (unsigned i = first; i < last; i++) {
+    carry++;
+    if (pure_index(links[i].stencil) >= 0)
+      continue;
+    vals[i][XL_HOLE_xh_count] = carry;
+    if (!counts_when_leaving(links[i].stencil))
+      carry = 0;
+  }
+  return carry;
+}
+
 /* The target of a Bcc/BRA at RAM offset off with opcode op, and its length;
  * false when it cannot be decoded here (a long displacement on the 68000,
  * or one past the end of RAM). */
@@ -479,13 +648,16 @@ static bool branch(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32
   return true;
 }
 
-/* Translates the block at c->pc (note 2); 0, or a negative m68k_err_t
- * when there is nothing to translate there or no memory. */
-static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
+/* Translates the block at c->pc (note 2) of at most `max` instructions
+ * into *out; 0, or a negative m68k_err_t when there is nothing to
+ * translate there or no memory. A block of XLAT_INSNS goes live (the
+ * hash, the page map, the bound); a shorter one is its block's `one`. */
+static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t **out)
 {
   uint64_t t0 = now_ns();
   uint32_t pc = c->pc;
-  if (x->nlive >= x->max_blocks) {
+  bool live = max == XLAT_INSNS;
+  if (live && x->nlive >= x->max_blocks) {
     flush(x);
     x->st.flushes++;
   }
@@ -497,10 +669,10 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   /* The branch exits' targets and the links whose xh_taken go to them. */
   uint32_t taken_target[XLAT_EXITS];
   unsigned taken_link[XLAT_EXITS], ntaken = 0;
-  unsigned n = 0, nspecial = 0;
+  unsigned n = 1, nspecial = 0; /* link 0: the entry (xt_enter) */
   uint32_t a = pc;
   bool open = true; /* the block falls through past its last instruction */
-  while (b->ninsn < XLAT_INSNS) {
+  while (b->ninsn < max) {
     uint32_t off = (a & c->addr_mask) - x->ram_base;
     if ((a & 1) || off >= x->ram_size || x->ram_size - off < 2)
       break;
@@ -553,6 +725,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
       s = &xl_stencil_xt_last;
       open = false;
     }
+    /* The stencils address registers by their offset in the CPU. */
+    v[XL_HOLE_xh_reg] = offsetof(m68k_cpu_t, r) + 4 * v[XL_HOLE_xh_reg];
+    v[XL_HOLE_xh_src] = offsetof(m68k_cpu_t, r) + 4 * v[XL_HOLE_xh_src];
     nspecial += s != &xl_stencil_xt_insn && s != &xl_stencil_xt_last;
     a += len;
     v[XL_HOLE_xh_npc] = a;
@@ -568,6 +743,13 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   }
   b->pc = pc;
   b->end = a;
+  memset(vals[0], 0, sizeof vals[0]);
+  vals[0][XL_HOLE_xh_count] = b->ninsn;
+  vals[0][XL_HOLE_xh_pc] = pc;
+  links[0] = (jit_link_t){.stencil = &xl_stencil_xt_enter, .values = vals[0],
+                          .next_hole = XL_HOLE_xh_next};
+  drop_dead_flags(links, vals, 1, n);
+  uint64_t rest = fill_counts(links, vals, 1, n);
   /* The exits: the fall-through's first, right after the last
    * instruction, which falls into it; then the taken branches'. */
   if (!open)
@@ -580,6 +762,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
     memset(v, 0, sizeof vals[n]);
     v[XL_HOLE_xh_target] = e->target;
     v[XL_HOLE_xh_exit] = (uint64_t)(uintptr_t)e;
+    v[XL_HOLE_xh_count] = i < 0 ? rest : 0; /* a taken branch counted itself */
     links[n] = (jit_link_t){.stencil = &xl_stencil_xt_exit, .values = v, .next_hole = -1};
     if (i >= 0) {
       jit_link_t *l = &links[taken_link[i]];
@@ -610,6 +793,10 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   jit_code_commit(code);
   b->code = code;
   b->entry = (void (*)(m68k_cpu_t *))(uintptr_t)jit_fn((const char *)jit_code_rx(code) + entry);
+  *out = b;
+  x->st.translate_ns += now_ns() - t0;
+  if (!live)
+    return 0;
   unsigned h = hash_pc(pc);
   b->hnext = x->hash[h];
   x->hash[h] = b;
@@ -626,7 +813,6 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c)
   x->st.translated++;
   x->st.insns += b->ninsn;
   x->st.specialised += nspecial;
-  x->st.translate_ns += now_ns() - t0;
   return 0;
 }
 
@@ -657,11 +843,23 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     }
     c->xlat_end = end;
     block_t *b = lookup(x, c->pc);
-    if (b) {
+    if (b && end - c->icount >= b->ninsn) { /* it fits in the budget (note 6) */
       c->xlat_last = NULL;
       b->entry(c);
       if (c->xlat_last && !c->xlat_dirty)
         chain(x, c->xlat_last, c->pc);
+      continue;
+    }
+#if M68K_XLAT_STENCILS
+    /* It does not fit: its first instruction alone, never chained. */
+    if (b && (b->one || translate(x, c, 1, &b->one) == 0)) {
+      b->one->entry(c);
+      c->xlat_last = NULL;
+      continue;
+    }
+#endif
+    if (b) { /* no memory for it: the interpreter */
+      m68k__exec(c, c->icount + 1);
       continue;
     }
 #if M68K_XLAT_STENCILS
@@ -670,7 +868,8 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     if (++*hot >= x->threshold && off < x->ram_size &&
         x->stores[off >> M68K_XLAT_PAGE_SHIFT] < XLAT_MIXED) {
       *hot = 0;
-      if (translate(x, c) == 0)
+      block_t *nb;
+      if (translate(x, c, XLAT_INSNS, &nb) == 0)
         continue;
     }
 #endif

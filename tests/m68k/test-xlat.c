@@ -187,6 +187,29 @@ static void interrupts_taken_at_the_same_instruction(void)
   tm_done(&tj);
 }
 
+/* Runs a loop that rewrites an instruction of its own block on the
+ * translating CPU in one run (so that the store lands inside the running
+ * block), then against the interpreter in chunks: d2 must end as `d2`,
+ * after at least `invalidated` invalidations in the one run. */
+static void self_modifying_case(const uint16_t *code, size_t n, uint32_t d2, uint64_t invalidated)
+{
+  start2(code, n, M68K_MODEL_68030);
+  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
+  CU_ASSERT_EQUAL(tm_d(&tj, 2), d2);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.invalidated >= invalidated);
+  tm_done(&ti);
+  tm_done(&tj);
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, n, M68K_MODEL_68030);
+    run_both(seed, 1000, NULL);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), d2);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 /* A loop that rewrites an instruction of its own block: the next time round
  * runs the new instruction, translated or not. */
 static void self_modifying_code_runs_the_new_instruction(void)
@@ -201,23 +224,30 @@ static void self_modifying_code_runs_the_new_instruction(void)
       0x66f2,                 /* 1010 bne.b 1004 */
       0x4e72, 0x2700,         /* 1012 stop #0x2700 */
   };
-  start2(code, sizeof code / 2, M68K_MODEL_68030);
-  /* In one run, so that the store lands inside the running block. */
-  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
-  CU_ASSERT_EQUAL(tm_d(&tj, 2), 1 + 5 + 5);
-  m68k_jit_stats_t st;
-  m68k_jit_stats(tj.cpu, &st);
-  CU_ASSERT(st.invalidated >= 1);
-  tm_done(&ti);
-  tm_done(&tj);
-  /* And in chunks against the interpreter. */
-  for (uint32_t seed = 1; seed <= 4; seed++) {
-    start2(code, sizeof code / 2, M68K_MODEL_68030);
-    run_both(seed, 1000, NULL);
-    CU_ASSERT_EQUAL(tm_d(&tj, 2), 11);
-    tm_done(&ti);
-    tm_done(&tj);
-  }
+  self_modifying_case(code, sizeof code / 2, 1 + 5 + 5, 1);
+}
+
+/* The same through the 68030's MOVE.L Rs,(d16,Ar) stencil, whose inline
+ * RAM path must leave stores into translated code to the core: the first
+ * round stores the instruction as it is, the second changes it inside the
+ * block that runs (translated at 1014 after the first round). */
+static void self_modifying_store_from_a_memory_stencil(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x1000,         /* 1000 lea 0x1000.w,%a0 */
+      0x7400,                 /* 1004 moveq #0,%d2 */
+      0x7203,                 /* 1006 moveq #3,%d1 */
+      0x263c, 0x7001, 0xd480, /* 1008 move.l #0x7001d480,%d3 */
+      0x283c, 0x0004, 0x0000, /* 100e move.l #0x40000,%d4 */
+      0x7001,                 /* 1014 moveq #1,%d0 (becomes moveq #5,%d0) */
+      0xd480,                 /* 1016 add.l %d0,%d2 */
+      0x2143, 0x0014,         /* 1018 move.l %d3,(20,%a0) */
+      0xd684,                 /* 101c add.l %d4,%d3 */
+      0x5381,                 /* 101e subq.l #1,%d1 */
+      0x66f2,                 /* 1020 bne.b 1014 */
+      0x4e72, 0x2700,         /* 1022 stop #0x2700 */
+  };
+  self_modifying_case(code, sizeof code / 2, 1 + 1 + 5, 2);
 }
 
 /* A host write (a loader, a system call's buffer) over translated code,
@@ -303,6 +333,39 @@ static void blocks_chain_and_the_bound_flushes(void)
   tm_done(&tj);
 }
 
+/* Flags no later instruction reads are not stored (xlat.c note 8): here
+ * MOVE.L's, ADD.L's, CMP.L's and TST.L's are overwritten before the BNE
+ * reads them, and SUBQ.L #2,%d0's are overwritten but for X, which ADDX
+ * (a handler) reads. The SR after every chunk must still be the
+ * interpreter's, and d2 holds the one X that SUBQ sets. */
+static void dead_flags_dropped_only_where_unread(void)
+{
+  static const uint16_t code[] = {
+      0x7400,         /* 1000 moveq #0,%d2 */
+      0x7214,         /* 1002 moveq #20,%d1 */
+      0x76ff,         /* 1004 moveq #-1,%d3 */
+      0x2001,         /* 1006 move.l %d1,%d0 */
+      0x5580,         /* 1008 subq.l #2,%d0 (X set when d1 is 1) */
+      0x7805,         /* 100a moveq #5,%d4 */
+      0xd583,         /* 100c addx.l %d3,%d2 */
+      0xd481,         /* 100e add.l %d1,%d2 */
+      0xb284,         /* 1010 cmp.l %d4,%d1 */
+      0x4a82,         /* 1012 tst.l %d2 */
+      0x5381,         /* 1014 subq.l #1,%d1 */
+      0x66ee,         /* 1016 bne.b 1006 */
+      0x4e72, 0x2700, /* 1018 stop #0x2700 */
+  };
+  for (uint32_t seed = 1; seed <= 8; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    run_both(seed, 1000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    /* 20 rounds of d1 - 1 (20 + ... + 1 - 20) and the one X: 190 + 1. */
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 191);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -334,9 +397,11 @@ int main(void)
       {"memory_operands_and_bus_errors_same", memory_operands_and_bus_errors_same},
       {"interrupts_taken_at_the_same_instruction", interrupts_taken_at_the_same_instruction},
       {"self_modifying_code_runs_the_new_instruction", self_modifying_code_runs_the_new_instruction},
+      {"self_modifying_store_from_a_memory_stencil", self_modifying_store_from_a_memory_stencil},
       {"host_write_with_invalidate_runs_the_new_code", host_write_with_invalidate_runs_the_new_code},
       {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
       {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
+      {"dead_flags_dropped_only_where_unread", dead_flags_dropped_only_where_unread},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
