@@ -10,6 +10,9 @@ import math
 import re
 import sys
 
+# The programs of the m68k benchmark (tests/m68k/bench-m68k.c), by their BENCH suffix.
+M68K_PROGS = ("int", "mem", "branch", "fpu")
+
 # name, ours (BENCH name), anchor (BENCH name, a list: the best of them, or None),
 # 'higher' or 'lower' is better for ours, goal (comparison, value), what the ratio is
 ROWS = [
@@ -64,8 +67,6 @@ ROWS = [
     for op in ("counter_inc", "list_insert", "list_delete", "queue_put", "queue_get",
                "stack_push", "stack_pop")
 ]
-
-M68K_PROGS = ("int", "mem", "branch", "fpu")
 
 # Figures that are geometric means of ratios, ours / anchor ('lower' is better for both), one
 # per program: recomputed here from the per-program medians when all of them are present.
@@ -145,6 +146,10 @@ def main():
             met = judged >= g if op == ">=" else judged <= g
             verdict = f"{op} {g:g} {'met' if met else 'NOT met'}"
         anchor_text = fmt(anchor, units.get(anchor_n, "")) + (f" ({anchor_n})" if anchors and len(anchors) > 1 else "")
+        if ours_n in GEOMEANS:  # a ratio already: shown in the ratio column
+            out.append((name, f"geomean of {len(GEOMEANS[ours_n])}", "-", f"{ours:.3g} x",
+                        verdict, ""))
+            continue
         out.append((name, fmt(ours, units.get(ours_n, "")), anchor_text,
                     f"{ratio:.3g} x" if ratio is not None else "-", verdict, ""))
     widths = [max(len(r[i]) for r in out + [("figure", "ours", "anchor", "ratio", "goal", "")])
