@@ -19,9 +19,10 @@
  * fpubench 8 and 40). For RUNS runs the programs take turns, each running
  * its six cases in a row (qemu, the interpreter --jit=off and the
  * translator --jit=on, small then big); each slope is taken between the
- * medians of its two sizes' times. RUNS is 3, not 5, so that four
- * programs' qemu runs of 2.6 and 5.2 s keep make bench's time within a
- * minute of what one program's five runs took.
+ * medians of its two sizes' times. RUNS is 3, not 5, to shorten four
+ * programs' qemu runs of 2.6 and 5.2 s; on a quiet machine the whole
+ * benchmark takes about three minutes, a third of it counting and
+ * calibrating (qemu's traces, the probes).
  *
  * Checks (a failure exits 1). Every run's output must be the host build's
  * at the same size: a wrong result is not a benchmark. Instructions: qemu
