@@ -1,67 +1,122 @@
-/* bench-m68k.c -- quamachine against qemu-m68k on a compiled integer workload (fib and a sieve), by the slope between two sizes.
+/* bench-m68k.c -- quamachine, interpreted and translated, against qemu-m68k on several compiled programs, by the slope between two sizes.
  *
- * Arguments: QUAMACHINE QEMU_M68K BENCH_PROG. The program repeats its work
- * ROUNDS times (its argument). Each emulator runs it at two sizes, and the
- * time of one round is the slope, (t(big) - t(small)) / (big - small): the
- * start-up (loading, qemu's first translations) is in both runs and
- * cancels. The sizes differ between the emulators so that every qemu run
- * takes at least 2 s and the quamachine runs stay short: qemu runs a
- * calibrated size (about QEMU_SMALL_S seconds, from a first run of
- * QEMU_PROBE rounds) and twice that, quamachine QUAM_SMALL and QUAM_BIG.
- * The four runs alternate, RUNS times; each slope is taken between the
- * medians of its two sizes' times:
- *   BENCH qemu_m68k_round_ms <v> ms     qemu-m68k's slope
- *   BENCH quamachine_round_ms <v> ms    quamachine's slope
- *   BENCH quamachine_mips <v> MIPS      instructions per round / quamachine's slope
- *   BENCH qemu_m68k_min_run_s <v> s     qemu's shortest run (>= 2 s, else exit 1)
- *   BENCH quamachine_vs_qemu <x> x      qemu's slope / quamachine's slope (goal >= 0.1)
- * (the interpreter: --jit=off) and the same sizes with the translator
- * (quamachine run --jit=on), in the
- * same alternation, its counts checked against the interpreter's exactly:
- *   BENCH quamachine_jit_round_ms <v> ms
- *   BENCH quamachine_jit_vs_qemu <x> x     qemu's slope / the translated slope (goal >= 1)
- *   BENCH quamachine_jit_vs_interp <x> x   the interpreted slope / the translated one
- *   BENCH quamachine_translate_ns_per_insn <v> ns  translation time per instruction
- *                                         translated (--stats, median of the big runs)
- * Checks: every run prints the program's expected line. Instructions: qemu
+ * Arguments: QUAMACHINE QEMU_M68K PROG... Each PROG is an m68k program
+ * built from tests/m68k/progs, named for its workload: bench (integer: fib
+ * and a sieve), membench (memory-bound: pointer chasing, a copy and a hash
+ * over 1.5 MiB), branchbench (branchy: a bytecode interpreter, a quicksort,
+ * a tokenizer), fpubench (the FPU: double dot products). Beside each lies
+ * PROG-host, the same source built for this machine. A program repeats its
+ * work ROUNDS times (its argument) and prints one line.
+ *
+ * Method. Each emulator runs a program at two sizes, and the time of one
+ * round is the slope, (t(big) - t(small)) / (big - small): the start-up
+ * (loading, qemu's first translations) is in both runs and cancels. The
+ * sizes differ between the emulators so that every qemu run takes at least
+ * 2 s and the quamachine runs stay short: qemu runs a calibrated size
+ * (about QEMU_SMALL_S seconds, from a probe of at least QEMU_PROBE_S,
+ * resized by the first timed run if that ran short) and twice that; quamachine about QUAM_SMALL_INSNS instructions (an eighth
+ * for fpubench) and QUAM_FACTOR times as many (bench: 10 and 50 rounds,
+ * fpubench 8 and 40). For RUNS runs the programs take turns, each running
+ * its six cases in a row (qemu, the interpreter --jit=off and the
+ * translator --jit=on, small then big); each slope is taken between the
+ * medians of its two sizes' times. RUNS is 3, not 5, to shorten four
+ * programs' qemu runs of 2.6 and 5.2 s; on a quiet machine the whole
+ * benchmark takes about three minutes, a third of it counting and
+ * calibrating (qemu's traces, the probes).
+ *
+ * Checks (a failure exits 1). Every run's output must be the host build's
+ * at the same size: a wrong result is not a benchmark. Instructions: qemu
  * is traced one instruction per block (-singlestep -d exec,nochain) at 0
- * and 1 rounds, and quamachine (--stats) must execute exactly as many more
- * for the one round; between its two timed sizes quamachine's count must
- * grow by that number per round within 0.01% (printing a longer number
- * costs a few instructions more). A disagreement exits 1.
+ * and 1 rounds (fpubench: 1 and 2), and quamachine (--stats) must execute
+ * exactly as many more for the one round; between its two timed sizes
+ * quamachine's count must grow by that number per round within 0.01%
+ * (printing a longer number costs a few instructions more), and the
+ * translated runs must count exactly what the interpreted ones do. qemu's shortest run must be 2 s.
  *
- * With a fourth argument FPU_PROG (progs/fpubench.c: 200000 double
- * multiplies and adds per round) the same slope method, FPU_RUNS runs of
- * FPU_SMALL and FPU_BIG rounds on both emulators, gives the FPU figures:
- *   BENCH quamachine_fpu_mflops <v> MFLOPS
- *   BENCH qemu_m68k_fpu_mflops <v> MFLOPS
- *   BENCH quamachine_fpu_vs_qemu <x> x  quamachine's MFLOPS / qemu's
- *   BENCH quamachine_jit_fpu_vs_qemu <x> x  the same with --jit=on
+ * Figures, per program P (int, mem, branch, fpu):
+ *   BENCH m68k_insns_per_round_P <n> insns
+ *   BENCH qemu_m68k_round_ms_P, quamachine_round_ms_P, quamachine_jit_round_ms_P <v> ms
+ *   BENCH quamachine_vs_qemu_P <x> x       qemu's slope / the interpreted one
+ *   BENCH quamachine_jit_vs_qemu_P <x> x   qemu's slope / the translated one
+ *   BENCH quamachine_jit_vs_interp_P <x> x the interpreted slope / the translated one
+ * and over the programs given:
+ *   BENCH quamachine_vs_qemu <x> x         geometric mean of quamachine_vs_qemu_P (goal >= 0.1)
+ *   BENCH quamachine_jit_vs_qemu <x> x     geometric mean of quamachine_jit_vs_qemu_P (goal >= 1)
+ *   BENCH quamachine_jit_vs_interp <x> x   geometric mean of quamachine_jit_vs_interp_P
+ *   BENCH quamachine_translate_ns_per_insn <v> ns  translation time per instruction
+ *                                         translated (--stats, median of every big translated run)
+ *   BENCH qemu_m68k_min_run_s <v> s        qemu's shortest run
+ * The translator covers the FPU program (its FPU instructions call their
+ * interpreter handlers from translated code), so it is in the means. The
+ * integer program's figures also print under their older names
+ * (m68k_bench_insns_per_round, qemu_m68k_round_ms, quamachine_round_ms,
+ * quamachine_jit_round_ms, quamachine_mips), the FPU program's as
+ *   BENCH quamachine_fpu_mflops, qemu_m68k_fpu_mflops <v> MFLOPS
+ *   BENCH quamachine_fpu_vs_qemu, quamachine_jit_fpu_vs_qemu <x> x
  */
-#include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "qbench.h"
 
-#define RUNS 5
-#define QEMU_PROBE 1000
-#define QEMU_SMALL_S 3.0
-#define QUAM_SMALL 20
-#define QUAM_BIG 100
-#define FPU_RUNS 5
-#define FPU_SMALL 10
-#define FPU_BIG 50
+#define RUNS 3
+#define QEMU_SMALL_S 2.6        /* qemu's small run aimed at, start-up included */
+#define QEMU_PROBE_S 1.0        /* the calibrating probe runs at least this long */
+#define QEMU_PROBE_INSNS 1e8    /* the probe's first size, in instructions */
+#define QUAM_SMALL_INSNS 32e6   /* quamachine's small size, in instructions */
+#define QUAM_FACTOR 5           /* quamachine's big size / its small size */
+#define MAX_PROGS 8
+#define MAX_EXPECT 24           /* sizes whose host output is kept */
+#define FPU_FLOPS_PER_ROUND 200000.0
 
-/* Runs argv; stdout and stderr into the given buffers. Returns the time. */
-static double run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
-                  int *status) {
+/* The programs bench-m68k knows, by file name; the rounds after which one
+ * more is counted: fpubench prints its mean per round with printf's
+ * floating-point conversion, whose cost is one thing for 0 rounds and
+ * another (the same at every size) for the mean of any, so its round is
+ * counted from 1 to 2; and quamachine's small size in instructions: its
+ * FPU instructions take about ten times an integer one's time. */
+static const struct {
+  const char *file, *name;
+  int base;
+  double quam_insns;
+} workloads[] = {
+    {"bench", "int", 0, QUAM_SMALL_INSNS},
+    {"membench", "mem", 0, QUAM_SMALL_INSNS},
+    {"branchbench", "branch", 0, QUAM_SMALL_INSNS},
+    {"fpubench", "fpu", 1, QUAM_SMALL_INSNS / 8},
+};
+
+typedef struct prog {
+  const char *name; /* the BENCH suffix */
+  int base;         /* the round counted is base + 1 */
+  double quam_insns; /* quamachine's small size, in instructions */
+  char *path;       /* the m68k build */
+  char host[4096];  /* the host build */
+  long long per_round;
+  int qemu_small, qemu_big, quam_small, quam_big;
+  int nexpect;
+  struct {
+    int rounds;
+    char out[256];
+  } expect[MAX_EXPECT]; /* the host's output at a size */
+  double es[RUNS], eb[RUNS], ms[RUNS], mb[RUNS], js[RUNS], jb[RUNS];
+  double qemu_round, quam_round, jit_round; /* the slopes, seconds per round */
+} prog_t;
+
+static prog_t progs[MAX_PROGS];
+static int nprogs;
+static char *quam, *qemu;
+
+static char out[4096], err[4096]; /* the last run's output */
+
+/* Runs argv; stdout and stderr into out and err. Returns the time. */
+static double run(char *const argv[], int *status) {
   int po[2], pe[2];
   if (pipe(po) != 0 || pipe(pe) != 0) {
     perror("pipe");
@@ -81,9 +136,9 @@ static double run(char *const argv[], char *out, size_t outlen, char *err, size_
   close(pe[1]);
   size_t no = 0, ne = 0;
   ssize_t n;
-  while ((n = read(po[0], out + no, outlen - 1 - no)) > 0)
+  while ((n = read(po[0], out + no, sizeof out - 1 - no)) > 0)
     no += (size_t)n;
-  while ((n = read(pe[0], err + ne, errlen - 1 - ne)) > 0)
+  while ((n = read(pe[0], err + ne, sizeof err - 1 - ne)) > 0)
     ne += (size_t)n;
   out[no] = err[ne] = '\0';
   int ws;
@@ -97,7 +152,7 @@ static double run(char *const argv[], char *out, size_t outlen, char *err, size_
 
 /* Instructions qemu executes for the program at `rounds`: its trace with one instruction per
  * translation block has one "Trace" line per instruction executed. -1 on failure. */
-static long long qemu_count(const char *qemu, const char *prog, const char *rounds) {
+static long long qemu_count(const char *prog, const char *rounds) {
   int po[2];
   if (pipe(po) != 0)
     return -1;
@@ -128,26 +183,55 @@ static long long qemu_count(const char *qemu, const char *prog, const char *roun
   return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 && n > 0 ? n : -1;
 }
 
-/* One run of argv (whose last argument is `rounds`); checks the program's line and, for
- * quamachine, reads its instruction count into *insns. Returns the time; exits on failure. */
-static char out[4096], err[4096]; /* the last timed run's output */
-
-static double timed(char **argv, int rounds, bool quam, unsigned long long *insns) {
-  char want[64];
+/* What the host build prints at `rounds` (run once per size). Exits on failure. */
+static const char *expected(prog_t *p, int rounds) {
+  for (int i = 0; i < p->nexpect; i++)
+    if (p->expect[i].rounds == rounds)
+      return p->expect[i].out;
+  if (p->nexpect == MAX_EXPECT) {
+    fprintf(stderr, "bench-m68k: more than %d sizes of %s\n", MAX_EXPECT, p->name);
+    exit(1);
+  }
+  char r[16];
+  snprintf(r, sizeof r, "%d", rounds);
+  char *argv[] = {p->host, r, NULL};
   int st;
-  double t = run(argv, out, sizeof out, err, sizeof err, &st);
-  snprintf(want, sizeof want, "rounds %d check %lu\n", rounds, (unsigned long)rounds * 55960ul);
-  const char *p = quam ? strstr(err, "quamachine: ") : NULL;
+  run(argv, &st);
+  int got = -1;
+  if (st != 0 || sscanf(out, "rounds %d ", &got) != 1 || got != rounds ||
+      strlen(out) >= sizeof p->expect[0].out) {
+    fprintf(stderr, "bench-m68k: the host build %s at %d rounds failed (status %d)\nout: %s\n",
+            p->host, rounds, st, out);
+    exit(1);
+  }
+  p->expect[p->nexpect].rounds = rounds;
+  strcpy(p->expect[p->nexpect].out, out);
+  return p->expect[p->nexpect++].out;
+}
+
+/* One run of p: by qemu (emu NULL) or quamachine with jit "--jit=off" or
+ * "--jit=on" and --stats, at `rounds`. Checks its output against the host
+ * build's and, for quamachine, reads its instruction count into *insns.
+ * Returns the time; exits on failure. */
+static double timed(prog_t *p, const char *jit, int rounds, unsigned long long *insns) {
+  char r[16];
+  snprintf(r, sizeof r, "%d", rounds);
+  char *e[] = {qemu, "-cpu", "m68030", p->path, r, NULL};
+  char *m[] = {quam, "run", (char *)jit, "--stats", p->path, r, NULL};
+  const char *want = expected(p, rounds);
+  int st;
+  double t = run(jit ? m : e, &st);
+  const char *q = jit ? strstr(err, "quamachine: ") : NULL;
   if (st != 0 || strcmp(out, want) != 0 ||
-      (quam && (p == NULL || sscanf(p, "quamachine: %llu instructions", insns) != 1))) {
-    fprintf(stderr, "bench-m68k: %s at %d rounds failed (status %d)\nout: %s\nerr: %s\n",
-            argv[0], rounds, st, out, err);
+      (jit && (q == NULL || sscanf(q, "quamachine: %llu instructions", insns) != 1))) {
+    fprintf(stderr, "bench-m68k: %s %s at %d rounds failed (status %d)\nout: %s\nthe host: %s"
+            "err: %s\n", jit ? jit : "qemu-m68k", p->path, rounds, st, out, want, err);
     exit(1);
   }
   return t;
 }
 
-/* The translation time per instruction translated that the last timed run's
+/* The translation time per instruction translated that the last run's
  * --stats printed (quamachine run --jit=on); exits when it is missing. */
 static double translate_ns_per_insn(void) {
   unsigned long long blocks = 0, insns = 0;
@@ -164,147 +248,175 @@ static double translate_ns_per_insn(void) {
   return ms * 1e6 / (double)insns;
 }
 
-/* One run of the FPU workload; checks its line. Returns the time; exits on failure. */
-static double fpu_timed(char **argv, int rounds) {
-  int st, r = -1;
-  long flops = 0;
-  double t = run(argv, out, sizeof out, err, sizeof err, &st);
-  if (st != 0 || sscanf(out, "rounds %d flops %ld", &r, &flops) != 2 || r != rounds ||
-      flops != 200000L * rounds) {
-    fprintf(stderr, "bench-m68k: %s at %d rounds failed (status %d)\nout: %s\nerr: %s\n",
-            argv[0], rounds, st, out, err);
+/* Instructions per round from qemu's trace, checked against quamachine's
+ * count; then the sizes (the header comment). Exits on a disagreement. */
+static void calibrate(prog_t *p) {
+  char r0[16], r1[16];
+  snprintf(r0, sizeof r0, "%d", p->base);
+  snprintf(r1, sizeof r1, "%d", p->base + 1);
+  long long q0 = qemu_count(p->path, r0), q1 = qemu_count(p->path, r1);
+  if (q0 < 0 || q1 < 0 || q1 <= q0) {
+    fprintf(stderr, "bench-m68k: no instruction trace of %s from %s (-singlestep -d exec)\n",
+            p->path, qemu);
     exit(1);
   }
-  return t;
+  p->per_round = q1 - q0;
+  unsigned long long i0 = 0, i1 = 0;
+  timed(p, "--jit=off", p->base, &i0);
+  timed(p, "--jit=off", p->base + 1, &i1);
+  if ((long long)(i1 - i0) != p->per_round) {
+    fprintf(stderr, "bench-m68k: one round of %s is %llu instructions on quamachine, %lld on "
+            "qemu\n", p->path, i1 - i0, p->per_round);
+    exit(1);
+  }
+  printf("BENCH m68k_insns_per_round_%s %lld insns\n", p->name, p->per_round);
+  /* qemu: probes growing to at least QEMU_PROBE_S (qemu runs FPU code
+   * about fifty times slower than integer code), then the small size aimed
+   * at QEMU_SMALL_S (the probe's start-up counts as work: it errs long). */
+  int probe = (int)(QEMU_PROBE_INSNS / (double)p->per_round) + 1;
+  double tp = timed(p, NULL, probe, NULL);
+  for (int i = 0; i < 6 && tp < QEMU_PROBE_S; i++) {
+    probe *= tp < QEMU_PROBE_S / 4 ? 4 : 2;
+    tp = timed(p, NULL, probe, NULL);
+  }
+  p->qemu_small = (int)(probe * QEMU_SMALL_S / tp) + 1;
+  p->qemu_big = 2 * p->qemu_small;
+  p->quam_small = (int)(p->quam_insns / (double)p->per_round + 0.5);
+  p->quam_small = p->quam_small < 2 ? 2 : p->quam_small;
+  p->quam_big = QUAM_FACTOR * p->quam_small;
 }
 
-/* The FPU figures (the header comment). */
-static void fpu_bench(char *quam, char *qemu, char *prog) {
-  char small[16], big[16];
-  snprintf(small, sizeof small, "%d", FPU_SMALL);
-  snprintf(big, sizeof big, "%d", FPU_BIG);
-  char *e_small[] = {qemu, "-cpu", "m68030", prog, small, NULL};
-  char *e_big[] = {qemu, "-cpu", "m68030", prog, big, NULL};
-  char *m_small[] = {quam, "run", "--jit=off", prog, small, NULL};
-  char *m_big[] = {quam, "run", "--jit=off", prog, big, NULL};
-  char *j_small[] = {quam, "run", "--jit=on", prog, small, NULL};
-  char *j_big[] = {quam, "run", "--jit=on", prog, big, NULL};
-  double es[FPU_RUNS], eb[FPU_RUNS], ms[FPU_RUNS], mb[FPU_RUNS], js[FPU_RUNS], jb[FPU_RUNS];
-  for (int i = 0; i < FPU_RUNS; i++) {
-    es[i] = fpu_timed(e_small, FPU_SMALL);
-    ms[i] = fpu_timed(m_small, FPU_SMALL);
-    js[i] = fpu_timed(j_small, FPU_SMALL);
-    eb[i] = fpu_timed(e_big, FPU_BIG);
-    mb[i] = fpu_timed(m_big, FPU_BIG);
-    jb[i] = fpu_timed(j_big, FPU_BIG);
+static double tr_ns[MAX_PROGS * RUNS];
+static int ntr;
+static double shortest = 1e9;
+
+/* Run i of p's six cases. */
+static void measure(prog_t *p, int i) {
+  unsigned long long i_small = 0, i_big = 0, j_small = 0, j_big = 0;
+  p->es[i] = timed(p, NULL, p->qemu_small, NULL);
+  /* A load spike during the probe makes the sizes too small: before any
+   * time is kept, the first run sizes qemu again from its own time. */
+  for (int k = 0; i == 0 && k < 3 && p->es[0] < QEMU_SMALL_S * 0.85; k++) {
+    p->qemu_small = (int)(p->qemu_small * QEMU_SMALL_S / p->es[0]) + 1;
+    p->qemu_big = 2 * p->qemu_small;
+    p->es[0] = timed(p, NULL, p->qemu_small, NULL);
   }
-  double rounds = FPU_BIG - FPU_SMALL;
-  double qemu_round = (qbench_median(eb, FPU_RUNS) - qbench_median(es, FPU_RUNS)) / rounds;
-  double quam_round = (qbench_median(mb, FPU_RUNS) - qbench_median(ms, FPU_RUNS)) / rounds;
-  double jit_round = (qbench_median(jb, FPU_RUNS) - qbench_median(js, FPU_RUNS)) / rounds;
-  printf("BENCH quamachine_fpu_mflops %.1f MFLOPS\n", 200000.0 / quam_round / 1e6);
-  printf("BENCH qemu_m68k_fpu_mflops %.1f MFLOPS\n", 200000.0 / qemu_round / 1e6);
-  printf("BENCH quamachine_fpu_vs_qemu %.3f x\n", qemu_round / quam_round);
-  printf("BENCH quamachine_jit_fpu_vs_qemu %.3f x\n", qemu_round / jit_round);
+  p->ms[i] = timed(p, "--jit=off", p->quam_small, &i_small);
+  p->js[i] = timed(p, "--jit=on", p->quam_small, &j_small);
+  p->eb[i] = timed(p, NULL, p->qemu_big, NULL);
+  p->mb[i] = timed(p, "--jit=off", p->quam_big, &i_big);
+  p->jb[i] = timed(p, "--jit=on", p->quam_big, &j_big);
+  tr_ns[ntr++] = translate_ns_per_insn();
+  if (j_small != i_small || j_big != i_big) {
+    fprintf(stderr, "bench-m68k: %s: --jit=on ran %llu and %llu instructions, the interpreter "
+            "%llu and %llu\n", p->path, j_small, j_big, i_small, i_big);
+    exit(1);
+  }
+  double want = (double)p->per_round * (p->quam_big - p->quam_small);
+  if (fabs((double)(i_big - i_small) - want) / want > 1e-4) {
+    fprintf(stderr, "bench-m68k: quamachine counts %llu instructions for %d rounds of %s, qemu "
+            "%.0f\n", i_big - i_small, p->quam_big - p->quam_small, p->path, want);
+    exit(1);
+  }
+  shortest = p->es[i] < shortest ? p->es[i] : shortest;
+}
+
+/* The slope between the median times of the two sizes: a load spike in one run moves one
+ * median a little instead of making that run's own slope absurd. Prints the spread. */
+static double slope(const char *what, double *small, double *big, int n_small, int n_big) {
+  double s = (qbench_median(big, RUNS) - qbench_median(small, RUNS)) / (n_big - n_small);
+  printf("# %s %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", what, n_small,
+         small[0], small[RUNS - 1], n_big, big[0], big[RUNS - 1], RUNS);
+  return s;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: bench-m68k QUAMACHINE QEMU_M68K BENCH_PROG\n");
+  if (argc < 4 || argc - 3 > MAX_PROGS) {
+    fprintf(stderr, "usage: bench-m68k QUAMACHINE QEMU_M68K PROG... (at most %d)\n", MAX_PROGS);
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
-  if (argc > 4)
-    fpu_bench(argv[1], argv[2], argv[4]);
-  /* Instructions per round, from qemu's own trace. */
-  long long q0 = qemu_count(argv[2], argv[3], "0"), q1 = qemu_count(argv[2], argv[3], "1");
-  if (q0 < 0 || q1 < 0) {
-    fprintf(stderr, "bench-m68k: no instruction trace from %s (-singlestep -d exec)\n", argv[2]);
-    return 1;
-  }
-  long long per_round = q1 - q0;
-  {
-    char *m0[] = {argv[1], "run", "--jit=off", "--stats", argv[3], "0", NULL};
-    char *m1[] = {argv[1], "run", "--jit=off", "--stats", argv[3], "1", NULL};
-    unsigned long long i0 = 0, i1 = 0;
-    timed(m0, 0, true, &i0);
-    timed(m1, 1, true, &i1);
-    if ((long long)(i1 - i0) != per_round) {
-      fprintf(stderr, "bench-m68k: one round is %llu instructions on quamachine, %lld on qemu\n",
-              i1 - i0, per_round);
-      return 1;
+  quam = argv[1];
+  qemu = argv[2];
+  for (int a = 3; a < argc; a++) {
+    prog_t *p = &progs[nprogs++];
+    const char *base = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
+    for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
+      if (strcmp(base, workloads[w].file) == 0) {
+        p->name = workloads[w].name;
+        p->base = workloads[w].base;
+        p->quam_insns = workloads[w].quam_insns;
+      }
+    snprintf(p->host, sizeof p->host, "%s-host", argv[a]);
+    p->path = argv[a];
+    if (p->name == NULL || access(p->path, R_OK) != 0 || access(p->host, X_OK) != 0) {
+      fprintf(stderr, "bench-m68k: %s is not one of bench, membench, branchbench, fpubench "
+              "with its -host build beside it\n", argv[a]);
+      return 2;
     }
   }
-  printf("BENCH m68k_bench_insns_per_round %lld insns\n", per_round);
+  double t0 = qbench_now();
+  for (int k = 0; k < nprogs; k++)
+    calibrate(&progs[k]);
+  double t1 = qbench_now();
+  for (int i = 0; i < RUNS; i++)
+    for (int k = 0; k < nprogs; k++)
+      measure(&progs[k], i);
+  printf("# counting and calibrating %.0f s, the timed runs %.0f s\n", t1 - t0, qbench_now() - t1);
 
-  /* qemu's sizes: the small run about QEMU_SMALL_S seconds, start-up included. */
-  char qs[16], qb[16], ms[16], mb[16];
-  snprintf(qs, sizeof qs, "%d", QEMU_PROBE);
-  char *probe[] = {argv[2], "-cpu", "m68030", argv[3], qs, NULL};
-  double tp = timed(probe, QEMU_PROBE, false, NULL);
-  int qemu_small = (int)(QEMU_PROBE * QEMU_SMALL_S / tp) + 1;
-  qemu_small = qemu_small < QEMU_PROBE ? QEMU_PROBE : qemu_small;
-  int qemu_big = 2 * qemu_small;
-  snprintf(qs, sizeof qs, "%d", qemu_small);
-  snprintf(qb, sizeof qb, "%d", qemu_big);
-  snprintf(ms, sizeof ms, "%d", QUAM_SMALL);
-  snprintf(mb, sizeof mb, "%d", QUAM_BIG);
-  char *e_small[] = {argv[2], "-cpu", "m68030", argv[3], qs, NULL};
-  char *e_big[] = {argv[2], "-cpu", "m68030", argv[3], qb, NULL};
-  char *m_small[] = {argv[1], "run", "--jit=off", "--stats", argv[3], ms, NULL};
-  char *m_big[] = {argv[1], "run", "--jit=off", "--stats", argv[3], mb, NULL};
-  char *j_small[] = {argv[1], "run", "--jit=on", "--stats", argv[3], ms, NULL};
-  char *j_big[] = {argv[1], "run", "--jit=on", "--stats", argv[3], mb, NULL};
-  double es[RUNS], eb[RUNS], qs_t[RUNS], qb_t[RUNS], js_t[RUNS], jb_t[RUNS], tr_ns[RUNS];
-  double shortest = 1e9;
-  for (int i = 0; i < RUNS; i++) {
-    unsigned long long i_small = 0, i_big = 0, j_small_n = 0, j_big_n = 0;
-    double te0 = timed(e_small, qemu_small, false, NULL);
-    double tq0 = timed(m_small, QUAM_SMALL, true, &i_small);
-    js_t[i] = timed(j_small, QUAM_SMALL, true, &j_small_n);
-    double te1 = timed(e_big, qemu_big, false, NULL);
-    double tq1 = timed(m_big, QUAM_BIG, true, &i_big);
-    jb_t[i] = timed(j_big, QUAM_BIG, true, &j_big_n);
-    tr_ns[i] = translate_ns_per_insn();
-    if (j_small_n != i_small || j_big_n != i_big) {
-      fprintf(stderr, "bench-m68k: --jit=on ran %llu and %llu instructions, the interpreter %llu "
-              "and %llu\n", j_small_n, j_big_n, i_small, i_big);
+  /* The figures that do not depend on qemu first. */
+  double log_interp = 0, log_jit = 0, log_jit_interp = 0;
+  for (int k = 0; k < nprogs; k++) {
+    prog_t *p = &progs[k];
+    char what[64];
+    snprintf(what, sizeof what, "%s: qemu-m68k", p->name);
+    p->qemu_round = slope(what, p->es, p->eb, p->qemu_small, p->qemu_big);
+    snprintf(what, sizeof what, "%s: quamachine --jit=off", p->name);
+    p->quam_round = slope(what, p->ms, p->mb, p->quam_small, p->quam_big);
+    snprintf(what, sizeof what, "%s: quamachine --jit=on", p->name);
+    p->jit_round = slope(what, p->js, p->jb, p->quam_small, p->quam_big);
+    if (p->qemu_round <= 0 || p->quam_round <= 0 || p->jit_round <= 0) {
+      fprintf(stderr, "bench-m68k: %s: a slope is not positive (qemu %g, quamachine %g and "
+              "%g s per round): the machine is too busy to measure\n", p->name, p->qemu_round,
+              p->quam_round, p->jit_round);
       return 1;
     }
-    shortest = te0 < shortest ? te0 : shortest;
-    double want = (double)per_round * (QUAM_BIG - QUAM_SMALL);
-    if (((double)(i_big - i_small) - want) / want > 1e-4 ||
-        (want - (double)(i_big - i_small)) / want > 1e-4) {
-      fprintf(stderr, "bench-m68k: quamachine counts %llu instructions for %d rounds, qemu %.0f\n",
-              i_big - i_small, QUAM_BIG - QUAM_SMALL, want);
-      return 1;
+    printf("BENCH qemu_m68k_round_ms_%s %.3f ms\n", p->name, p->qemu_round * 1e3);
+    printf("BENCH quamachine_round_ms_%s %.3f ms\n", p->name, p->quam_round * 1e3);
+    printf("BENCH quamachine_jit_round_ms_%s %.3f ms\n", p->name, p->jit_round * 1e3);
+    printf("BENCH quamachine_jit_vs_interp_%s %.3f x\n", p->name, p->quam_round / p->jit_round);
+    log_interp += log(p->qemu_round / p->quam_round);
+    log_jit += log(p->qemu_round / p->jit_round);
+    log_jit_interp += log(p->quam_round / p->jit_round);
+    if (strcmp(p->name, "int") == 0) {
+      printf("BENCH m68k_bench_insns_per_round %lld insns\n", p->per_round);
+      printf("BENCH qemu_m68k_round_ms %.3f ms\n", p->qemu_round * 1e3);
+      printf("BENCH quamachine_round_ms %.3f ms\n", p->quam_round * 1e3);
+      printf("BENCH quamachine_jit_round_ms %.3f ms\n", p->jit_round * 1e3);
+      printf("BENCH quamachine_mips %.1f MIPS\n", (double)p->per_round / p->quam_round / 1e6);
     }
-    es[i] = te0;
-    eb[i] = te1;
-    qs_t[i] = tq0;
-    qb_t[i] = tq1;
+    if (strcmp(p->name, "fpu") == 0) {
+      printf("BENCH quamachine_fpu_mflops %.1f MFLOPS\n", FPU_FLOPS_PER_ROUND / p->quam_round / 1e6);
+      printf("BENCH qemu_m68k_fpu_mflops %.1f MFLOPS\n", FPU_FLOPS_PER_ROUND / p->qemu_round / 1e6);
+    }
   }
-  /* The slope between the median times of the two sizes: a load spike in one run moves
-   * one median a little instead of making that run's own slope absurd. */
-  double me = (qbench_median(eb, RUNS) - qbench_median(es, RUNS)) / (qemu_big - qemu_small);
-  double mq = (qbench_median(qb_t, RUNS) - qbench_median(qs_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
-  printf("BENCH qemu_m68k_round_ms %.3f ms\n", me * 1e3);
-  printf("# qemu-m68k %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", qemu_small,
-         es[0], es[RUNS - 1], qemu_big, eb[0], eb[RUNS - 1], RUNS);
-  printf("BENCH quamachine_round_ms %.3f ms\n", mq * 1e3);
-  printf("# quamachine %d rounds %.2f..%.2f s, %d rounds %.2f..%.2f s (%d runs)\n", QUAM_SMALL,
-         qs_t[0], qs_t[RUNS - 1], QUAM_BIG, qb_t[0], qb_t[RUNS - 1], RUNS);
-  printf("BENCH quamachine_mips %.1f MIPS\n", (double)per_round / mq / 1e6);
-  double mj = (qbench_median(jb_t, RUNS) - qbench_median(js_t, RUNS)) / (QUAM_BIG - QUAM_SMALL);
-  printf("BENCH quamachine_jit_round_ms %.3f ms\n", mj * 1e3);
-  printf("BENCH quamachine_jit_vs_interp %.3f x\n", mq / mj);
-  printf("BENCH quamachine_translate_ns_per_insn %.0f ns\n", qbench_median(tr_ns, RUNS));
+  printf("BENCH quamachine_jit_vs_interp %.3f x\n", exp(log_jit_interp / nprogs));
+  printf("BENCH quamachine_translate_ns_per_insn %.0f ns\n", qbench_median(tr_ns, ntr));
   printf("BENCH qemu_m68k_min_run_s %.2f s\n", shortest);
   if (shortest < 2.0) {
     fprintf(stderr, "bench-m68k: a qemu run took %.2f s, under the 2 s asked for\n", shortest);
     return 1;
   }
-  printf("BENCH quamachine_vs_qemu %.3f x\n", me / mq);
-  printf("BENCH quamachine_jit_vs_qemu %.3f x\n", me / mj);
+  for (int k = 0; k < nprogs; k++) {
+    prog_t *p = &progs[k];
+    printf("BENCH quamachine_vs_qemu_%s %.3f x\n", p->name, p->qemu_round / p->quam_round);
+    printf("BENCH quamachine_jit_vs_qemu_%s %.3f x\n", p->name, p->qemu_round / p->jit_round);
+    if (strcmp(p->name, "fpu") == 0) {
+      printf("BENCH quamachine_fpu_vs_qemu %.3f x\n", p->qemu_round / p->quam_round);
+      printf("BENCH quamachine_jit_fpu_vs_qemu %.3f x\n", p->qemu_round / p->jit_round);
+    }
+  }
+  printf("BENCH quamachine_vs_qemu %.3f x\n", exp(log_interp / nprogs));
+  printf("BENCH quamachine_jit_vs_qemu %.3f x\n", exp(log_jit / nprogs));
   return 0;
 }

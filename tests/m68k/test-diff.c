@@ -93,13 +93,16 @@ static int run_in(char *const argv[], const char *dir, outcome_t *o) {
 
 static int run(char *const argv[], outcome_t *o) { return run_in(argv, NULL, o); }
 
-static void diff_program(const char *name, const char *cpu) {
+/* Runs progs/name with the arguments arg1 and arg2 under quamachine,
+ * qemu-m68k and, where it has a host build, the host: the same output. */
+static void diff_program_args(const char *name, const char *cpu, const char *arg1,
+                              const char *arg2) {
   char path[4096], qemu_cpu[16];
   snprintf(path, sizeof path, "%s/%s", progs, name);
   snprintf(qemu_cpu, sizeof qemu_cpu, "m%s", cpu);
   char *qa[] = {(char *)quamachine, "run", jit_on, jit_threshold, "--cpu", (char *)cpu, path,
-                "x", "yz", NULL};
-  char *qe[] = {(char *)qemu, "-cpu", qemu_cpu, path, "x", "yz", NULL};
+                (char *)arg1, (char *)arg2, NULL};
+  char *qe[] = {(char *)qemu, "-cpu", qemu_cpu, path, (char *)arg1, (char *)arg2, NULL};
   outcome_t a = {0}, b = {0};
   CU_ASSERT_EQUAL_FATAL(run(qe, &b), 0);
   CU_ASSERT_EQUAL_FATAL(run(qa, &a), 0);
@@ -125,7 +128,7 @@ static void diff_program(const char *name, const char *cpu) {
   bool on_host = strcmp(name, "structs") != 0 && strcmp(name, "m68000_nolibc") != 0;
   CU_ASSERT_EQUAL(access(host, X_OK) == 0, on_host);
   if (on_host && access(host, X_OK) == 0) {
-    char *ha[] = {host, "x", "yz", NULL};
+    char *ha[] = {host, (char *)arg1, (char *)arg2, NULL};
     outcome_t h = {0};
     CU_ASSERT_EQUAL_FATAL(run(ha, &h), 0);
     bool same = h.status == a.status && h.len == a.len && memcmp(h.out, a.out, a.len) == 0;
@@ -159,8 +162,22 @@ static void diff_program(const char *name, const char *cpu) {
   XX(m68000_nolibc, "68000")
 
 #define XX(name, cpu)                                                                              \
-  static void diff_##name(void) { diff_program(#name, cpu); }
+  static void diff_##name(void) { diff_program_args(#name, cpu, "x", "yz"); }
 PROGRAMS(XX)
+#undef XX
+
+/* The benchmark's workloads (bench-m68k.c), at a few rounds: a translator
+ * or an interpreter that computes a wrong result fails here as well as
+ * there. membench's first round walks a 1 MiB ring and hashes 256 KiB. */
+#define BENCH_PROGRAMS(XX)                                                                         \
+  XX(bench, "2")                                                                                   \
+  XX(membench, "3")                                                                                \
+  XX(branchbench, "3")                                                                             \
+  XX(fpubench, "3")
+
+#define XX(name, rounds)                                                                           \
+  static void diff_##name(void) { diff_program_args(#name, "68030", rounds, NULL); }
+BENCH_PROGRAMS(XX)
 #undef XX
 
 /* The next line of o from *pos (without its newline); NULL at the end. */
@@ -285,6 +302,10 @@ int main(int argc, char **argv) {
   static const qtest_case_t cases[] = {
 #define XX(name, cpu) {"same_output_as_qemu_" #name "_on_" cpu, diff_##name},
       PROGRAMS(XX)
+#undef XX
+#define XX(name, rounds) {"benchmark_" #name "_at_" rounds "_rounds_same_output_as_qemu_and_host", \
+                          diff_##name},
+      BENCH_PROGRAMS(XX)
 #undef XX
       {"fpu_program_prints_what_qemu_or_where_qemu_is_wrong_the_host_prints", diff_fpu},
       {"files_program_under_root_prints_what_qemu_or_where_qemu_is_wrong_the_host_prints",
