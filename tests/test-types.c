@@ -306,7 +306,8 @@ static void storage_holds_what_recovery_reads(void) {
   CU_ASSERT(k == 4 && words[0] == 3 && words[1] == 4 && words[2] == 5 && words[3] == 6);
   /* The buffer's head put past tail + capacity: refused, saying why. */
   size_t bytes = 0;
-  unsigned char *mem = qua_storage(b, &bytes), copy[512];
+  unsigned char *mem = qua_storage(b, &bytes);
+  _Alignas(128) unsigned char copy[512]; /* aligned as a storage map is */
   CU_ASSERT_FATAL(bytes <= sizeof copy);
   memcpy(copy, mem, bytes);
   uint64_t head = 1000;
