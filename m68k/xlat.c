@@ -97,6 +97,28 @@
  *    ADDI, SUBI .L) the stencil storing X alone. Only stores that nothing
  *    reads are dropped, so the state at every exit and fault is the
  *    interpreter's.
+ * 9. Calls. On the 68030 a BSR or JSR to a known address (BSR, JSR abs.W,
+ *    abs.L, (d16,PC); an even target) is xt_call: it pushes the return
+ *    address inline when the stack is RAM outside translated pages and
+ *    goes on at the target through a chained exit, counted like a taken
+ *    branch; any other push runs the instruction's handler (a device, a
+ *    bus error, a store into translated code, which invalidates), and the
+ *    block returns to the loop after it. The block ends at the call.
+ * 10. Returns. On the 68030 an RTS is xt_rts: it pops the return address
+ *    inline when the stack is RAM and the address even (else the handler
+ *    runs it, and the block returns to the loop), counts, sets the PC and
+ *    looks the address up in the translator's return cache (jc, as QEMU's
+ *    tb_jmp_cache and lookup_and_goto_ptr): a direct-mapped table from a
+ *    block's PC to its entry, validated by comparing the PC, filled by the
+ *    loop whenever it enters a block it found, and emptied in the slot of
+ *    every block that dies (kill), so that it names live blocks only. A
+ *    hit jumps straight to the block's entry, which checks the budget and
+ *    anything pending (note 6) as a chained exit's does; a miss returns
+ *    to the loop with the PC, which looks the block up and fills the slot.
+ *    Only the loop and kill write the cache, on the one host thread that
+ *    steps every CPU sharing the translator (note 4; kill from the loop or
+ *    from a store inside a stencil, which then returns to the loop), so no
+ *    stencil reads a slot while it changes.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -139,6 +161,7 @@ struct m68k__xlat_block {
 };
 
 struct m68k__xlat {
+  m68k__xlat_jc_t jc[M68K_XLAT_JC]; /* first: the stencils reach it (note 10) */
   m68k_cpu_t *cpus[XLAT_CPUS];
   unsigned ncpus;
   unsigned threshold;
@@ -186,6 +209,22 @@ static uint64_t now_ns(void)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+_Static_assert(offsetof(struct m68k__xlat, jc) == 0, "xt_rts finds the return cache at xlat");
+
+/* Note 10: the return cache's slot for pc, filled with b's entry (the
+ * loop has just found b there), or emptied when b dies. */
+static void jc_fill(struct m68k__xlat *x, const block_t *b)
+{
+  x->jc[M68K_XLAT_JC_HASH(b->pc)] = (m68k__xlat_jc_t){.pc = b->pc, .entry = b->entry};
+}
+
+static void jc_clear(struct m68k__xlat *x, const block_t *b)
+{
+  m68k__xlat_jc_t *j = &x->jc[M68K_XLAT_JC_HASH(b->pc)];
+  if (j->pc == b->pc)
+    *j = (m68k__xlat_jc_t){.pc = 1, .entry = NULL};
+}
+
 static unsigned hash_pc(uint32_t pc)
 {
   return (pc >> 1) & (XLAT_HASH - 1);
@@ -203,6 +242,7 @@ static block_t *lookup(const struct m68k__xlat *x, uint32_t pc)
  * into and out of it, and puts it on the dead list. */
 static void kill(struct m68k__xlat *x, block_t *b)
 {
+  jc_clear(x, b);
   for (block_t **p = &x->hash[hash_pc(b->pc)]; *p; p = &(*p)->hnext)
     if (*p == b) {
       *p = b->hnext;
@@ -346,6 +386,8 @@ enum {
   TK_UNKNOWN = 0, /* not looked up yet */
   TK_OTHER,
   TK_LAST, /* the flow goes elsewhere after it (note 2): xt_last */
+  TK_BSR, TK_JSR, /* TK_LAST but for a call to a known address on the 68030 (note 9) */
+  TK_RTS,         /* TK_LAST but xt_rts on the 68030 (note 10) */
   TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
   TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST,
 };
@@ -354,7 +396,7 @@ static const struct {
   const char *tmpl;
   uint8_t kind;
 } kind_names[] = {
-    {"bsr", TK_LAST},     {"jmp", TK_LAST},       {"jsr", TK_LAST},       {"rts", TK_LAST},
+    {"bsr", TK_BSR},      {"jmp", TK_LAST},       {"jsr", TK_JSR},       {"rts", TK_RTS} ,
     {"rte", TK_LAST},     {"rtd", TK_LAST},       {"rtr", TK_LAST},       {"trap", TK_LAST},
     {"stop", TK_LAST},    {"illegal", TK_LAST},   {"linea", TK_LAST},     {"linef", TK_LAST},
     {"reset", TK_LAST},   {"moveq", TK_MOVEQ},    {"bra", TK_BRA},        {"bcc", TK_BCC},
@@ -648,6 +690,33 @@ static bool branch(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32
   return true;
 }
 
+/* The target of a BSR or JSR at pc (RAM offset off, opcode op, length
+ * len) that calls a known address (note 9): BSR, JSR abs.W, abs.L,
+ * (d16,PC); false for any other. */
+static bool call_target(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32_t op,
+                        unsigned kind, uint32_t len, uint32_t *target)
+{
+  uint32_t blen = 0;
+  if (kind == TK_BSR)
+    return branch(x, pc, off, op, target, &blen) && blen == len;
+  if (kind != TK_JSR || (op & 0xfff8) != 0x4eb8 || len < 4)
+    return false;
+  uint32_t w1 = ram16(x, off + 2);
+  switch (op & 7) {
+  case 0: /* abs.W */
+    *target = sext16(w1);
+    return len == 4;
+  case 1: /* abs.L */
+    *target = len == 6 ? (w1 << 16) | ram16(x, off + 4) : 0;
+    return len == 6;
+  case 2: /* (d16,PC) */
+    *target = pc + 2 + sext16(w1);
+    return len == 4;
+  default:
+    return false;
+  }
+}
+
 /* Translates the block at c->pc (note 2) of at most `max` instructions
  * into *out; 0, or a negative m68k_err_t when there is nothing to
  * translate there or no memory. A block of XLAT_INSNS goes live (the
@@ -694,6 +763,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     uint32_t target = 0, blen = 0;
     bool is_db = kind == TK_DBCC;
     bool is_b = false;
+    uint32_t ctarget = 0;
+    bool is_call = x->model == M68K_MODEL_68030 &&
+                   call_target(x, a, off, op, kind, len, &ctarget) && !(ctarget & 1);
     if (kind == TK_BRA || kind == TK_BCC) {
       is_b = branch(x, a, off, op, &target, &blen);
     } else if (is_db) {
@@ -721,7 +793,18 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       taken_link[ntaken++] = n;
       if (bra)
         open = false;
-    } else if (kind == TK_LAST) {
+    } else if (is_call) {
+      if (ntaken + 1 > XLAT_EXITS)
+        break;
+      s = &xl_stencil_xt_call;
+      v[XL_HOLE_xh_target] = ctarget;
+      taken_target[ntaken] = ctarget;
+      taken_link[ntaken++] = n;
+      open = false;
+    } else if (kind == TK_RTS && x->model == M68K_MODEL_68030) {
+      s = &xl_stencil_xt_rts;
+      open = false;
+    } else if (kind == TK_LAST || kind == TK_BSR || kind == TK_JSR || kind == TK_RTS) {
       s = &xl_stencil_xt_last;
       open = false;
     }
@@ -844,6 +927,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     c->xlat_end = end;
     block_t *b = lookup(x, c->pc);
     if (b && end - c->icount >= b->ninsn) { /* it fits in the budget (note 6) */
+      jc_fill(x, b);
       c->xlat_last = NULL;
       b->entry(c);
       if (c->xlat_last && !c->xlat_dirty)
@@ -915,6 +999,8 @@ int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
     x->ram_base = cpu->ram_base;
     x->ram_size = cpu->ram_size;
     x->max_blocks = XLAT_MAX_BLOCKS;
+    for (unsigned i = 0; i < M68K_XLAT_JC; i++)
+      x->jc[i].pc = 1; /* empty (note 10) */
   }
   if (cpu->xlat)
     m68k__xlat_detach(cpu);

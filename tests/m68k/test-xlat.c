@@ -366,6 +366,86 @@ static void dead_flags_dropped_only_where_unread(void)
   }
 }
 
+/* Calls to known addresses (the 68030's xt_call: BSR.B, BSR.W, JSR abs.W,
+ * (d16,PC), abs.L) and their returns: the same state as the interpreter at
+ * every chunk boundary, with the stack in plain RAM (pushed inline), in
+ * the page of the code (every push through the handler, invalidating the
+ * blocks there), and on the 68000 (the handler's). */
+static const uint16_t call_code[] = {
+    0x7400,                 /* 1000 moveq #0,%d2 */
+    0x720a,                 /* 1002 moveq #10,%d1 */
+    0x611a,                 /* 1004 bsr.b 1020 */
+    0x6100, 0x001c,         /* 1006 bsr.w 1024 */
+    0x4eb8, 0x1020,         /* 100a jsr 0x1020.w */
+    0x4eba, 0x0014,         /* 100e jsr (1024,%pc) */
+    0x4eb9, 0x0000, 0x1020, /* 1012 jsr 0x1020.l */
+    0x5381,                 /* 1018 subq.l #1,%d1 */
+    0x66e8,                 /* 101a bne.b 1004 */
+    0x4e72, 0x2700,         /* 101c stop #0x2700 */
+    0x5282,                 /* 1020 addq.l #1,%d2 */
+    0x4e75,                 /* 1022 rts */
+    0xd481,                 /* 1024 add.l %d1,%d2 */
+    0x4e75,                 /* 1026 rts */
+};
+
+static void calls_case(m68k_model_t model, uint32_t sp, bool invalidates)
+{
+  for (uint32_t seed = 1; seed <= 6; seed++) {
+    start2(call_code, sizeof call_code / 2, model);
+    tm_set_a(&ti, 7, sp);
+    tm_set_a(&tj, 7, sp);
+    run_both(seed, 10000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    /* Each round adds 1 + d1 + 1 + d1 + 1: 10 rounds, 30 + 2 * 55. */
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 140);
+    CU_ASSERT_EQUAL(tm_a(&tj, 7), sp);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.translated > 0);
+    CU_ASSERT_EQUAL(st.invalidated > 0, invalidates);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
+static void calls_and_returns_same(void)
+{
+  calls_case(M68K_MODEL_68030, TM_STACK, false);
+  calls_case(M68K_MODEL_68030, 0x1080, true); /* pushes into the code's page */
+  calls_case(M68K_MODEL_68000, TM_STACK, false);
+}
+
+/* The return cache names live blocks only: the instruction an RTS returns
+ * to is rewritten by the host (with m68k_jit_invalidate) after the cache
+ * has learnt its block; the returns then run the new instruction. */
+static void return_into_rewritten_code(void)
+{
+  static const uint16_t code[] = {
+      0x7400,         /* 1000 moveq #0,%d2 */
+      0x7214,         /* 1002 moveq #20,%d1 */
+      0x610a,         /* 1004 bsr.b 1010 */
+      0x5282,         /* 1006 addq.l #1,%d2 */
+      0x5381,         /* 1008 subq.l #1,%d1 */
+      0x66f8,         /* 100a bne.b 1004 */
+      0x4e72, 0x2700, /* 100c stop #0x2700 */
+      0x4e71,         /* 1010 nop */
+      0x4e75,         /* 1012 rts */
+  };
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    run_both(seed, 40, NULL);
+    CU_ASSERT_FALSE(m68k_stopped(tj.cpu));
+    tm_w16(&ti, 0x1006, 0x5482); /* addq.l #2,%d2 */
+    tm_w16(&tj, 0x1006, 0x5482);
+    m68k_jit_invalidate(tj.cpu, 0x1006, 2);
+    run_both(seed, 10000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT(tm_d(&tj, 2) > 20 && tm_d(&tj, 2) < 40); /* some rounds added 2 */
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -402,6 +482,8 @@ int main(void)
       {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
       {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
       {"dead_flags_dropped_only_where_unread", dead_flags_dropped_only_where_unread},
+      {"calls_and_returns_same", calls_and_returns_same},
+      {"return_into_rewritten_code", return_into_rewritten_code},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
