@@ -459,3 +459,63 @@ void xt_rts(m68k_cpu_t *c)
   begin(c);
   xh_handler(c, OP);
 }
+
+/* MOVEM.L to -(Ar) and from (Ar)+ (xh_reg: Ar, not in the list; IMM: the
+ * list; TARGET: its bytes, 4 a register), on the 68030 only: inline when
+ * every byte is RAM (and, for the store, outside translated pages), as the
+ * handler (cpu-ops.c movem_rm, movem_mr) orders them, the instruction left
+ * to count like one on registers; else the handler runs it exactly as the
+ * interpreter does (a device, a bus error, a store into translated code)
+ * and the block returns to the loop after it. */
+XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_t *off)
+{
+  *off = (a & c->addr_mask) - c->ram_base;
+  if (XT_UNLIKELY(*off >= c->ram_size || c->ram_size - *off < TARGET))
+    return false;
+  /* At most 64 bytes: two pages at most, the first and the last byte's. */
+  return !store || !(c->xlat_pages[*off >> M68K_XLAT_PAGE_SHIFT] |
+                     c->xlat_pages[(*off + TARGET - 1) >> M68K_XLAT_PAGE_SHIFT]);
+}
+
+XT_INLINE void movem_slow(m68k_cpu_t *c)
+{
+  begin(c);
+  xh_handler(c, OP);
+}
+
+void xt_movem_st_pd(m68k_cpu_t *c) /* MOVEM.L list,-(Ar) (IMM bit i: register 15 - i) */
+{
+  uint32_t lo = RREG - TARGET, off;
+  if (XT_UNLIKELY(!movem_inline(c, lo, true, &off))) {
+    movem_slow(c);
+    return;
+  }
+  uint8_t *p = c->ram + off + TARGET;
+  for (uint32_t m = IMM; m; m &= m - 1) {
+    uint32_t v = c->r[15 - __builtin_ctz(m)];
+    p -= 4;
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+  }
+  RREG = lo;
+  xh_next(c);
+}
+
+void xt_movem_ld_pi(m68k_cpu_t *c) /* MOVEM.L (Ar)+,list (IMM bit i: register i) */
+{
+  uint32_t a = RREG, off;
+  if (XT_UNLIKELY(!movem_inline(c, a, false, &off))) {
+    movem_slow(c);
+    return;
+  }
+  const uint8_t *p = c->ram + off;
+  for (uint32_t m = IMM; m; m &= m - 1) {
+    c->r[__builtin_ctz(m)] =
+        ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    p += 4;
+  }
+  RREG = a + TARGET;
+  xh_next(c);
+}

@@ -18,7 +18,7 @@
  *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ADDI/SUBI/CMPI.L, ADDA,
  *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also MOVE.L to and from
  *    (d16,An), CMP.L/CMPA.L and ADD.L Dn, with (d16,An), CLR.L (d16,An),
- *    MOVE.B #imm,(An) and TST.B (An)+; BRA, Bcc and DBcc with the
+ *    MOVE.B #imm,(An), TST.B (An)+, MOVEM.L to -(An) and from (An)+; BRA, Bcc and DBcc with the
  *    condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
@@ -388,6 +388,7 @@ enum {
   TK_LAST, /* the flow goes elsewhere after it (note 2): xt_last */
   TK_BSR, TK_JSR, /* TK_LAST but for a call to a known address on the 68030 (note 9) */
   TK_RTS,         /* TK_LAST but xt_rts on the 68030 (note 10) */
+  TK_MOVEM_RM, TK_MOVEM_MR,
   TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
   TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST,
 };
@@ -402,7 +403,7 @@ static const struct {
     {"reset", TK_LAST},   {"moveq", TK_MOVEQ},    {"bra", TK_BRA},        {"bcc", TK_BCC},
     {"dbcc", TK_DBCC},    {"move", TK_MOVE},      {"movea", TK_MOVEA},    {"adda", TK_ADDA},
     {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
-    {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
+    {"movem_rm", TK_MOVEM_RM}, {"movem_mr", TK_MOVEM_MR}, {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
 };
 
 /* The kind of handler idx, looked up once (every thread computes the same
@@ -527,6 +528,14 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
       return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
     return NULL;
   }
+  if (m030 && len == 4 && w1 && !(w1 & (IS(TK_MOVEM_RM) ? 0x80u >> ry : 0x100u << ry))) {
+    /* MOVEM.L list,-(Ar) and (Ar)+,list, Ar not in the list */
+    uint32_t bytes = 4 * (uint32_t)__builtin_popcount(w1);
+    if ((op & 0xfff8) == 0x48e0 && IS(TK_MOVEM_RM))
+      return SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes, &xl_stencil_xt_movem_st_pd;
+    if ((op & 0xfff8) == 0x4cd8 && IS(TK_MOVEM_MR))
+      return SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes, &xl_stencil_xt_movem_ld_pi;
+  }
   if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
   if (IS(TK_TST) && len == 2) {
@@ -606,7 +615,8 @@ static bool counts_when_leaving(const jit_stencil_t *s)
   static const jit_stencil_t *const mem[] = {
       &xl_stencil_xt_move_b_imm_ai, &xl_stencil_xt_tst_b_pi,  &xl_stencil_xt_store_l_d16,
       &xl_stencil_xt_load_l_d16,    &xl_stencil_xt_loada_l_d16, &xl_stencil_xt_cmp_l_d16,
-      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,
+      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,   &xl_stencil_xt_movem_st_pd,
+      &xl_stencil_xt_movem_ld_pi,
   };
   for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
     if (s == mem[i])

@@ -388,16 +388,19 @@ static const uint16_t call_code[] = {
     0x4e75,                 /* 1026 rts */
 };
 
-static void calls_case(m68k_model_t model, uint32_t sp, bool invalidates)
+/* Runs code on both with the stack at sp, in chunks against the
+ * interpreter from several seeds: it must stop with d2 and the stack as
+ * expected, its blocks invalidated (by stores into the code's page) or not. */
+static void stack_case(const uint16_t *code, size_t n, m68k_model_t model, uint32_t sp,
+                       bool invalidates, uint32_t d2)
 {
   for (uint32_t seed = 1; seed <= 6; seed++) {
-    start2(call_code, sizeof call_code / 2, model);
+    start2(code, n, model);
     tm_set_a(&ti, 7, sp);
     tm_set_a(&tj, 7, sp);
     run_both(seed, 10000, NULL);
     CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
-    /* Each round adds 1 + d1 + 1 + d1 + 1: 10 rounds, 30 + 2 * 55. */
-    CU_ASSERT_EQUAL(tm_d(&tj, 2), 140);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), d2);
     CU_ASSERT_EQUAL(tm_a(&tj, 7), sp);
     m68k_jit_stats_t st;
     m68k_jit_stats(tj.cpu, &st);
@@ -410,9 +413,40 @@ static void calls_case(m68k_model_t model, uint32_t sp, bool invalidates)
 
 static void calls_and_returns_same(void)
 {
-  calls_case(M68K_MODEL_68030, TM_STACK, false);
-  calls_case(M68K_MODEL_68030, 0x1080, true); /* pushes into the code's page */
-  calls_case(M68K_MODEL_68000, TM_STACK, false);
+  /* Each round adds 1 + d1 + 1 + d1 + 1: 10 rounds, 30 + 2 * 55. */
+  size_t n = sizeof call_code / 2;
+  stack_case(call_code, n, M68K_MODEL_68030, TM_STACK, false, 140);
+  stack_case(call_code, n, M68K_MODEL_68030, 0x1080, true, 140); /* pushes into the code's page */
+  stack_case(call_code, n, M68K_MODEL_68000, TM_STACK, false, 140);
+}
+
+/* MOVEM.L to -(SP) and from (SP)+ (the 68030's stencils; the handler's
+ * on the 68000), with the stack in plain RAM and in the code's page (every
+ * store through the handler, invalidating). */
+static const uint16_t movem_code[] = {
+    0x7400,         /* 1000 moveq #0,%d2 */
+    0x720a,         /* 1002 moveq #10,%d1 */
+    0x7607,         /* 1004 moveq #7,%d3 */
+    0x2441,         /* 1006 movea.l %d1,%a2 */
+    0x48e7, 0x7020, /* 1008 movem.l %d1-%d3/%a2,-(%sp) */
+    0x7200,         /* 100c moveq #0,%d1 */
+    0x7600,         /* 100e moveq #0,%d3 */
+    0x95ca,         /* 1010 suba.l %a2,%a2 */
+    0x4cdf, 0x040e, /* 1012 movem.l (%sp)+,%d1-%d3/%a2 */
+    0xd483,         /* 1016 add.l %d3,%d2 */
+    0xd48a,         /* 1018 add.l %a2,%d2 */
+    0x5381,         /* 101a subq.l #1,%d1 */
+    0x66e8,         /* 101c bne.b 1006 */
+    0x4e72, 0x2700, /* 101e stop #0x2700 */
+};
+
+static void movem_same(void)
+{
+  /* 10 rounds of 7 + d1. */
+  size_t n = sizeof movem_code / 2;
+  stack_case(movem_code, n, M68K_MODEL_68030, TM_STACK, false, 125);
+  stack_case(movem_code, n, M68K_MODEL_68030, 0x1080, true, 125); /* stores into the code's page */
+  stack_case(movem_code, n, M68K_MODEL_68000, TM_STACK, false, 125);
 }
 
 /* The return cache names live blocks only: the instruction an RTS returns
@@ -484,6 +518,7 @@ int main(void)
       {"dead_flags_dropped_only_where_unread", dead_flags_dropped_only_where_unread},
       {"calls_and_returns_same", calls_and_returns_same},
       {"return_into_rewritten_code", return_into_rewritten_code},
+      {"movem_same", movem_same},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
