@@ -237,7 +237,9 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
   return m68k__slow_rd(c, a, sz, false);
 }
 
-XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
+/* A store to RAM outside translated pages, inline; false (nothing
+ * stored) for any other, which must go through the core. */
+XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
 {
   a &= c->addr_mask;
   uint32_t off = a - c->ram_base;
@@ -245,7 +247,7 @@ XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
   /* The page map covers RAM and a page past it (m68k__wr). */
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1 && !c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT])) {
     p[0] = (uint8_t)v;
-    return;
+    return true;
   }
   if (sz == 4 && XT_LIKELY(off < c->ram_lim4 &&
                            !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
@@ -254,8 +256,15 @@ XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
     p[1] = (uint8_t)(v >> 16);
     p[2] = (uint8_t)(v >> 8);
     p[3] = (uint8_t)v;
-    return;
+    return true;
   }
+  return false;
+}
+
+XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
+{
+  if (XT_LIKELY(wr_inline(c, a, sz, v)))
+    return;
   mem_out(c, out);
   m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
 }
@@ -404,4 +413,109 @@ void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it f
   logic_flags(c, 0);
   wr(c, RREG + IMM, 4, 0, &out);
   mem_next(c, out);
+}
+
+/* BSR, JSR to a known address (TARGET, even; xlat.c picks them, on the
+ * 68030 only): the return address (NPC) pushed inline when the stack is
+ * RAM outside translated pages, then on at TARGET through the chained exit
+ * at xh_taken, counted like a taken branch. Any other push goes through
+ * the instruction's handler, exactly as in the interpreter (a device, a
+ * bus error, a store into translated code), and the block returns to the
+ * loop after it. */
+void xt_call(m68k_cpu_t *c)
+{
+  uint32_t sp = c->r[15] - 4;
+  if (XT_LIKELY(wr_inline(c, sp, 4, NPC))) {
+    c->r[15] = sp;
+    taken(c);
+    return;
+  }
+  begin(c);
+  xh_handler(c, OP);
+}
+
+/* RTS (on the 68030; xlat.c note 10): the return address popped inline
+ * when the stack is RAM and the address even, counted, and on straight
+ * into the live block there when the return cache has it (its entry checks
+ * the budget and anything pending, as a chained exit's does), else back to
+ * the loop with the PC. Any other pop goes through the handler. */
+void xt_rts(m68k_cpu_t *c)
+{
+  uint32_t off = (c->r[15] & c->addr_mask) - c->ram_base;
+  if (XT_LIKELY(off < c->ram_lim4)) {
+    const uint8_t *p = c->ram + off;
+    uint32_t ret = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    if (XT_LIKELY(!(ret & 1))) {
+      c->r[15] += 4;
+      c->icount += COUNT;
+      c->pc = ret;
+      const m68k__xlat_jc_t *j = (const m68k__xlat_jc_t *)(const void *)c->xlat +
+                                 M68K_XLAT_JC_HASH(ret);
+      if (XT_LIKELY(j->pc == ret))
+        j->entry(c);
+      return;
+    }
+  }
+  begin(c);
+  xh_handler(c, OP);
+}
+
+/* MOVEM.L to -(Ar) and from (Ar)+ (xh_reg: Ar, not in the list; IMM: the
+ * list; TARGET: its bytes, 4 a register), on the 68030 only: inline when
+ * every byte is RAM (and, for the store, outside translated pages), as the
+ * handler (cpu-ops.c movem_rm, movem_mr) orders them, the instruction left
+ * to count like one on registers; else the handler runs it exactly as the
+ * interpreter does (a device, a bus error, a store into translated code)
+ * and the block returns to the loop after it. */
+XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_t *off)
+{
+  *off = (a & c->addr_mask) - c->ram_base;
+  if (XT_UNLIKELY(*off >= c->ram_size || c->ram_size - *off < TARGET))
+    return false;
+  /* At most 64 bytes: two pages at most, the first and the last byte's. */
+  return !store || !(c->xlat_pages[*off >> M68K_XLAT_PAGE_SHIFT] |
+                     c->xlat_pages[(*off + TARGET - 1) >> M68K_XLAT_PAGE_SHIFT]);
+}
+
+XT_INLINE void movem_slow(m68k_cpu_t *c)
+{
+  begin(c);
+  xh_handler(c, OP);
+}
+
+void xt_movem_st_pd(m68k_cpu_t *c) /* MOVEM.L list,-(Ar) (IMM bit i: register 15 - i) */
+{
+  uint32_t lo = RREG - TARGET, off;
+  if (XT_UNLIKELY(!movem_inline(c, lo, true, &off))) {
+    movem_slow(c);
+    return;
+  }
+  uint8_t *p = c->ram + off + TARGET;
+  for (uint32_t m = IMM; m; m &= m - 1) {
+    uint32_t v = c->r[15 - __builtin_ctz(m)];
+    p -= 4;
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+  }
+  RREG = lo;
+  xh_next(c);
+}
+
+void xt_movem_ld_pi(m68k_cpu_t *c) /* MOVEM.L (Ar)+,list (IMM bit i: register i) */
+{
+  uint32_t a = RREG, off;
+  if (XT_UNLIKELY(!movem_inline(c, a, false, &off))) {
+    movem_slow(c);
+    return;
+  }
+  const uint8_t *p = c->ram + off;
+  for (uint32_t m = IMM; m; m &= m - 1) {
+    c->r[__builtin_ctz(m)] =
+        ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    p += 4;
+  }
+  RREG = a + TARGET;
+  xh_next(c);
 }

@@ -18,7 +18,7 @@
  *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ADDI/SUBI/CMPI.L, ADDA,
  *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also MOVE.L to and from
  *    (d16,An), CMP.L/CMPA.L and ADD.L Dn, with (d16,An), CLR.L (d16,An),
- *    MOVE.B #imm,(An) and TST.B (An)+; BRA, Bcc and DBcc with the
+ *    MOVE.B #imm,(An), TST.B (An)+, MOVEM.L to -(An) and from (An)+; BRA, Bcc and DBcc with the
  *    condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
@@ -97,6 +97,28 @@
  *    ADDI, SUBI .L) the stencil storing X alone. Only stores that nothing
  *    reads are dropped, so the state at every exit and fault is the
  *    interpreter's.
+ * 9. Calls. On the 68030 a BSR or JSR to a known address (BSR, JSR abs.W,
+ *    abs.L, (d16,PC); an even target) is xt_call: it pushes the return
+ *    address inline when the stack is RAM outside translated pages and
+ *    goes on at the target through a chained exit, counted like a taken
+ *    branch; any other push runs the instruction's handler (a device, a
+ *    bus error, a store into translated code, which invalidates), and the
+ *    block returns to the loop after it. The block ends at the call.
+ * 10. Returns. On the 68030 an RTS is xt_rts: it pops the return address
+ *    inline when the stack is RAM and the address even (else the handler
+ *    runs it, and the block returns to the loop), counts, sets the PC and
+ *    looks the address up in the translator's return cache (jc, as QEMU's
+ *    tb_jmp_cache and lookup_and_goto_ptr): a direct-mapped table from a
+ *    block's PC to its entry, validated by comparing the PC, filled by the
+ *    loop whenever it enters a block it found, and emptied in the slot of
+ *    every block that dies (kill), so that it names live blocks only. A
+ *    hit jumps straight to the block's entry, which checks the budget and
+ *    anything pending (note 6) as a chained exit's does; a miss returns
+ *    to the loop with the PC, which looks the block up and fills the slot.
+ *    Only the loop and kill write the cache, on the one host thread that
+ *    steps every CPU sharing the translator (note 4; kill from the loop or
+ *    from a store inside a stencil, which then returns to the loop), so no
+ *    stencil reads a slot while it changes.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -139,6 +161,7 @@ struct m68k__xlat_block {
 };
 
 struct m68k__xlat {
+  m68k__xlat_jc_t jc[M68K_XLAT_JC]; /* first: the stencils reach it (note 10) */
   m68k_cpu_t *cpus[XLAT_CPUS];
   unsigned ncpus;
   unsigned threshold;
@@ -186,6 +209,22 @@ static uint64_t now_ns(void)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+_Static_assert(offsetof(struct m68k__xlat, jc) == 0, "xt_rts finds the return cache at xlat");
+
+/* Note 10: the return cache's slot for pc, filled with b's entry (the
+ * loop has just found b there), or emptied when b dies. */
+static void jc_fill(struct m68k__xlat *x, const block_t *b)
+{
+  x->jc[M68K_XLAT_JC_HASH(b->pc)] = (m68k__xlat_jc_t){.pc = b->pc, .entry = b->entry};
+}
+
+static void jc_clear(struct m68k__xlat *x, const block_t *b)
+{
+  m68k__xlat_jc_t *j = &x->jc[M68K_XLAT_JC_HASH(b->pc)];
+  if (j->pc == b->pc)
+    *j = (m68k__xlat_jc_t){.pc = 1, .entry = NULL};
+}
+
 static unsigned hash_pc(uint32_t pc)
 {
   return (pc >> 1) & (XLAT_HASH - 1);
@@ -203,6 +242,7 @@ static block_t *lookup(const struct m68k__xlat *x, uint32_t pc)
  * into and out of it, and puts it on the dead list. */
 static void kill(struct m68k__xlat *x, block_t *b)
 {
+  jc_clear(x, b);
   for (block_t **p = &x->hash[hash_pc(b->pc)]; *p; p = &(*p)->hnext)
     if (*p == b) {
       *p = b->hnext;
@@ -346,6 +386,9 @@ enum {
   TK_UNKNOWN = 0, /* not looked up yet */
   TK_OTHER,
   TK_LAST, /* the flow goes elsewhere after it (note 2): xt_last */
+  TK_BSR, TK_JSR, /* TK_LAST but for a call to a known address on the 68030 (note 9) */
+  TK_RTS,         /* TK_LAST but xt_rts on the 68030 (note 10) */
+  TK_MOVEM_RM, TK_MOVEM_MR,
   TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
   TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST,
 };
@@ -354,13 +397,13 @@ static const struct {
   const char *tmpl;
   uint8_t kind;
 } kind_names[] = {
-    {"bsr", TK_LAST},     {"jmp", TK_LAST},       {"jsr", TK_LAST},       {"rts", TK_LAST},
+    {"bsr", TK_BSR},      {"jmp", TK_LAST},       {"jsr", TK_JSR},       {"rts", TK_RTS} ,
     {"rte", TK_LAST},     {"rtd", TK_LAST},       {"rtr", TK_LAST},       {"trap", TK_LAST},
     {"stop", TK_LAST},    {"illegal", TK_LAST},   {"linea", TK_LAST},     {"linef", TK_LAST},
     {"reset", TK_LAST},   {"moveq", TK_MOVEQ},    {"bra", TK_BRA},        {"bcc", TK_BCC},
     {"dbcc", TK_DBCC},    {"move", TK_MOVE},      {"movea", TK_MOVEA},    {"adda", TK_ADDA},
     {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
-    {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
+    {"movem_rm", TK_MOVEM_RM}, {"movem_mr", TK_MOVEM_MR}, {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
 };
 
 /* The kind of handler idx, looked up once (every thread computes the same
@@ -485,6 +528,14 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
       return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
     return NULL;
   }
+  if (m030 && len == 4 && w1 && !(w1 & (IS(TK_MOVEM_RM) ? 0x80u >> ry : 0x100u << ry))) {
+    /* MOVEM.L list,-(Ar) and (Ar)+,list, Ar not in the list */
+    uint32_t bytes = 4 * (uint32_t)__builtin_popcount(w1);
+    if ((op & 0xfff8) == 0x48e0 && IS(TK_MOVEM_RM))
+      return SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes, &xl_stencil_xt_movem_st_pd;
+    if ((op & 0xfff8) == 0x4cd8 && IS(TK_MOVEM_MR))
+      return SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes, &xl_stencil_xt_movem_ld_pi;
+  }
   if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
   if (IS(TK_TST) && len == 2) {
@@ -564,7 +615,8 @@ static bool counts_when_leaving(const jit_stencil_t *s)
   static const jit_stencil_t *const mem[] = {
       &xl_stencil_xt_move_b_imm_ai, &xl_stencil_xt_tst_b_pi,  &xl_stencil_xt_store_l_d16,
       &xl_stencil_xt_load_l_d16,    &xl_stencil_xt_loada_l_d16, &xl_stencil_xt_cmp_l_d16,
-      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,
+      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,   &xl_stencil_xt_movem_st_pd,
+      &xl_stencil_xt_movem_ld_pi,
   };
   for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
     if (s == mem[i])
@@ -648,6 +700,33 @@ static bool branch(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32
   return true;
 }
 
+/* The target of a BSR or JSR at pc (RAM offset off, opcode op, length
+ * len) that calls a known address (note 9): BSR, JSR abs.W, abs.L,
+ * (d16,PC); false for any other. */
+static bool call_target(const struct m68k__xlat *x, uint32_t pc, uint32_t off, uint32_t op,
+                        unsigned kind, uint32_t len, uint32_t *target)
+{
+  uint32_t blen = 0;
+  if (kind == TK_BSR)
+    return branch(x, pc, off, op, target, &blen) && blen == len;
+  if (kind != TK_JSR || (op & 0xfff8) != 0x4eb8 || len < 4)
+    return false;
+  uint32_t w1 = ram16(x, off + 2);
+  switch (op & 7) {
+  case 0: /* abs.W */
+    *target = sext16(w1);
+    return len == 4;
+  case 1: /* abs.L */
+    *target = len == 6 ? (w1 << 16) | ram16(x, off + 4) : 0;
+    return len == 6;
+  case 2: /* (d16,PC) */
+    *target = pc + 2 + sext16(w1);
+    return len == 4;
+  default:
+    return false;
+  }
+}
+
 /* Translates the block at c->pc (note 2) of at most `max` instructions
  * into *out; 0, or a negative m68k_err_t when there is nothing to
  * translate there or no memory. A block of XLAT_INSNS goes live (the
@@ -694,6 +773,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     uint32_t target = 0, blen = 0;
     bool is_db = kind == TK_DBCC;
     bool is_b = false;
+    uint32_t ctarget = 0;
+    bool is_call = x->model == M68K_MODEL_68030 &&
+                   call_target(x, a, off, op, kind, len, &ctarget) && !(ctarget & 1);
     if (kind == TK_BRA || kind == TK_BCC) {
       is_b = branch(x, a, off, op, &target, &blen);
     } else if (is_db) {
@@ -721,7 +803,18 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       taken_link[ntaken++] = n;
       if (bra)
         open = false;
-    } else if (kind == TK_LAST) {
+    } else if (is_call) {
+      if (ntaken + 1 > XLAT_EXITS)
+        break;
+      s = &xl_stencil_xt_call;
+      v[XL_HOLE_xh_target] = ctarget;
+      taken_target[ntaken] = ctarget;
+      taken_link[ntaken++] = n;
+      open = false;
+    } else if (kind == TK_RTS && x->model == M68K_MODEL_68030) {
+      s = &xl_stencil_xt_rts;
+      open = false;
+    } else if (kind == TK_LAST || kind == TK_BSR || kind == TK_JSR || kind == TK_RTS) {
       s = &xl_stencil_xt_last;
       open = false;
     }
@@ -844,6 +937,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     c->xlat_end = end;
     block_t *b = lookup(x, c->pc);
     if (b && end - c->icount >= b->ninsn) { /* it fits in the budget (note 6) */
+      jc_fill(x, b);
       c->xlat_last = NULL;
       b->entry(c);
       if (c->xlat_last && !c->xlat_dirty)
@@ -915,6 +1009,8 @@ int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
     x->ram_base = cpu->ram_base;
     x->ram_size = cpu->ram_size;
     x->max_blocks = XLAT_MAX_BLOCKS;
+    for (unsigned i = 0; i < M68K_XLAT_JC; i++)
+      x->jc[i].pc = 1; /* empty (note 10) */
   }
   if (cpu->xlat)
     m68k__xlat_detach(cpu);

@@ -19,4 +19,16 @@ typedef struct m68k__xlat_exit {
   struct m68k__xlat_exit *next_in; /* the next exit chained to `to` */
 } m68k__xlat_exit_t;
 
+/* The return cache (xlat.c note 10): direct-mapped by M68K_XLAT_JC_HASH
+ * from a guest PC to the entry of the live block there; `pc` is odd (never
+ * an RTS's target) where the slot is empty. It is the first member of the
+ * translator, so that the stencils reach it through the CPU's `xlat`. */
+#define M68K_XLAT_JC 1024 /* slots (a power of 2) */
+#define M68K_XLAT_JC_HASH(pc) (((pc) >> 1) & (M68K_XLAT_JC - 1))
+
+typedef struct m68k__xlat_jc {
+  uint32_t pc;
+  void (*entry)(struct m68k_cpu *c);
+} m68k__xlat_jc_t;
+
 #endif /* QUA_M68K_XLAT_H */

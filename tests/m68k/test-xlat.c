@@ -366,6 +366,120 @@ static void dead_flags_dropped_only_where_unread(void)
   }
 }
 
+/* Calls to known addresses (the 68030's xt_call: BSR.B, BSR.W, JSR abs.W,
+ * (d16,PC), abs.L) and their returns: the same state as the interpreter at
+ * every chunk boundary, with the stack in plain RAM (pushed inline), in
+ * the page of the code (every push through the handler, invalidating the
+ * blocks there), and on the 68000 (the handler's). */
+static const uint16_t call_code[] = {
+    0x7400,                 /* 1000 moveq #0,%d2 */
+    0x720a,                 /* 1002 moveq #10,%d1 */
+    0x611a,                 /* 1004 bsr.b 1020 */
+    0x6100, 0x001c,         /* 1006 bsr.w 1024 */
+    0x4eb8, 0x1020,         /* 100a jsr 0x1020.w */
+    0x4eba, 0x0014,         /* 100e jsr (1024,%pc) */
+    0x4eb9, 0x0000, 0x1020, /* 1012 jsr 0x1020.l */
+    0x5381,                 /* 1018 subq.l #1,%d1 */
+    0x66e8,                 /* 101a bne.b 1004 */
+    0x4e72, 0x2700,         /* 101c stop #0x2700 */
+    0x5282,                 /* 1020 addq.l #1,%d2 */
+    0x4e75,                 /* 1022 rts */
+    0xd481,                 /* 1024 add.l %d1,%d2 */
+    0x4e75,                 /* 1026 rts */
+};
+
+/* Runs code on both with the stack at sp, in chunks against the
+ * interpreter from several seeds: it must stop with d2 and the stack as
+ * expected, its blocks invalidated (by stores into the code's page) or not. */
+static void stack_case(const uint16_t *code, size_t n, m68k_model_t model, uint32_t sp,
+                       bool invalidates, uint32_t d2)
+{
+  for (uint32_t seed = 1; seed <= 6; seed++) {
+    start2(code, n, model);
+    tm_set_a(&ti, 7, sp);
+    tm_set_a(&tj, 7, sp);
+    run_both(seed, 10000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), d2);
+    CU_ASSERT_EQUAL(tm_a(&tj, 7), sp);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.translated > 0);
+    CU_ASSERT_EQUAL(st.invalidated > 0, invalidates);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
+static void calls_and_returns_same(void)
+{
+  /* Each round adds 1 + d1 + 1 + d1 + 1: 10 rounds, 30 + 2 * 55. */
+  size_t n = sizeof call_code / 2;
+  stack_case(call_code, n, M68K_MODEL_68030, TM_STACK, false, 140);
+  stack_case(call_code, n, M68K_MODEL_68030, 0x1080, true, 140); /* pushes into the code's page */
+  stack_case(call_code, n, M68K_MODEL_68000, TM_STACK, false, 140);
+}
+
+/* MOVEM.L to -(SP) and from (SP)+ (the 68030's stencils; the handler's
+ * on the 68000), with the stack in plain RAM and in the code's page (every
+ * store through the handler, invalidating). */
+static const uint16_t movem_code[] = {
+    0x7400,         /* 1000 moveq #0,%d2 */
+    0x720a,         /* 1002 moveq #10,%d1 */
+    0x7607,         /* 1004 moveq #7,%d3 */
+    0x2441,         /* 1006 movea.l %d1,%a2 */
+    0x48e7, 0x7020, /* 1008 movem.l %d1-%d3/%a2,-(%sp) */
+    0x7200,         /* 100c moveq #0,%d1 */
+    0x7600,         /* 100e moveq #0,%d3 */
+    0x95ca,         /* 1010 suba.l %a2,%a2 */
+    0x4cdf, 0x040e, /* 1012 movem.l (%sp)+,%d1-%d3/%a2 */
+    0xd483,         /* 1016 add.l %d3,%d2 */
+    0xd48a,         /* 1018 add.l %a2,%d2 */
+    0x5381,         /* 101a subq.l #1,%d1 */
+    0x66e8,         /* 101c bne.b 1006 */
+    0x4e72, 0x2700, /* 101e stop #0x2700 */
+};
+
+static void movem_same(void)
+{
+  /* 10 rounds of 7 + d1. */
+  size_t n = sizeof movem_code / 2;
+  stack_case(movem_code, n, M68K_MODEL_68030, TM_STACK, false, 125);
+  stack_case(movem_code, n, M68K_MODEL_68030, 0x1080, true, 125); /* stores into the code's page */
+  stack_case(movem_code, n, M68K_MODEL_68000, TM_STACK, false, 125);
+}
+
+/* The return cache names live blocks only: the instruction an RTS returns
+ * to is rewritten by the host (with m68k_jit_invalidate) after the cache
+ * has learnt its block; the returns then run the new instruction. */
+static void return_into_rewritten_code(void)
+{
+  static const uint16_t code[] = {
+      0x7400,         /* 1000 moveq #0,%d2 */
+      0x7214,         /* 1002 moveq #20,%d1 */
+      0x610a,         /* 1004 bsr.b 1010 */
+      0x5282,         /* 1006 addq.l #1,%d2 */
+      0x5381,         /* 1008 subq.l #1,%d1 */
+      0x66f8,         /* 100a bne.b 1004 */
+      0x4e72, 0x2700, /* 100c stop #0x2700 */
+      0x4e71,         /* 1010 nop */
+      0x4e75,         /* 1012 rts */
+  };
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    run_both(seed, 40, NULL);
+    CU_ASSERT_FALSE(m68k_stopped(tj.cpu));
+    tm_w16(&ti, 0x1006, 0x5482); /* addq.l #2,%d2 */
+    tm_w16(&tj, 0x1006, 0x5482);
+    m68k_jit_invalidate(tj.cpu, 0x1006, 2);
+    run_both(seed, 10000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT(tm_d(&tj, 2) > 20 && tm_d(&tj, 2) < 40); /* some rounds added 2 */
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -402,6 +516,9 @@ int main(void)
       {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
       {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
       {"dead_flags_dropped_only_where_unread", dead_flags_dropped_only_where_unread},
+      {"calls_and_returns_same", calls_and_returns_same},
+      {"return_into_rewritten_code", return_into_rewritten_code},
+      {"movem_same", movem_same},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
