@@ -27,6 +27,7 @@
  * the block goes on (an exception, a jump the handler made).
  */
 #include "m68k-internal.h"
+#include "machine-internal.h" /* m68k__be32 */
 #include "xlat.h"
 
 /* A few flag stores are cheaper as stores than packed into a vector. */
@@ -232,7 +233,7 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1))
     return p[0];
   if (sz == 4 && XT_LIKELY(off < c->ram_lim4))
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    return m68k__be32(p);
   mem_out(c, out);
   return m68k__slow_rd(c, a, sz, false);
 }
@@ -444,7 +445,7 @@ void xt_rts(m68k_cpu_t *c)
   uint32_t off = (c->r[15] & c->addr_mask) - c->ram_base;
   if (XT_LIKELY(off < c->ram_lim4)) {
     const uint8_t *p = c->ram + off;
-    uint32_t ret = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    uint32_t ret = m68k__be32(p);
     if (XT_LIKELY(!(ret & 1))) {
       c->r[15] += 4;
       c->icount += COUNT;
@@ -512,8 +513,7 @@ void xt_movem_ld_pi(m68k_cpu_t *c) /* MOVEM.L (Ar)+,list (IMM bit i: register i)
   }
   const uint8_t *p = c->ram + off;
   for (uint32_t m = IMM; m; m &= m - 1) {
-    c->r[__builtin_ctz(m)] =
-        ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    c->r[__builtin_ctz(m)] = m68k__be32(p);
     p += 4;
   }
   RREG = a + TARGET;
