@@ -72,6 +72,14 @@ static qua_site_t *flap(shared_t *sh, qua_site_t *s, const char *entry, const qu
   return s;
 }
 
+/* What `entry` runs, as the steady thread of that side sees it once every
+ * site is open (a thread may go without a single successful call when the
+ * machine is loaded, so this is not left to its first success). */
+static void record_impl(shared_t *sh, int side, const char *entry) {
+  snprintf(sh->impl[side], sizeof sh->impl[side], "%s",
+           qua_quaject_entry_impl(sh->q, qua_type_entry(qua_type_find("queue"), entry)));
+}
+
 static void *produce(void *arg) {
   worker_t *w = arg;
   shared_t *sh = w->sh;
@@ -79,15 +87,15 @@ static void *produce(void *arg) {
   qua_bind_t h[] = {{"notfull", qtest_waiter_wake, &sh->notfull}, {NULL, NULL, NULL}};
   qua_site_open(sh->q, "put", sh->tracked ? h : NULL, 0, &s, NULL);
   pthread_barrier_wait(&sh->opened);
+  if (!w->flapping)
+    record_impl(sh, 0, "put");
   for (long i = 0; i < sh->items;) {
     if (w->flapping && i % (sh->items / 25) == sh->items / 25 - 1)
       s = flap(sh, s, "put", sh->tracked ? h : NULL);
     unsigned seen = qtest_waiter_sample(&sh->notfull);
     int r = qua_call(s, (uint64_t)w->id << 48 | (uint64_t)i, 0, NULL);
     if (r == QUA_OK) {
-      if (i++ == 0 && !w->flapping)
-        snprintf(sh->impl[0], sizeof sh->impl[0], "%s",
-                 qua_quaject_entry_impl(sh->q, qua_type_entry(qua_type_find("queue"), "put")));
+      i++;
     } else if (qtest_now() > sh->deadline) {
       atomic_store(&sh->bad, true);
       break;
@@ -116,6 +124,8 @@ static void *consume(void *arg) {
   qua_bind_t h[] = {{"notempty", qtest_waiter_wake, &sh->notempty}, {NULL, NULL, NULL}};
   qua_site_open(sh->q, "get", sh->tracked ? h : NULL, 0, &s, NULL);
   pthread_barrier_wait(&sh->opened);
+  if (!w->flapping)
+    record_impl(sh, 1, "get");
   long mine = 0;
   while (atomic_load(&sh->consumed) < NPROD * sh->items && qtest_now() < sh->deadline &&
          !atomic_load(&sh->stalled)) {
@@ -134,9 +144,7 @@ static void *consume(void *arg) {
         atomic_store(&sh->stalled, true); /* empty, and no notempty came */
       continue;
     }
-    if (mine++ == 0 && !w->flapping)
-      snprintf(sh->impl[1], sizeof sh->impl[1], "%s",
-               qua_quaject_entry_impl(sh->q, qua_type_entry(qua_type_find("queue"), "get")));
+    mine++;
     int p = (int)(v >> 48);
     long seq = (long)(v & 0xffffffffffffULL);
     if (p >= NPROD || seq >= sh->items || seq <= last[p] || sh->seen[p][seq]) {
