@@ -12,9 +12,12 @@
  * Note on capacity: rte_ring, ck_ring and spsc_queue keep one slot free, so they hold
  * CAPACITY - 1 items, ours and Boost's queue CAPACITY.
  *
- *   spsc   one producer, one consumer (SP-SC functions of each ring)
+ *   spsc   one producer, one consumer (SP-SC functions of each ring), run both ways round (the
+ *          producer on CPU 0, then on CPU 1; see measure): each figure the geometric mean of the
+ *          two ways' medians, each way's on a '#' line, after a line of the CPUs' speeds
  *     BENCH queue_spsc_mops, rte_ring_spsc_mops, boost_spsc_mops, ck_ring_spsc_mops
  *     BENCH queue_spsc_vs_best         ours / the best of the three (goal >= 1.0)
+ *     BENCH queue_spsc_vs_best_producer_cpu0, _cpu1   the same, each way alone
  *     BENCH queue_spsc_vs_ck_ring      ours / ck_ring
  *     BENCH queue_tracked_spsc_mops    ours in tracked mode (exact edges: tput_sp/tget_sc)
  *     BENCH queue_tracked_spsc_vs_untracked
@@ -26,10 +29,10 @@
  *   mixed  two threads, each putting one item and then getting one (MP-MC functions)
  *     BENCH queue_mpmc_mixed_mops, rte_ring_mpmc_mixed_mops, boost_queue_mpmc_mixed_mops,
  *           ck_ring_mpmc_mixed_mops, queue_mpmc_mixed_vs_rte_ring
- *   burst  put_n_sp/get_n_sc of 8 and of 32 against rte_ring_sp_enqueue_burst/sc_dequeue_burst
+ *   burst  (both ways round, as spsc) put_n_sp/get_n_sc of 8 and of 32 against rte_ring_sp_enqueue_burst/sc_dequeue_burst
  *     BENCH queue_burst8_mops, rte_ring_burst8_mops, queue_burst8_vs_rte_ring (goal >= 1.0)
  *     BENCH queue_burst32_mops, rte_ring_burst32_mops, queue_burst32_vs_rte_ring
- *   pingpong  a round trip over two SP-SC rings
+ *   pingpong  (both ways round) a round trip over two SP-SC rings
  *     BENCH queue_pingpong_ns, rte_ring_pingpong_ns, ck_ring_pingpong_ns,
  *           queue_pingpong_vs_best (the best anchor's time over ours)
  *
@@ -45,6 +48,7 @@
 #include <ck_ring.h>
 #include <rte_ring.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdbool.h>
@@ -83,6 +87,9 @@ typedef struct worker {
   qb_check_t check; /* copied out of the loop's locals when it ends */
   pthread_t th;
 } worker_t;
+
+/* 1 swaps the CPUs of the producer and the consumer (the one-producer, one-consumer modes). */
+static int cpu_flip;
 
 static void pin(int cpu)
 {
@@ -319,7 +326,7 @@ static void *worker_main(void *arg)
 {
   worker_t *w = arg;
   bench_t *b = w->b;
-  pin(w->id & 1);
+  pin((w->id & 1) ^ cpu_flip);
   pthread_barrier_wait(&b->start);
   bool multi = b->mode == MPMC || b->mode == MIXED;
   bool producer = b->mode == MPMC ? w->id < 2 : w->id == 0;
@@ -511,27 +518,74 @@ static stats_t summarise(double *v, int n)
  * Runs the rings of `rings` (ours first) in turn, RUNS rounds, and prints each one's median as
  * BENCH <prefix of its name>_<what>_<unit>; returns the medians in med[]. Throughput in Mops/s
  * (items moved, all producers, per second); with latency, ns per round trip.
+ *
+ * With both_ways (one producer, one consumer), every round runs each ring twice, the producer
+ * on CPU 0 and then on CPU 1, and a ring's figure is the geometric mean of its two medians; each
+ * way's median is printed on a '#' line. Virtual CPUs are not always equal (cpu_speeds shows
+ * it), and which side sits on the slower one decides which ring suffers: a ring whose producer
+ * reads the consumer's index on every put loses most when the consumer is the faster side (it
+ * stays at the producer's heels), a ring with larger slots when the producer is. Either way
+ * alone would pick the winner; both, interleaved, are the like-for-like figure.
  */
+/* The last measure()'s medians, each way (way 1 only with both_ways). */
+static double way_median[2][NRINGS];
+
 static void measure(const enum ring *rings, const char *const *names, int nr, enum mode mode,
-                    long items, int burst, bool latency, double *med)
+                    long items, int burst, bool latency, bool both_ways, double *med)
 {
-  double v[NRINGS][RUNS];
+  const int ways = both_ways ? 2 : 1;
+  double v[2][NRINGS][RUNS];
   long moved = mode == MPMC || mode == MIXED ? 2 * items : items;
   for (int k = 0; k < nr; k++)
     run_once(rings[k], mode, items / 10, burst); /* warm up: page faults, frequency */
   for (int r = 0; r < RUNS; r++)
-    for (int k = 0; k < nr; k++) {
-      double t = run_once(rings[k], mode, items, burst);
-      v[k][r] = latency ? t * 1e9 / (double)items : (double)moved / t / 1e6;
+    for (int way = 0; way < ways; way++) {
+      cpu_flip = way;
+      for (int k = 0; k < nr; k++) {
+        double t = run_once(rings[k], mode, items, burst);
+        v[way][k][r] = latency ? t * 1e9 / (double)items : (double)moved / t / 1e6;
+      }
     }
+  cpu_flip = 0;
   for (int k = 0; k < nr; k++) {
-    stats_t s = summarise(v[k], RUNS);
-    med[k] = s.median;
-    printf("BENCH %s %.1f %s\n", names[k], s.median, latency ? "ns" : "Mops/s");
-    printf("# %s min %.1f max %.1f (%d interleaved runs of %ld items per producer)\n", names[k],
-           s.min, s.max, RUNS, items);
+    stats_t s[2];
+    for (int way = 0; way < ways; way++)
+      s[way] = summarise(v[way][k], RUNS);
+    for (int way = 0; way < ways; way++)
+      way_median[way][k] = s[way].median;
+    med[k] = ways == 2 ? sqrt(s[0].median * s[1].median) : s[0].median;
+    printf("BENCH %s %.1f %s\n", names[k], med[k], latency ? "ns" : "Mops/s");
+    for (int way = 0; way < ways; way++)
+      printf("# %s%s median %.1f min %.1f max %.1f (%d interleaved runs of %ld items per producer)\n",
+             names[k], ways == 1 ? "" : way ? " producer on CPU 1:" : " producer on CPU 0:",
+             s[way].median, s[way].min, s[way].max, RUNS, items);
   }
   fflush(stdout);
+}
+
+/* How fast each CPU runs a chain of dependent adds alone (ns per add, the median of 5): a
+ * virtual CPU whose physical core is shared with another guest's thread shows here. */
+static void cpu_speeds(void)
+{
+  printf("# CPU speeds (ns per dependent add, alone on the CPU):");
+  for (int cpu = 0; cpu < 2; cpu++) {
+    pin(cpu);
+    double t[5];
+    for (int r = 0; r < 5; r++) {
+      uint64_t x = 0;
+      double t0 = qbench_now();
+      for (uint64_t i = 0; i < 20000000; i++)
+        __asm__ volatile("add %1, %0" : "+r"(x) : "r"(i));
+      t[r] = (qbench_now() - t0) / 20000000 * 1e9;
+    }
+    printf(" CPU %d %.3f", cpu, qbench_median(t, 5));
+  }
+  printf("\n");
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  CPU_SET(0, &all);
+  CPU_SET(1, &all);
+  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
 }
 
 static void ratio(const char *name, double x)
@@ -553,10 +607,17 @@ int main(void)
     static const char *const names[] = {"queue_spsc_mops", "rte_ring_spsc_mops",
                                         "boost_spsc_mops", "ck_ring_spsc_mops",
                                         "queue_tracked_spsc_mops"};
-    measure(rings, names, 5, SPSC, items, 0, false, m);
+    cpu_speeds();
+    measure(rings, names, 5, SPSC, items, 0, false, true, m);
     double best = m[1] > m[2] ? m[1] : m[2];
     best = best > m[3] ? best : m[3];
     ratio("queue_spsc_vs_best", m[0] / best);
+    for (int way = 0; way < 2; way++) {
+      const double *w = way_median[way];
+      double b = w[1] > w[2] ? w[1] : w[2];
+      b = b > w[3] ? b : w[3];
+      ratio(way ? "queue_spsc_vs_best_producer_cpu1" : "queue_spsc_vs_best_producer_cpu0", w[0] / b);
+    }
     ratio("queue_spsc_vs_ck_ring", m[0] / m[3]);
     ratio("queue_tracked_spsc_vs_untracked", m[4] / m[0]);
   }
@@ -566,7 +627,7 @@ int main(void)
         "queue_mpmc_contended_mops", "rte_ring_mpmc_contended_mops",
         "boost_queue_mpmc_contended_mops", "ck_ring_mpmc_contended_mops",
         "queue_tracked_mpmc_contended_mops"};
-    measure(rings, names, 5, MPMC, items / 5, 0, false, m);
+    measure(rings, names, 5, MPMC, items / 5, 0, false, false, m);
     ratio("queue_mpmc_contended_vs_rte_ring", m[0] / m[1]);
     ratio("queue_tracked_mpmc_contended_vs_untracked", m[4] / m[0]);
   }
@@ -574,23 +635,23 @@ int main(void)
     static const enum ring rings[] = {OURS, RTE, BOOST, CK};
     static const char *const names[] = {"queue_mpmc_mixed_mops", "rte_ring_mpmc_mixed_mops",
                                         "boost_queue_mpmc_mixed_mops", "ck_ring_mpmc_mixed_mops"};
-    measure(rings, names, 4, MIXED, items / 5, 0, false, m);
+    measure(rings, names, 4, MIXED, items / 5, 0, false, false, m);
     ratio("queue_mpmc_mixed_vs_rte_ring", m[0] / m[1]);
   }
   {
     static const enum ring rings[] = {OURS, RTE};
     static const char *const n8[] = {"queue_burst8_mops", "rte_ring_burst8_mops"};
     static const char *const n32[] = {"queue_burst32_mops", "rte_ring_burst32_mops"};
-    measure(rings, n8, 2, BURST, items / 8 * 8, 8, false, m);
+    measure(rings, n8, 2, BURST, items / 8 * 8, 8, false, true, m);
     ratio("queue_burst8_vs_rte_ring", m[0] / m[1]);
-    measure(rings, n32, 2, BURST, items / 32 * 32, 32, false, m);
+    measure(rings, n32, 2, BURST, items / 32 * 32, 32, false, true, m);
     ratio("queue_burst32_vs_rte_ring", m[0] / m[1]);
   }
   {
     static const enum ring rings[] = {OURS, RTE, CK};
     static const char *const names[] = {"queue_pingpong_ns", "rte_ring_pingpong_ns",
                                         "ck_ring_pingpong_ns"};
-    measure(rings, names, 3, PINGPONG, items / 10, 0, true, m);
+    measure(rings, names, 3, PINGPONG, items / 10, 0, true, true, m);
     double best = m[1] < m[2] ? m[1] : m[2];
     ratio("queue_pingpong_vs_best", best / m[0]);
   }
