@@ -1308,7 +1308,7 @@ static int sites_wanted(quad_call_t *call, unsigned method, Qua__V1__InvokeReque
       free(o);
       return QUA_ENOMEM;
     }
-    protobuf_c_message_free_unpacked(call->in, call->alloc);
+    quap_message_free(call->in, call->alloc);
     call->in = heap;
     call->alloc = NULL;
   }
@@ -1968,6 +1968,5 @@ void quad_dispatch(quad_conn_t *c, const Qua__V1__Frame *f) {
     fail(&call, QUA_ESTATE, "%s gave no reply", m->name);
     reply(NULL, &call);
   }
-  if (call.in != NULL)
-    protobuf_c_message_free_unpacked(call.in, call.alloc);
+  quap_message_free(call.in, call.alloc);
 }

@@ -141,8 +141,63 @@ int64_t quap_request_append(quap_buf_t *b, uint64_t id, unsigned method,
   return append_with_body(b, &f, input);
 }
 
+/* The reply to an Invoke without fired callbacks, the daemon's hot path, written as
+ * protobuf-c would write it (the same bytes: fields in number order, each left out at its
+ * zero, a sint32 zigzagged; the test suite compares them) in one pass, without protobuf-c's
+ * two walks of each of the two messages (get_packed_size, then pack). */
+static size_t put_varint(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    p[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  p[n++] = (uint8_t)v;
+  return n;
+}
+
+static int64_t invoke_reply_append(quap_buf_t *b, uint64_t id, const Qua__V1__InvokeReply *r) {
+  uint8_t body[1 + 5 + 2 + 1 + 10], frame[2 + 1 + 10 + 2 + sizeof body];
+  size_t bn = 0, n = 0;
+  if (r->status != 0) {
+    body[bn++] = 1 << 3 | 0;
+    bn += put_varint(body + bn, ((uint32_t)r->status << 1) ^ (uint32_t)(r->status >> 31));
+  }
+  if (r->has_result) {
+    body[bn++] = 2 << 3 | 0;
+    body[bn++] = 1;
+  }
+  if (r->result != 0) {
+    body[bn++] = 3 << 3 | 0;
+    bn += put_varint(body + bn, r->result);
+  }
+  frame[n++] = 1 << 3 | 0;
+  frame[n++] = QUA__V1__FRAME__KIND__RESPONSE;
+  if (id != 0) {
+    frame[n++] = 2 << 3 | 0;
+    n += put_varint(frame + n, id);
+  }
+  if (bn > 0) {
+    frame[n++] = 4 << 3 | 2;
+    frame[n++] = (uint8_t)bn; /* under 128 */
+    memcpy(frame + n, body, bn);
+    n += bn;
+  }
+  int e = quap_buf_reserve(b, QUAP_HEADER + n);
+  if (e < 0)
+    return e;
+  uint8_t *p = b->data + b->len;
+  p[0] = p[1] = p[2] = 0;
+  p[3] = (uint8_t)n;
+  memcpy(p + QUAP_HEADER, frame, n);
+  b->len += QUAP_HEADER + n;
+  return (int64_t)(QUAP_HEADER + n);
+}
+
 int64_t quap_response_append(quap_buf_t *b, uint64_t id, int status, const char *message,
                              const ProtobufCMessage *output) {
+  if (status == 0 && output != NULL && output->descriptor == &qua__v1__invoke_reply__descriptor &&
+      ((const Qua__V1__InvokeReply *)output)->n_fired == 0)
+    return invoke_reply_append(b, id, (const Qua__V1__InvokeReply *)output);
   Qua__V1__Frame f = QUA__V1__FRAME__INIT;
   f.kind = QUA__V1__FRAME__KIND__RESPONSE;
   f.id = id;
@@ -190,12 +245,25 @@ static void *arena_alloc(void *data, size_t size) {
     a->used += n;
     return p;
   }
-  return malloc(size);
+  void *p = malloc(size);
+  a->spilled += p != NULL;
+  return p;
 }
 
 static void arena_free(void *data, void *p) {
-  if (!arena_has(data, p))
+  quap_arena_t *a = data;
+  if (p != NULL && !arena_has(a, p)) {
+    a->spilled--;
     free(p);
+  }
+}
+
+void quap_message_free(ProtobufCMessage *msg, ProtobufCAllocator *a) {
+  if (msg == NULL)
+    return;
+  if (a != NULL && a->alloc == arena_alloc && ((quap_arena_t *)a->allocator_data)->spilled == 0)
+    return;
+  protobuf_c_message_free_unpacked(msg, a);
 }
 
 ProtobufCAllocator quap_arena_allocator(quap_arena_t *a) {
@@ -203,7 +271,7 @@ ProtobufCAllocator quap_arena_allocator(quap_arena_t *a) {
 }
 
 ProtobufCAllocator *quap_stack_arena_init(quap_stack_arena_t *s) {
-  s->arena = (quap_arena_t){s->space, 0, sizeof s->space};
+  s->arena = (quap_arena_t){s->space, 0, sizeof s->space, 0};
   s->alloc = quap_arena_allocator(&s->arena);
   return &s->alloc;
 }
@@ -227,8 +295,96 @@ void quap_frame_free(Qua__V1__Frame *f) {
     return;
   frame_block_t *b = (frame_block_t *)(void *)((unsigned char *)f - offsetof(frame_block_t, data));
   ProtobufCAllocator a = quap_arena_allocator(&b->arena);
-  protobuf_c_message_free_unpacked(&f->base, &a);
+  quap_message_free(&f->base, &a);
   free(b);
+}
+
+/* --- The hot messages, read in one pass ------------------------------------------
+ *
+ * protobuf-c reads any message by walking its descriptor, twice (once to count repeated
+ * fields, once to fill them) and then walks it again to free it; for a request's Frame and an
+ * InvokeRequest, the daemon's hot path, that was most of the daemon's own instructions per
+ * call. quap_frame_unpack_fast and quap_invoke_unpack_fast read those two directly into an arena: the same
+ * message protobuf-c would build (the last value of a field wins, args accumulate over packed
+ * and unpacked runs, in order), or nothing when the input is anything they do not read
+ * exactly as protobuf-c would -- a
+ * key of more than one byte, a field they do not know, another wire type, a varint longer
+ * than its field's type, a length of more than four bytes, a Frame's kind other than
+ * REQUEST, an entry byte outside printable ASCII, more than QUAP_FAST_ARGS arguments, or an
+ * arena too small -- and protobuf-c reads those. The test suite holds the readers to
+ * protobuf-c's results. */
+
+#define QUAP_FAST_ARGS 32
+
+/* One varint of at most ten bytes that fits 64 bits, at *p before end: true and its value. */
+static bool fast_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  uint64_t x = 0;
+  for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+    uint8_t b = *(*p)++;
+    if (shift == 63 && b > 1)
+      return false;
+    x |= (uint64_t)(b & 0x7f) << shift;
+    if (b < 0x80) {
+      *v = x;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A length of at most four bytes (protobuf-c reads up to five) that the input holds after it. */
+static bool fast_length(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  const uint8_t *q = *p;
+  if (!fast_varint(&q, end, v) || q - *p > 4 || *v > (uint64_t)(end - q))
+    return false;
+  *p = q;
+  return true;
+}
+
+Qua__V1__Frame *quap_frame_unpack_fast(const uint8_t *p, size_t len, quap_arena_t *ar) {
+  const uint8_t *end = p + len, *body = NULL;
+  uint64_t id = 0, method = 0, v;
+  size_t body_len = 0;
+  while (p < end) {
+    const uint8_t key = *p++;
+    switch (key) {
+    case 1 << 3 | 0: /* kind: REQUEST only */
+      if (p == end || *p++ != QUA__V1__FRAME__KIND__REQUEST)
+        return NULL;
+      break;
+    case 2 << 3 | 0:
+      if (!fast_varint(&p, end, &id))
+        return NULL;
+      break;
+    case 3 << 3 | 0: { /* a uint32: five bytes at most, and no bit past 32 */
+      const uint8_t *q = p;
+      if (!fast_varint(&p, end, &method) || p - q > 5 || method > UINT32_MAX)
+        return NULL;
+      break;
+    }
+    case 4 << 3 | 2:
+      if (!fast_length(&p, end, &v))
+        return NULL;
+      body = p;
+      body_len = (size_t)v;
+      p += v;
+      break;
+    default:
+      return NULL;
+    }
+  }
+  if (((sizeof(Qua__V1__Frame) + 15) & ~(size_t)15) + body_len + 16 > ar->cap - ar->used)
+    return NULL;
+  Qua__V1__Frame *f = arena_alloc(ar, sizeof *f);
+  qua__v1__frame__init(f);
+  f->id = id;
+  f->method = (uint32_t)method;
+  if (body != NULL && body_len > 0) { /* protobuf-c keeps an empty body as no data */
+    f->body.data = arena_alloc(ar, body_len);
+    memcpy(f->body.data, body, body_len);
+    f->body.len = body_len;
+  }
+  return f;
 }
 
 static int unpack_frame(quap_decoder_t *d, const uint8_t *p, size_t n, Qua__V1__Frame **out) {
@@ -238,9 +394,11 @@ static int unpack_frame(quap_decoder_t *d, const uint8_t *p, size_t n, Qua__V1__
   frame_block_t *b = malloc(sizeof *b + cap);
   if (b == NULL)
     return d->error = QUA_ENOMEM;
-  b->arena = (quap_arena_t){b->data, 0, cap};
+  b->arena = (quap_arena_t){b->data, 0, cap, 0};
   ProtobufCAllocator a = quap_arena_allocator(&b->arena);
-  Qua__V1__Frame *f = qua__v1__frame__unpack(&a, n, p);
+  Qua__V1__Frame *f = quap_frame_unpack_fast(p, n, &b->arena);
+  if (f == NULL)
+    f = qua__v1__frame__unpack(&a, n, p);
   if (f == NULL) {
     free(b);
     return d->error = QUA_EPROTO;
@@ -313,11 +471,83 @@ int quap_request_unpack(const Qua__V1__Frame *f, ProtobufCMessage **out) {
   return quap_request_unpack_in(f, NULL, out);
 }
 
+int quap_invoke_unpack_fast(const uint8_t *data, size_t len, ProtobufCAllocator *a,
+                            Qua__V1__InvokeRequest **out) {
+  *out = NULL;
+  if (a == NULL || a->alloc != arena_alloc)
+    return 0;
+  quap_arena_t *ar = a->allocator_data;
+  const uint8_t *p = data, *end = data + len, *entry = NULL;
+  size_t entry_len = 0, n = 0;
+  uint64_t handle = 0, args[QUAP_FAST_ARGS];
+  while (p < end) {
+    uint64_t v;
+    const uint8_t key = *p++; /* every key read here is one byte */
+    switch (key) {
+    case 1 << 3 | 0: /* handle */
+      if (!fast_varint(&p, end, &handle))
+        return 0;
+      break;
+    case 2 << 3 | 2: /* entry */
+      if (!fast_length(&p, end, &v))
+        return 0;
+      for (size_t i = 0; i < v; i++)
+        if (p[i] < 0x20 || p[i] > 0x7e)
+          return 0;
+      entry = p;
+      entry_len = (size_t)v;
+      p += v;
+      break;
+    case 3 << 3 | 0: /* one argument */
+      if (n == QUAP_FAST_ARGS || !fast_varint(&p, end, &args[n++]))
+        return 0;
+      break;
+    case 3 << 3 | 2: { /* a packed run of arguments */
+      if (!fast_length(&p, end, &v))
+        return 0;
+      const uint8_t *run_end = p + v;
+      while (p < run_end)
+        if (n == QUAP_FAST_ARGS || !fast_varint(&p, run_end, &args[n++]))
+          return 0;
+      break;
+    }
+    default:
+      return 0;
+    }
+  }
+  /* Everything from the arena, or nothing: a message here is freed by dropping its arena. */
+  size_t need = ((sizeof(Qua__V1__InvokeRequest) + 15) & ~(size_t)15) +
+                (entry != NULL ? (entry_len + 16) & ~(size_t)15 : 0) +
+                ((n * sizeof(uint64_t) + 15) & ~(size_t)15);
+  if (need > ar->cap - ar->used)
+    return 0;
+  Qua__V1__InvokeRequest *m = arena_alloc(ar, sizeof *m);
+  qua__v1__invoke_request__init(m);
+  m->handle = handle;
+  if (entry != NULL) {
+    m->entry = arena_alloc(ar, entry_len + 1);
+    memcpy(m->entry, entry, entry_len);
+    m->entry[entry_len] = '\0';
+  }
+  if (n > 0) {
+    m->args = arena_alloc(ar, n * sizeof *m->args);
+    memcpy(m->args, args, n * sizeof *m->args);
+    m->n_args = n;
+  }
+  *out = m;
+  return 1;
+}
+
 int quap_request_unpack_in(const Qua__V1__Frame *f, ProtobufCAllocator *a, ProtobufCMessage **out) {
   *out = NULL;
   const ProtobufCMethodDescriptor *m = quap_method(f->method);
   if (m == NULL)
     return QUA_ENOMETHOD;
+  Qua__V1__InvokeRequest *in;
+  if (f->method == QUAP_INVOKE && quap_invoke_unpack_fast(f->body.data, f->body.len, a, &in)) {
+    *out = &in->base;
+    return 0;
+  }
   ProtobufCMessage *msg = protobuf_c_message_unpack(m->input, a, f->body.len, f->body.data);
   if (msg == NULL)
     return QUA_EPROTO;

@@ -165,9 +165,29 @@ int quap_response_unpack_in(const Qua__V1__Frame *f, unsigned method, ProtobufCA
 typedef struct quap_arena {
   unsigned char *data; /* 16-byte aligned */
   size_t used, cap;
+  size_t spilled; /* blocks that did not fit, taken from malloc and not yet freed */
 } quap_arena_t;
 
 ProtobufCAllocator quap_arena_allocator(quap_arena_t *a);
+
+/* Reads a request's Frame (kind, id, method, body; len bytes at data) in
+ * one pass into a, which must have room for it and a copy of its bytes:
+ * the Frame, exactly what protobuf-c would build, or NULL when it leaves the
+ * input to protobuf-c (see frame.c). The decoder tries it first. */
+Qua__V1__Frame *quap_frame_unpack_fast(const uint8_t *data, size_t len, quap_arena_t *a);
+
+/* Reads an InvokeRequest's wire form (len bytes at data) in one pass into
+ * the arena behind a, one of ours: 1 and the message in *out, exactly what
+ * protobuf-c would build; 0 when it leaves the input to protobuf-c (see
+ * frame.c). quap_request_unpack_in tries it first for Invoke. */
+int quap_invoke_unpack_fast(const uint8_t *data, size_t len, ProtobufCAllocator *a,
+                            Qua__V1__InvokeRequest **out);
+
+/* Frees what protobuf-c unpacked into msg with allocator a (NULL: the
+ * heap's). With one of ours whose arena gave every block (nothing spilled
+ * to malloc), there is nothing to free: the walk of the message is skipped
+ * and the arena's memory goes with its owner. */
+void quap_message_free(ProtobufCMessage *msg, ProtobufCAllocator *a);
 
 /* An arena with its room and its allocator, to keep on the stack for one
  * message (an Invoke's request or reply fits with room to spare). */
