@@ -588,11 +588,17 @@ static void retire_cb(struct rcu_head *head)
 
 void jit_code_retire(jit_code_t *c)
 {
+  const struct rcu_flavor_struct *first;
+
   if (!c)
     return;
   retire_begin(c);
+  /* Every instrumented access to *c comes before the release: once
+   * call_rcu has queued it, the callback thread may free it, and the
+   * queue's own ordering is invisible to ThreadSanitizer. */
+  first = c->cm->flavors[0];
   TSAN_RELEASE(c);
-  c->cm->flavors[0]->update_call_rcu(&c->rcu, retire_cb);
+  first->update_call_rcu(&c->rcu, retire_cb);
 }
 
 void jit_code_retire_sync(jit_code_t *c)
