@@ -459,7 +459,7 @@ static int call_in(quac_conn_t *c, unsigned method, const ProtobufCMessage *in,
   if (out != NULL)
     *out = msg;
   else if (msg != NULL)
-    protobuf_c_message_free_unpacked(msg, alloc);
+    quap_message_free(msg, alloc);
   return 0;
 }
 
@@ -851,7 +851,7 @@ int quac_invoke(quac_conn_t *c, uint64_t handle, const char *entry, const uint64
     return r;
   }
   fill_result(res, (Qua__V1__InvokeReply *)msg);
-  protobuf_c_message_free_unpacked(msg, alloc);
+  quap_message_free(msg, alloc);
   if (res->status < 0)
     return seterr(c, res->status, "%s: %s", entry, quac_strerror(res->status));
   return res->status;
@@ -970,7 +970,7 @@ int quac_invoke_recv(quac_conn_t *c, int timeout_ms, uint64_t *id, quac_result_t
     seterr(c, r, "%s", f->message && f->message[0] ? f->message : quac_strerror(r));
   } else {
     fill_result(res, (Qua__V1__InvokeReply *)msg);
-    protobuf_c_message_free_unpacked(msg, alloc);
+    quap_message_free(msg, alloc);
   }
   quap_frame_free(f);
   return 0;

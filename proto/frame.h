@@ -170,7 +170,8 @@ typedef struct quap_arena {
 
 ProtobufCAllocator quap_arena_allocator(quap_arena_t *a);
 
-/* Reads a request's Frame (kind, id, method, body; len bytes at data) in
+/* Reads a request's or a response's Frame (kind, id, method, body, status;
+ * no message, no event; len bytes at data) in
  * one pass into a, which must have room for it and a copy of its bytes:
  * the Frame, exactly what protobuf-c would build, or NULL when it leaves the
  * input to protobuf-c (see frame.c). The decoder tries it first. */
@@ -182,6 +183,12 @@ Qua__V1__Frame *quap_frame_unpack_fast(const uint8_t *data, size_t len, quap_are
  * frame.c). quap_request_unpack_in tries it first for Invoke. */
 int quap_invoke_unpack_fast(const uint8_t *data, size_t len, ProtobufCAllocator *a,
                             Qua__V1__InvokeRequest **out);
+
+/* The same for an InvokeReply (an Invoke's response body): 1 and the reply,
+ * or 0 (fired callbacks among others) to leave it to protobuf-c.
+ * quap_response_unpack_in tries it first for Invoke. */
+int quap_invoke_reply_unpack_fast(const uint8_t *data, size_t len, ProtobufCAllocator *a,
+                                  Qua__V1__InvokeReply **out);
 
 /* Frees what protobuf-c unpacked into msg with allocator a (NULL: the
  * heap's). With one of ours whose arena gave every block (nothing spilled

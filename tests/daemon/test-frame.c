@@ -466,6 +466,42 @@ static uint64_t rnd_value(void) {
   }
 }
 
+/* The mangling every generator below ends with: a field of any number
+ * and wire type (another message's, or garbage), a byte anywhere, a
+ * truncation. */
+static size_t put_stray_field(uint8_t *buf) {
+  buf[0] = (uint8_t)rnd();
+  return 1 + put_varint(buf + 1, rnd() % 8);
+}
+
+static void flip_a_byte(uint8_t *buf, size_t n) {
+  if (n > 0)
+    buf[rnd() % n] = (uint8_t)rnd();
+}
+
+static size_t maybe_truncated(size_t n) {
+  return n > 0 && rnd() % 8 == 0 ? rnd() % n : n;
+}
+
+/* Runs one reader against protobuf-c over 50,000 seeded inputs from gen;
+ * check reads one input both ways, asserts they agree where the one-pass
+ * reader took it, and says whether it did. Both paths must be taken often. */
+static void agree_with_protobuf_c(const char *what, size_t (*gen)(uint8_t *, size_t),
+                                  bool (*check)(int, const uint8_t *, size_t)) {
+  int fast = 0, left = 0;
+  for (int i = 0; i < 50000; i++) {
+    uint8_t buf[2048];
+    size_t len = gen(buf, sizeof buf);
+    if (check(i, buf, len))
+      fast++;
+    else
+      left++;
+  }
+  fprintf(stderr, "\n  %d %s read in one pass, %d left to protobuf-c\n", fast, what, left);
+  CU_ASSERT(fast > 10000);
+  CU_ASSERT(left > 10000);
+}
+
 /* One InvokeRequest's wire form, as a client writes it or mangled. */
 static size_t random_invoke(uint8_t *buf, size_t cap) {
   size_t n = 0;
@@ -500,51 +536,43 @@ static size_t random_invoke(uint8_t *buf, size_t cap) {
       n += len;
       break;
     }
-    case 6: /* a field or wire type of another message */
-      buf[n++] = (uint8_t)rnd();
-      n += put_varint(buf + n, rnd() % 8);
+    case 6:
+      n += put_stray_field(buf + n);
       break;
-    default: /* a byte anywhere */
-      if (n > 0)
-        buf[rnd() % n] = (uint8_t)rnd();
+    default:
+      flip_a_byte(buf, n);
       break;
     }
   }
-  if (n > 0 && rnd() % 8 == 0)
-    n = rnd() % n; /* truncated */
-  return n;
+  return maybe_truncated(n);
+}
+
+static bool invoke_read_alike(int i, const uint8_t *buf, size_t len) {
+  Qua__V1__InvokeRequest *pb = qua__v1__invoke_request__unpack(NULL, len, buf);
+  quap_stack_arena_t sa;
+  ProtobufCAllocator *a = quap_stack_arena_init(&sa);
+  Qua__V1__InvokeRequest *m = NULL;
+  bool fast = quap_invoke_unpack_fast(buf, len, a, &m);
+  if (!fast) {
+    CU_ASSERT_PTR_NULL(m);
+  } else {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pb); /* never reads what protobuf-c refuses */
+    bool same = m->handle == pb->handle && strcmp(m->entry, pb->entry) == 0 &&
+                m->n_args == pb->n_args && pb->base.n_unknown_fields == 0 &&
+                (m->n_args == 0 || memcmp(m->args, pb->args, m->n_args * sizeof *m->args) == 0);
+    if (!same)
+      fprintf(stderr, "\n  input %d (%zu bytes) read otherwise than protobuf-c reads it\n", i, len);
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(sa.arena.spilled, 0);
+    quap_message_free(&m->base, a);
+  }
+  if (pb != NULL)
+    qua__v1__invoke_request__free_unpacked(pb, NULL);
+  return fast;
 }
 
 static void fast_invoke_reader_agrees_with_protobuf_c(void) {
-  int fast = 0, left = 0;
-  for (int i = 0; i < 50000; i++) {
-    uint8_t buf[2048];
-    size_t len = random_invoke(buf, sizeof buf);
-    Qua__V1__InvokeRequest *pb = qua__v1__invoke_request__unpack(NULL, len, buf);
-    quap_stack_arena_t sa;
-    ProtobufCAllocator *a = quap_stack_arena_init(&sa);
-    Qua__V1__InvokeRequest *m = NULL;
-    if (!quap_invoke_unpack_fast(buf, len, a, &m)) {
-      left++;
-      CU_ASSERT_PTR_NULL(m);
-    } else {
-      fast++;
-      CU_ASSERT_PTR_NOT_NULL_FATAL(pb); /* never reads what protobuf-c refuses */
-      bool same = m->handle == pb->handle && strcmp(m->entry, pb->entry) == 0 &&
-                  m->n_args == pb->n_args && pb->base.n_unknown_fields == 0 &&
-                  (m->n_args == 0 || memcmp(m->args, pb->args, m->n_args * sizeof *m->args) == 0);
-      if (!same)
-        fprintf(stderr, "\n  input %d (%zu bytes) read otherwise than protobuf-c reads it\n", i, len);
-      CU_ASSERT(same);
-      CU_ASSERT_EQUAL(sa.arena.spilled, 0);
-      quap_message_free(&m->base, a);
-    }
-    if (pb != NULL)
-      qua__v1__invoke_request__free_unpacked(pb, NULL);
-  }
-  fprintf(stderr, "\n  %d inputs read in one pass, %d left to protobuf-c\n", fast, left);
-  CU_ASSERT(fast > 10000);
-  CU_ASSERT(left > 10000);
+  agree_with_protobuf_c("inputs", random_invoke, invoke_read_alike);
 }
 
 /* An Invoke's reply is written as protobuf-c writes it, byte for byte. */
@@ -581,6 +609,75 @@ static void invoke_replies_are_protobuf_c_bytes(void) {
   }
 }
 
+/* An InvokeReply's wire form, as the daemon writes it or mangled. */
+static size_t random_reply(uint8_t *buf, size_t cap) {
+  size_t n = 0;
+  for (int fields = (int)(rnd() % 5); fields > 0 && n + 100 < cap; fields--) {
+    switch (rnd() % 7) {
+    case 0:
+    case 1:
+      buf[n++] = 1 << 3;
+      n += put_varint(buf + n, rnd() % 2 ? (uint32_t)(int32_t)-(int32_t)(rnd() % 80) : rnd_value());
+      break;
+    case 2:
+      buf[n++] = 2 << 3;
+      n += put_varint(buf + n, rnd() % 4 == 0 ? rnd() % 300 : 1);
+      break;
+    case 3:
+      buf[n++] = 3 << 3;
+      n += put_varint(buf + n, rnd_value());
+      break;
+    case 4: { /* a fired callback */
+      uint8_t fired[40];
+      size_t len = 0, name = 1 + rnd() % 10;
+      fired[len++] = 1 << 3 | 2;
+      fired[len++] = (uint8_t)name;
+      for (size_t i = 0; i < name; i++)
+        fired[len++] = (uint8_t)('a' + rnd() % 26);
+      fired[len++] = 2 << 3;
+      len += put_varint(fired + len, rnd() % 1000);
+      buf[n++] = 4 << 3 | 2;
+      n += put_varint(buf + n, len);
+      memcpy(buf + n, fired, len);
+      n += len;
+      break;
+    }
+    case 5:
+      n += put_stray_field(buf + n);
+      break;
+    default:
+      flip_a_byte(buf, n);
+      break;
+    }
+  }
+  return maybe_truncated(n);
+}
+
+static bool reply_read_alike(int i, const uint8_t *buf, size_t len) {
+  Qua__V1__InvokeReply *pb = qua__v1__invoke_reply__unpack(NULL, len, buf);
+  quap_stack_arena_t sa;
+  ProtobufCAllocator *a = quap_stack_arena_init(&sa);
+  Qua__V1__InvokeReply *r = NULL;
+  bool fast = quap_invoke_reply_unpack_fast(buf, len, a, &r);
+  if (fast) {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pb); /* never reads what protobuf-c refuses */
+    bool same = r->status == pb->status && r->has_result == pb->has_result &&
+                r->result == pb->result && r->n_fired == 0 && pb->n_fired == 0 &&
+                pb->base.n_unknown_fields == 0;
+    if (!same)
+      fprintf(stderr, "\n  reply %d (%zu bytes) read otherwise than protobuf-c reads it\n", i, len);
+    CU_ASSERT(same);
+    quap_message_free(&r->base, a);
+  }
+  if (pb != NULL)
+    qua__v1__invoke_reply__free_unpacked(pb, NULL);
+  return fast;
+}
+
+static void fast_reply_reader_agrees_with_protobuf_c(void) {
+  agree_with_protobuf_c("replies", random_reply, reply_read_alike);
+}
+
 /* One Frame's wire form: a request as a client writes it, or mangled. */
 static size_t random_frame(uint8_t *buf, size_t cap) {
   size_t n = 0;
@@ -609,54 +706,44 @@ static size_t random_frame(uint8_t *buf, size_t cap) {
       break;
     }
     case 6: /* status, message or another field */
-      buf[n++] = (uint8_t)rnd();
-      n += put_varint(buf + n, rnd() % 8);
+      n += put_stray_field(buf + n);
       break;
     case 7:
       buf[n++] = 5 << 3;
       n += put_varint(buf + n, rnd() % 8);
       break;
     default:
-      if (n > 0)
-        buf[rnd() % n] = (uint8_t)rnd();
+      flip_a_byte(buf, n);
       break;
     }
   }
-  if (n > 0 && rnd() % 8 == 0)
-    n = rnd() % n;
-  return n;
+  return maybe_truncated(n);
+}
+
+static bool frame_read_alike(int i, const uint8_t *buf, size_t len) {
+  Qua__V1__Frame *pb = qua__v1__frame__unpack(NULL, len, buf);
+  static _Alignas(16) unsigned char space[4096];
+  quap_arena_t arena = {space, 0, sizeof space, 0};
+  Qua__V1__Frame *f = quap_frame_unpack_fast(buf, len, &arena);
+  if (f != NULL) {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pb); /* never reads what protobuf-c refuses */
+    bool same = f->kind == pb->kind && f->id == pb->id && f->method == pb->method &&
+                f->status == pb->status && strcmp(f->message, pb->message) == 0 &&
+                f->event == NULL && pb->event == NULL && pb->base.n_unknown_fields == 0 &&
+                f->body.len == pb->body.len && (f->body.data == NULL) == (pb->body.data == NULL) &&
+                (f->body.len == 0 || memcmp(f->body.data, pb->body.data, f->body.len) == 0);
+    if (!same)
+      fprintf(stderr, "\n  frame %d (%zu bytes) read otherwise than protobuf-c reads it\n", i, len);
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(arena.spilled, 0);
+  }
+  if (pb != NULL)
+    qua__v1__frame__free_unpacked(pb, NULL);
+  return f != NULL;
 }
 
 static void fast_frame_reader_agrees_with_protobuf_c(void) {
-  int fast = 0, left = 0;
-  for (int i = 0; i < 50000; i++) {
-    uint8_t buf[2048];
-    size_t len = random_frame(buf, sizeof buf);
-    Qua__V1__Frame *pb = qua__v1__frame__unpack(NULL, len, buf);
-    static _Alignas(16) unsigned char space[4096];
-    quap_arena_t arena = {space, 0, sizeof space, 0};
-    Qua__V1__Frame *f = quap_frame_unpack_fast(buf, len, &arena);
-    if (f == NULL) {
-      left++;
-    } else {
-      fast++;
-      CU_ASSERT_PTR_NOT_NULL_FATAL(pb); /* never reads what protobuf-c refuses */
-      bool same = f->kind == pb->kind && f->id == pb->id && f->method == pb->method &&
-                  f->status == pb->status && strcmp(f->message, pb->message) == 0 &&
-                  f->event == NULL && pb->event == NULL && pb->base.n_unknown_fields == 0 &&
-                  f->body.len == pb->body.len && (f->body.data == NULL) == (pb->body.data == NULL) &&
-                  (f->body.len == 0 || memcmp(f->body.data, pb->body.data, f->body.len) == 0);
-      if (!same)
-        fprintf(stderr, "\n  frame %d (%zu bytes) read otherwise than protobuf-c reads it\n", i, len);
-      CU_ASSERT(same);
-      CU_ASSERT_EQUAL(arena.spilled, 0);
-    }
-    if (pb != NULL)
-      qua__v1__frame__free_unpacked(pb, NULL);
-  }
-  fprintf(stderr, "\n  %d frames read in one pass, %d left to protobuf-c\n", fast, left);
-  CU_ASSERT(fast > 10000);
-  CU_ASSERT(left > 10000);
+  agree_with_protobuf_c("frames", random_frame, frame_read_alike);
 }
 
 /* What clients send is read in one pass, up to QUAP_FAST_ARGS arguments and
@@ -696,8 +783,20 @@ static void client_invokes_take_the_one_pass_reader(void) {
     CU_ASSERT(nargs == 0 || memcmp(r->args, args, nargs * sizeof *args) == 0);
     quap_message_free(out, a);
     CU_ASSERT_EQUAL(sa.arena.spilled, 0);
-    /* The Frame around it, as quap_request_append writes it. */
-    f.id = rnd_value() | 1;
+    /* Written by quap_request_append as protobuf-c writes it, byte for byte. */
+    f.id = rnd() % 16 == 0 ? 0 : rnd_value();
+    uint8_t want[1300];
+    size_t wn = qua__v1__frame__pack(&f, want + 4);
+    want[0] = (uint8_t)(wn >> 24);
+    want[1] = (uint8_t)(wn >> 16);
+    want[2] = (uint8_t)(wn >> 8);
+    want[3] = (uint8_t)wn;
+    quap_buf_t qb;
+    quap_buf_init(&qb);
+    CU_ASSERT_EQUAL(quap_request_append(&qb, f.id, QUAP_INVOKE, &in.base), (int64_t)(wn + 4));
+    CU_ASSERT(qb.len == wn + 4 && memcmp(qb.data, want, wn + 4) == 0);
+    quap_buf_fini(&qb);
+    /* The Frame around it, read in one pass. */
     uint8_t frame[1200];
     size_t flen = qua__v1__frame__pack(&f, frame);
     static _Alignas(16) unsigned char space[2048];
@@ -730,6 +829,7 @@ int main(void) {
       {"client_invokes_take_the_one_pass_reader", client_invokes_take_the_one_pass_reader},
       {"fast_frame_reader_agrees_with_protobuf_c", fast_frame_reader_agrees_with_protobuf_c},
       {"invoke_replies_are_protobuf_c_bytes", invoke_replies_are_protobuf_c_bytes},
+      {"fast_reply_reader_agrees_with_protobuf_c", fast_reply_reader_agrees_with_protobuf_c},
       {NULL, NULL},
   };
   return qtest_run("frame", cases);
