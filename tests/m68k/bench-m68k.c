@@ -31,7 +31,10 @@
  * exactly as many more for the one round; between its two timed sizes
  * quamachine's count must grow by that number per round within 0.01%
  * (printing a longer number costs a few instructions more), and the
- * translated runs must count exactly what the interpreted ones do. qemu's shortest run must be 2 s.
+ * translated runs must count exactly what the interpreted ones do. qemu's shortest run must be 2 s:
+ * a program whose qemu run came in shorter (the machine grew quieter after
+ * calibrating) has its qemu runs taken again at a size scaled up by the
+ * shortfall, at most twice, before the benchmark gives up.
  *
  * Figures, per program P (int, mem, branch, fpu):
  *   BENCH m68k_insns_per_round_P <n> insns
@@ -318,7 +321,32 @@ static void measure(prog_t *p, int i) {
             "%.0f\n", i_big - i_small, p->quam_big - p->quam_small, p->path, want);
     exit(1);
   }
-  shortest = p->es[i] < shortest ? p->es[i] : shortest;
+}
+
+static double least(const double *v, int n) {
+  double m = v[0];
+  for (int i = 1; i < n; i++)
+    m = v[i] < m ? v[i] : m;
+  return m;
+}
+
+/* A qemu run under 2 s: the machine grew quieter after the sizes were set
+ * (a load spike in the probe and the first run both). Then the program's
+ * qemu sizes grow by what was missing and all its qemu runs are taken again,
+ * at most twice; the quamachine runs keep their sizes. */
+static void retake_short_qemu_runs(prog_t *p) {
+  for (int k = 0; k < 2 && least(p->es, RUNS) < 2.0; k++) {
+    printf("# %s: a qemu run took %.2f s; its runs are taken again, longer\n", p->name,
+           least(p->es, RUNS));
+    p->qemu_small = (int)(p->qemu_small * QEMU_SMALL_S / least(p->es, RUNS)) + 1;
+    p->qemu_big = 2 * p->qemu_small;
+    for (int i = 0; i < RUNS; i++) {
+      p->es[i] = timed(p, NULL, p->qemu_small, NULL);
+      p->eb[i] = timed(p, NULL, p->qemu_big, NULL);
+    }
+  }
+  double m = least(p->es, RUNS);
+  shortest = m < shortest ? m : shortest;
 }
 
 /* The slope between the median times of the two sizes: a load spike in one run moves one
@@ -362,6 +390,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < RUNS; i++)
     for (int k = 0; k < nprogs; k++)
       measure(&progs[k], i);
+  for (int k = 0; k < nprogs; k++)
+    retake_short_qemu_runs(&progs[k]);
   printf("# counting and calibrating %.0f s, the timed runs %.0f s\n", t1 - t0, qbench_now() - t1);
 
   /* The figures that do not depend on qemu first. */
