@@ -107,7 +107,7 @@ uint64_t qd_null(void) { return 0; }
 /* ---- The folded loop (m68k_qj_drive's `folded`) ------------------------------
  *
  * The same loop as qd_loop, with the entries' folded forms inline
- * (quaject68k-templates.c notes F1-F3) instead of calls: m68k_qj_drive
+ * (quaject68k-templates.c notes F1-F6) instead of calls: m68k_qj_drive
  * chains these pieces with the two operations (and, measuring, a TRAP #13
  * piece before and after each) into one piece of code per CPU:
  *
@@ -115,14 +115,17 @@ uint64_t qd_null(void) { return 0; }
  *                     `----> cpre -> [trap] get [trap] -> cpost -> agent
  *
  * Arrows into the next piece are fall-throughs; qd_top, qd_cons and
- * qd_agent are the entries of those pieces. The operations may clobber
- * d0-d4/a0-a1 and keep a2 (the state's address, loaded once by start), so
- * the loop keeps its own in a3 (this CPU's control block), a4 (the other
- * CPU's), a5 (the agent), a6 (agents left in this pass) and d7 (some agent
- * active in this pass), and cpre leaves on the stack for cpost whether
- * every producer had finished (the operations clobber d0-d6/a0-a1). It is
- * written as 68k instructions because it only moves words between these
- * registers and the control blocks; each line does what qd_loop's C does. */
+ * qd_agent are the entries of those pieces. Each operation's cold stubs
+ * (note F5) follow ppost and cpost, which end in jumps. The operations
+ * may clobber d1-d4/a0-a1, take d0 = 0 (the status OK: a producer's kind,
+ * which agent has just tested, and cpre's clear) and keep a2, d6 and d5
+ * (the state's address and the ring's base and bound, loaded once by
+ * start), so the loop keeps its own in a3 (this CPU's control block), a4
+ * (the other CPU's), a5 (the agent), a6 (agents left in this pass) and d7
+ * (some agent active in this pass), and cpre leaves on the stack for cpost
+ * whether every producer had finished. It is written as 68k instructions
+ * because it only moves words between these registers and the control
+ * blocks; each line does what qd_loop's C does. */
 extern char qd_state[], qd_next[], qd_top[], qd_cons[], qd_agent[];
 extern char qd_base[], qd_bound[]; /* the ring's base and bound (folded note F4) */
 

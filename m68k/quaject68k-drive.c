@@ -19,9 +19,11 @@
  *
  * 3. Folded (options.folded): each CPU's loop is instead one chain of
  *    qjdrive-templates.c's qd_f_* pieces and the entries' folded forms
- *    (quaject68k-templates.c notes F1-F3), each operation falling into the
- *    piece after it. Measuring, a TRAP #13 piece goes right before and right
- *    after each operation: between the two traps run only the operation's
+ *    (quaject68k-templates.c notes F1-F6), each operation falling into the
+ *    piece after it, its cold stubs after the piece that ends its half of
+ *    the loop (ppost, cpost: a jump, so nothing falls into them).
+ *    Measuring, a TRAP #13 piece goes right before and right after each
+ *    operation: between the two traps run only the operation's
  *    instructions and the first TRAP's cycles, which are measured once on a
  *    chain of two trap pieces and subtracted.
  */

@@ -130,26 +130,62 @@
  *
  * F1. This file compiled again with QK_FOLDED (stencil prefix qf) gives
  *     every entry's folded form: the same C, the same algorithm, but the
- *     state's address is the caller's a2 (a global register variable: no
- *     load of a hole, no address computation) and each exit, instead of
- *     RTS, leaves d0:d1 and jumps to the hole qk_next. Chained behind a
- *     piece of its caller (jit_emit_chain), the operation is entered by
- *     falling into it and the jump that ends its code is dropped, so it
- *     falls through into the caller's next instruction: no JSR, no RTS.
- *     The build compiles these blocks in source order, so the success
- *     path is the one that ends the code (a rare path jumps to qk_next).
- * F2. What a folded form may touch: d0-d6 and a0-a1 (two data registers
- *     more than a called entry: the tracked queue forms need them); never
- *     a2 (a callback, which may clobber it, is called with a2 saved on the
- *     stack around it) nor d7/a3-a6, which the build forbids gcc. No
- *     folded form may have a prologue or epilogue, save a register or
- *     spill one to the stack: nothing could undo it, the code ending in a
- *     jump (the test folded_forms_never_touch_the_stack checks the code).
- *     The caller keeps its own state in d7/a3-a6.
+ *     instance's invariants are the caller's registers (a2 the state's
+ *     address, d6 and d5 the ring's base and bound: note F4; global
+ *     register variables, so no load of a hole and no address computation)
+ *     and the success exit, instead of RTS, leaves the value in d1 and
+ *     jumps to the hole qk_next. Chained behind a piece of its caller
+ *     (jit_emit_chain), the operation is entered by falling into it and
+ *     the jump that ends its code is dropped, so it falls through into the
+ *     caller's next instruction: no JSR, no RTS. The build compiles these
+ *     blocks in source order, so the success path is the one that ends
+ *     the code; the rare paths are out of line (note F5).
+ * F2. What a folded form may touch: d1-d4 and a0-a1; it reads a2, d5 and
+ *     d6 and never changes them, nor d0 on its hot path (note F6); a
+ *     callback, which may clobber a2, is called with a2 saved on the stack
+ *     around it; d7/a3-a6 the build forbids gcc. No folded form may have a
+ *     prologue or epilogue, save a register or spill one to the stack:
+ *     nothing could undo it, the code ending in a jump (the test
+ *     folded_forms_never_touch_the_stack checks the code). The caller
+ *     keeps its own state in d7/a3-a6.
  * F3. The callers' pieces below (qk_fold_*) are the small code around the
- *     operations: loading the invariant into a2 once, and the explorer's
- *     per-call logging. They are written as 68k instructions because
- *     they only move registers: the operations are all C.
+ *     operations: loading the invariants once, the cold stubs, and the
+ *     explorer's per-call logging. They are written as 68k instructions
+ *     because they only move registers: the operations are all C.
+ * F4. The ring's base (qk_slots: the stack's lowest slot, the queue's slot
+ *     0) in d6 and its bound (the stack's qk_top, the queue's last offset
+ *     qk_last; the hole qk_bound of the caller's piece) in d5, loaded once
+ *     by the caller, are invariants of the instance: the full and empty
+ *     tests compare with a register (CMP.L, 2 cycles) rather than a 32-bit
+ *     immediate (CMPI.L, 6), and a slot's address is base plus offset
+ *     with no ADDA.L #imm (6). With the bound in a register, next() is an
+ *     add, a compare and one branch over the wrap (ADDQ, CMP, BLS taken:
+ *     10) rather than a branch either way (14). gcc copies the global
+ *     register variables rather than address through them at an offset,
+ *     and widens a 16-bit index kept in an address register by way of a
+ *     data register: IN_DREG keeps the index in a data register, and the
+ *     SP-SC get reads and writes the tail half at 2(a2) with
+ *     LOAD_TAIL16/STORE_TAIL16. -fno-move-loop-invariants keeps gcc from
+ *     hoisting copies of the invariants out of the retry loops into
+ *     registers the forms do not have.
+ * F5. A rare path (full, empty, notfull, notempty) is a compare and a
+ *     BEQ.S to the hole qk_cold_<callback> (RARE): not taken, 4 cycles,
+ *     where a rare path in line costs the hot path a taken branch (6) over
+ *     it. The hole is the cold stub qk_fold_cold_<callback>, one per
+ *     callback for every operation, which calls the callback (the item in
+ *     d1, a2 kept) and jumps to the code after the operation, whose d0:d1
+ *     the callback's is. The caller places an operation's cold stubs after
+ *     the first piece of its own that ends in a jump (nothing falls into
+ *     them) within a byte branch's reach (m68k__qj_fold_colds). A retry
+ *     after a failed CAS or CAS2 stays a backward BNE.S in line: not taken
+ *     on success, it costs the hot path no more than out of line.
+ * F6. d0 is the status, OK (0) on entry: the caller clears it once and
+ *     again only after an operation that took a rare path, so the hot
+ *     path leaves it as it is (no CLR.L, 2 cycles; the build reserves d0,
+ *     -ffixed-d0). The thesis's callers learn of full and empty through
+ *     the callbacks alone; the status word is ours, for the host's calls.
+ *     The item (ITEM) stays in d1 from entry to exit, where the cold
+ *     stubs and the caller want it, without copies in and out.
  */
 #include <stdint.h>
 
@@ -203,7 +239,10 @@ register uint32_t qk_bound_reg __asm__("d5");
 #define LOAD_TAIL16()                                                          \
   ({                                                                           \
     uint32_t t_;                                                               \
-    __asm__ volatile("moveq #0,%0\n\tmove.w 2(%%a2),%0" : "=d"(t_) : : "memory"); \
+    __asm__ volatile("moveq #0,%0\n\tmove.w 2(%%a2),%0"                        \
+                     : "=d"(t_)                                                \
+                     :                                                         \
+                     : "memory");                                              \
     t_;                                                                        \
   })
 #define STORE_TAIL16(v) __asm__ volatile("move.w %0,2(%%a2)" : : "d"(v) : "memory")
@@ -385,8 +424,9 @@ static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
     uint32_t old = *SLOT(n), was = ht;                                         \
     CAS2_OR(STATE, SLOT(n), ht, old, swap16(n) | (uint16_t)was, x, retry);     \
     if (tracked)                                                               \
-      RARE(was >> 16 == (uint16_t)was, "cmp.w", swap16(was), was, notempty, x);\
-    OK_DONE(x);                                                          \
+      RARE(was >> 16 == (uint16_t)was, "cmp.w", swap16(was), was, notempty,    \
+           x);                                                                 \
+    OK_DONE(x);                                                                \
   }
 
 /* MC get (Q1, Q3); `tracked` keeps the notfull test. */
@@ -399,7 +439,7 @@ static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
     CAS2_OR(STATE, SLOT(n), ht, x, (was & 0xffff0000u) | n, x, retry);         \
     if (tracked)                                                               \
       RARE_IF_EQ16(next(was >> 16), was, notfull, x);                          \
-    OK_DONE(x);                                                          \
+    OK_DONE(x);                                                                \
   }
 
 QK_PUT_MP(put_mp, 0)
@@ -466,8 +506,9 @@ retry:
     ht = was;                                                                  \
     CAS2_OR(STATE, slot, ht, old, next(was >> 16) << 16 | (uint16_t)was, x, retry); \
     if (tracked)                                                               \
-      RARE(was >> 16 == (uint16_t)was, "cmp.w", swap16(was), was, notempty, x);\
-    OK_DONE(x);                                                          \
+      RARE(was >> 16 == (uint16_t)was, "cmp.w", swap16(was), was, notempty,    \
+           x);                                                                 \
+    OK_DONE(x);                                                                \
   }
 QK_PUT_BROKEN(put_broken, 0)
 QK_PUT_BROKEN(put_broken_t, 1)

@@ -645,7 +645,7 @@ int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_
   return rc;
 }
 
-/* ---- Folded forms (quaject68k-templates.c notes F1-F3) ---------------------------- */
+/* ---- Folded forms (quaject68k-templates.c notes F1-F6) ---------------------------- */
 
 #define FOLD_CHAIN 4 /* links of one chain here: enter or inv, the operation, resp */
 #define FOLD_COLDS 2 /* cold stubs an operation branches to, at most */
