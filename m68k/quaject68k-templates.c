@@ -159,15 +159,17 @@
  *     tests compare with a register (CMP.L, 2 cycles) rather than a 32-bit
  *     immediate (CMPI.L, 6), and a slot's address is base plus offset
  *     with no ADDA.L #imm (6). With the bound in a register, next() is an
- *     add, a compare and one branch over the wrap (ADDQ, CMP, BLS taken:
+ *     add, a compare and one branch over the wrap (ADDQ, CMP, BCC taken:
  *     10) rather than a branch either way (14). gcc copies the global
- *     register variables rather than address through them at an offset,
- *     and widens a 16-bit index kept in an address register by way of a
- *     data register: IN_DREG keeps the index in a data register, and the
- *     SP-SC get reads and writes the tail half at 2(a2) with
- *     LOAD_TAIL16/STORE_TAIL16. -fno-move-loop-invariants keeps gcc from
- *     hoisting copies of the invariants out of the retry loops into
- *     registers the forms do not have.
+ *     register variables rather than address through them at an offset
+ *     or name a2 in a CAS2, and widens a 16-bit index kept in an address
+ *     register by way of a data register, or with a copy and ANDI.L: so
+ *     the folded CAS2_OR names (a2) itself, IN_DREG keeps the index in a
+ *     data register, ZEXT16 widens with MOVEQ and MOVE.W, and the SP-SC get
+ *     reads and writes the tail half at 2(a2) with LOAD_TAIL16 and
+ *     STORE_TAIL16. -fno-move-loop-invariants keeps gcc from hoisting
+ *     copies of the invariants out of the retry loops into registers the
+ *     forms do not have.
  * F5. A rare path (full, empty, notfull, notempty) is a compare and a
  *     BEQ.S to the hole qk_cold_<callback> (RARE): not taken, 4 cycles,
  *     where a rare path in line costs the hot path a taken branch (6) over
@@ -248,10 +250,19 @@ register uint32_t qk_bound_reg __asm__("d5");
 #define STORE_TAIL16(v) __asm__ volatile("move.w %0,2(%%a2)" : : "d"(v) : "memory")
 /* v in a data register from here on (see LOAD_TAIL16). */
 #define IN_DREG(v) __asm__("" : "+d"(v))
+/* v's low half, zero-extended: MOVEQ and MOVE.W (4 cycles), where gcc
+ * copies v and masks it with ANDI.L #$ffff (8). */
+#define ZEXT16(v)                                                              \
+  ({                                                                           \
+    uint32_t z_;                                                               \
+    __asm__("moveq #0,%0\n\tmove.w %1,%0" : "=&d"(z_) : "d"(v));               \
+    z_;                                                                        \
+  })
 #else
 #define LOAD_TAIL16() ((uint32_t)*TAIL16)
 #define STORE_TAIL16(v) (*TAIL16 = (uint16_t)(v))
 #define IN_DREG(v) ((void)0)
+#define ZEXT16(v) ((uint16_t)(v))
 #endif
 #define SLOTS ((volatile uint32_t *)(uintptr_t)qk_slots)
 
@@ -277,12 +288,23 @@ register uint32_t qk_bound_reg __asm__("d5");
  * CAS_OR). The addresses may sit in data or address registers (CAS2
  * takes either); a compare and an update register may be the same (all
  * are read before anything is written). */
+#ifdef QK_FOLDED
+/* Folded, p1 is always the state, a2 (note F4): named in the instruction,
+ * where as an operand gcc would copy it into another register first. */
+#define CAS2_OR(p1, p2, c1, c2, u1, u2, fail)                                  \
+  __asm__ goto("cas2.l %0:%1,%2:%3,(%%a2):(%4)\n\tjne %l5"                     \
+               :                                                               \
+               : "d"(c1), "d"(c2), "d"(u1), "d"(u2), "r"(p2)                   \
+               : "cc", "memory"                                                \
+               : fail)
+#else
 #define CAS2_OR(p1, p2, c1, c2, u1, u2, fail)                                  \
   __asm__ goto("cas2.l %0:%1,%2:%3,(%4):(%5)\n\tjne %l6"                       \
                :                                                               \
                : "d"(c1), "d"(c2), "d"(u1), "d"(u2), "r"(p1), "r"(p2)          \
                : "cc", "memory"                                                \
                : fail)
+#endif
 
 /* The rare paths: RARE(cond, cmp, a, b, cb, x) calls callback `cb` with
  * the item x in d1 when cond holds, its d0:d1 the result. Called, the
@@ -435,7 +457,7 @@ static inline __attribute__((always_inline)) uint32_t swap16(uint32_t v) {
   retry:;                                                                      \
     uint32_t ht = *STATE;                                                      \
     RARE_IF_EQ16(swap16(ht), ht, empty, 0);                                    \
-    uint32_t n = next((uint16_t)ht), x = *SLOT(n), was = ht;                   \
+    uint32_t n = next(ZEXT16(ht)), x = *SLOT(n), was = ht;                     \
     CAS2_OR(STATE, SLOT(n), ht, x, (was & 0xffff0000u) | n, x, retry);         \
     if (tracked)                                                               \
       RARE_IF_EQ16(next(was >> 16), was, notfull, x);                          \

@@ -53,7 +53,7 @@
  *   list_insert     45  8   28  5   1.250 (0.778)
  *   list_delete     63 10   48  8   1.094 (0.833)
  *   queue_put       95 19   72 16   1.146 (0.868)
- *   queue_get      101 21   80 19   1.031 (0.817)
+ *   queue_get      101 21   74 18   1.115 (0.817)
  *   stack_push      70 11   49  8   1.020 (0.714)
  *   stack_pop       69 11   48  8   1.042 (0.725)
  *   queue_put_spsc  63 17   39 13   1.282 (0.794)  (unsynchronised)
@@ -89,10 +89,11 @@
  * likewise, 58 to 48 (the bound, qk_top, in d5). The queue's put and get
  * lose the same four, and the index wrap's compare with an immediate and
  * BRA around the reset to 0 (next() is now ADDQ, CMP with the bound in
- * d5 and a BLS over the reset), and the slot's ADDA.L #slots (now the base
- * in d6): put 90 to 72, get 96 to 80. The SP-SC get reads and writes the
- * tail half at 2(a2) where gcc went through a copy of a2, and zero-extends
- * the tail with MOVEQ and MOVE.W instead of ANDI.L #$ffff: 63 to 42. So
+ * d5 and a BCC over the reset), and the slot's ADDA.L #slots (now the base
+ * in d6): put 90 to 72; the get also widens the tail index with MOVEQ and
+ * MOVE.W (4) instead of a copy and ANDI.L #$ffff (8): 96 to 74. The SP-SC
+ * get reads and writes the tail half at 2(a2) where gcc went through a copy
+ * of a2, and zero-extends it as the get does: 63 to 42. So
  * the CAS2 itself was never the difference (24 here, 26 in the thesis):
  * the invariants held in registers, the rare paths out of the hot path's
  * way and the status word were, which the thesis's hand-written code
