@@ -41,10 +41,11 @@
  *    is none of OK, FULL, EMPTY.
  * 5. --folded: each CPU runs instead a program of the backend's
  *    (m68k_qj_fold_program) that makes the same calls with the entries'
- *    folded forms inline (quaject68k-templates.c notes F1-F3): the state's
- *    address loaded into a2 once, then per call the same log record as the
- *    driver's (invocation time, the operation, response time, d0, d1),
- *    straight-line, no JSR or RTS. The history and its check are the same.
+ *    folded forms inline (quaject68k-templates.c notes F1-F6): the state's
+ *    address, the ring's base and bound loaded into a2, d6 and d5 once,
+ *    then per call the same log record as the driver's (invocation time,
+ *    the operation, response time, d0, d1), straight-line, no JSR or RTS.
+ *    The history and its check are the same.
  */
 #include "explore.h"
 #include "quaject68k.h"

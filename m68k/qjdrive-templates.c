@@ -107,7 +107,7 @@ uint64_t qd_null(void) { return 0; }
 /* ---- The folded loop (m68k_qj_drive's `folded`) ------------------------------
  *
  * The same loop as qd_loop, with the entries' folded forms inline
- * (quaject68k-templates.c notes F1-F3) instead of calls: m68k_qj_drive
+ * (quaject68k-templates.c notes F1-F6) instead of calls: m68k_qj_drive
  * chains these pieces with the two operations (and, measuring, a TRAP #13
  * piece before and after each) into one piece of code per CPU:
  *
@@ -115,15 +115,19 @@ uint64_t qd_null(void) { return 0; }
  *                     `----> cpre -> [trap] get [trap] -> cpost -> agent
  *
  * Arrows into the next piece are fall-throughs; qd_top, qd_cons and
- * qd_agent are the entries of those pieces. The operations may clobber
- * d0-d4/a0-a1 and keep a2 (the state's address, loaded once by start), so
- * the loop keeps its own in a3 (this CPU's control block), a4 (the other
- * CPU's), a5 (the agent), a6 (agents left in this pass) and d7 (some agent
- * active in this pass), and cpre leaves on the stack for cpost whether
- * every producer had finished (the operations clobber d0-d6/a0-a1). It is
- * written as 68k instructions because it only moves words between these
- * registers and the control blocks; each line does what qd_loop's C does. */
+ * qd_agent are the entries of those pieces. Each operation's cold stubs
+ * (note F5) follow ppost and cpost, which end in jumps. The operations
+ * may clobber d1-d4/a0-a1, take d0 = 0 (the status OK: a producer's kind,
+ * which agent has just tested, and cpre's clear) and keep a2, d6 and d5
+ * (the state's address and the ring's base and bound, loaded once by
+ * start), so the loop keeps its own in a3 (this CPU's control block), a4
+ * (the other CPU's), a5 (the agent), a6 (agents left in this pass) and d7
+ * (some agent active in this pass), and cpre leaves on the stack for cpost
+ * whether every producer had finished. It is written as 68k instructions
+ * because it only moves words between these registers and the control
+ * blocks; each line does what qd_loop's C does. */
 extern char qd_state[], qd_next[], qd_top[], qd_cons[], qd_agent[];
+extern char qd_base[], qd_bound[]; /* the ring's base and bound (folded note F4) */
 
 #define QD_PIECE(name, text)                                                   \
   void qd_f_##name(void) {                                                     \
@@ -131,8 +135,10 @@ extern char qd_state[], qd_next[], qd_top[], qd_cons[], qd_agent[];
     __builtin_unreachable();                                                   \
   }
 
-/* The invariants: the control blocks and the state's address. */
-QD_PIECE(start, "lea qd_ctl,%a3\n\tlea qd_other,%a4\n\tlea qd_state,%a2\n\tjmp qd_next")
+/* The invariants: the control blocks, the state's address, the ring's base
+ * and bound. */
+QD_PIECE(start, "lea qd_ctl,%a3\n\tlea qd_other,%a4\n\tlea qd_state,%a2\n\t"
+                "move.l #qd_base,%d6\n\tmove.l #qd_bound,%d5\n\tjmp qd_next")
 
 /* A pass over the agents begins. */
 QD_PIECE(top, "moveq #0,%d7\n\tlea 8(%a3),%a5\n\tmove.l (%a3),%a6\n\tjmp qd_next")
@@ -158,10 +164,10 @@ QD_PIECE(ppost, "tst.l %d0\n\tbne.s 1f\n\t"
                 "1:\tlea 28(%a5),%a5\n\tjmp qd_agent")
 
 /* Before a get: whether every producer of both CPUs had finished, pushed
- * for cpost. */
+ * for cpost; the status OK in d0. */
 QD_PIECE(cpre, "moveq #0,%d0\n\ttst.l 4(%a3)\n\tbne.s 1f\n\ttst.l 4(%a4)\n\tbne.s 1f\n\t"
                "moveq #1,%d0\n"
-               "1:\tmove.l %d0,-(%sp)\n\tmoveq #0,%d1\n\tjmp qd_next")
+               "1:\tmove.l %d0,-(%sp)\n\tmoveq #0,%d0\n\tmoveq #0,%d1\n\tjmp qd_next")
 
 /* After a get: a value is logged (the log full: done); nothing, when
  * every producer had finished before it (cpre's word, popped): done. */

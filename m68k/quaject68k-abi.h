@@ -32,28 +32,16 @@
     r_;                                                                        \
   })
 
-/* The folded forms' exit (quaject68k-templates.c, note F1): d0:d1 = v,
- * then on to the hole qk_next, the code that follows the operation in its
- * caller. Chained (jit_emit_chain), the jump that ends the template is
- * dropped and the operation falls through into its caller's next
- * instruction. */
-#define QK_FALL(v)                                                             \
+/* The folded forms' exit on success (quaject68k-templates.c, notes F1 and
+ * F6): the value in d1, d0 left as it came (0, the status OK), then on to
+ * the hole qk_next, the code that follows the operation in its caller.
+ * Chained (jit_emit_chain), the jump that ends the template is dropped and
+ * the operation falls through into its caller's next instruction. */
+#define QK_FALL_OK(x)                                                          \
   do {                                                                         \
-    register uint64_t f_ __asm__("d0") = (v);                                  \
+    register uint32_t f_ __asm__("d1") = (x);                                  \
     __asm__ volatile("jmp qk_next" : : "d"(f_) : "memory");                    \
     __builtin_unreachable();                                                   \
   } while (0)
-
-/* QK_CALL for code whose caller keeps a value in a2 (the folded forms):
- * a2 is saved around the callback, which may clobber it. */
-#define QK_CALL_KEEP_A2(hole, x)                                               \
-  ({                                                                           \
-    register uint64_t r_ __asm__("d0") = (uint32_t)(x);                        \
-    __asm__ volatile("move.l %%a2,-(%%sp)\n\tjsr " #hole "\n\tmove.l (%%sp)+,%%a2" \
-                     : "+d"(r_)                                                \
-                     :                                                         \
-                     : "d2", "d3", "d4", "a0", "a1", "cc", "memory");          \
-    r_;                                                                        \
-  })
 
 #endif

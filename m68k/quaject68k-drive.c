@@ -19,9 +19,11 @@
  *
  * 3. Folded (options.folded): each CPU's loop is instead one chain of
  *    qjdrive-templates.c's qd_f_* pieces and the entries' folded forms
- *    (quaject68k-templates.c notes F1-F3), each operation falling into the
- *    piece after it. Measuring, a TRAP #13 piece goes right before and right
- *    after each operation: between the two traps run only the operation's
+ *    (quaject68k-templates.c notes F1-F6), each operation falling into the
+ *    piece after it, its cold stubs after the piece that ends its half of
+ *    the loop (ppost, cpost: a jump, so nothing falls into them).
+ *    Measuring, a TRAP #13 piece goes right before and right after each
+ *    operation: between the two traps run only the operation's
  *    instructions and the first TRAP's cycles, which are measured once on a
  *    chain of two trap pieces and subtracted.
  */
@@ -156,16 +158,18 @@ static uint32_t rd32(m68k_machine_t *m, uint32_t addr) {
 /* The links of CPU `cpu`'s folded loop (note 3) into links[] (values in
  * vd for the qd pieces, vf for the operations); returns their number, and
  * in tr[k][0..1] the indices of operation k's trap links (measure). */
-enum { F_MAX = 13 };
+enum { F_MAX = 17 };
 static size_t folded_links(m68k_qj_t *q, bool measure, const uint32_t ctl[2], unsigned cpu,
                            jit_link_t links[F_MAX], uint64_t vd[QD_HOLE__COUNT],
                            uint64_t vf[QF_HOLE__COUNT], size_t tr[2][2]) {
   memset(vd, 0, QD_HOLE__COUNT * sizeof vd[0]);
   vd[QD_HOLE_qd_ctl] = ctl[cpu];
   vd[QD_HOLE_qd_other] = ctl[1 - cpu];
-  vd[QD_HOLE_qd_state] = q->state;
   m68k__qj_fold_values(q, vf);
-  size_t n = 0, agent = 2, cpre = 0;
+  vd[QD_HOLE_qd_state] = q->state;
+  vd[QD_HOLE_qd_base] = vf[QF_HOLE_qk_slots];
+  vd[QD_HOLE_qd_bound] = vf[QF_HOLE_qk_bound];
+  size_t n = 0, agent = 2, cpre = 0, op = 0;
 #define PIECE(st)                                                                                  \
   (links[n++] = (jit_link_t){.stencil = (st), .values = vd, .next_hole = QD_HOLE_qd_next})
   PIECE(&qd_stencil_qd_f_start);
@@ -180,6 +184,7 @@ static size_t folded_links(m68k_qj_t *q, bool measure, const uint32_t ctl[2], un
       tr[k][0] = n;
       PIECE(&qd_stencil_qd_f_trap);
     }
+    op = n;
     links[n++] = (jit_link_t){
         .stencil = m68k__qj_fold_entry(q, k), .values = vf, .next_hole = QF_HOLE_qk_next};
     if (measure) {
@@ -191,6 +196,8 @@ static size_t folded_links(m68k_qj_t *q, bool measure, const uint32_t ctl[2], un
     links[n - 1].ncalls = 1;
     links[n - 1].calls[0].hole = QD_HOLE_qd_agent;
     links[n - 1].calls[0].link = (uint16_t)agent;
+    /* The operation's cold stubs after ppost (cpost), which ends in a jump. */
+    n = m68k__qj_fold_colds(links, n, op);
   }
 #undef PIECE
   links[agent].ncalls = 2;

@@ -645,9 +645,10 @@ int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_
   return rc;
 }
 
-/* ---- Folded forms (quaject68k-templates.c notes F1-F3) ---------------------------- */
+/* ---- Folded forms (quaject68k-templates.c notes F1-F6) ---------------------------- */
 
 #define FOLD_CHAIN 4 /* links of one chain here: enter or inv, the operation, resp */
+#define FOLD_COLDS 2 /* cold stubs an operation branches to, at most */
 #define FOLD_MAX_OPS 64
 
 /* A link of a folded chain: a caller's piece (qk_fold_<piece>) or, when
@@ -666,6 +667,38 @@ void m68k__qj_fold_values(const m68k_qj_t *q, uint64_t *v) {
     for (uint32_t i = 0; i < QK_HOLE__COUNT; i++)
       if (strcmp(qf_set.hole_names[j], qk_set.hole_names[i]) == 0)
         v[j] = k[i];
+  v[QF_HOLE_qk_bound] = q->type->kind == K_STACK   ? k[QK_HOLE_qk_top]
+                        : q->type->kind == K_QUEUE ? k[QK_HOLE_qk_last]
+                                                   : 0;
+}
+
+/* The cold stubs (quaject68k-templates.c note F5), by the hole an
+ * operation branches to them through. */
+static const struct {
+  uint16_t hole;
+  const jit_stencil_t *stencil;
+} colds[] = {{QF_HOLE_qk_cold_full, &qf_stencil_qk_fold_cold_full},
+             {QF_HOLE_qk_cold_empty, &qf_stencil_qk_fold_cold_empty},
+             {QF_HOLE_qk_cold_notfull, &qf_stencil_qk_fold_cold_notfull},
+             {QF_HOLE_qk_cold_notempty, &qf_stencil_qk_fold_cold_notempty}};
+
+size_t m68k__qj_fold_colds(jit_link_t *links, size_t n, size_t op) {
+  const jit_stencil_t *s = links[op].stencil;
+  for (size_t c = 0; c < sizeof colds / sizeof colds[0]; c++) {
+    bool used = false;
+    for (uint32_t h = 0; h < s->nholes; h++)
+      used = used || s->holes[h].hole == colds[c].hole;
+    if (!used)
+      continue;
+    links[n] = (jit_link_t){.stencil = colds[c].stencil, .values = links[op].values,
+                            .next_hole = -1, .ncalls = 1};
+    links[n].calls[0].hole = QF_HOLE_qk_next;
+    links[n].calls[0].link = (uint16_t)(op + 1);
+    links[op].calls[links[op].ncalls].hole = colds[c].hole;
+    links[op].calls[links[op].ncalls++].link = (uint16_t)n;
+    n++;
+  }
+  return n;
 }
 
 const jit_stencil_t *m68k__qj_fold_entry(const m68k_qj_t *q, unsigned i) {
@@ -686,7 +719,8 @@ static const jit_stencil_t *fold_stencil(const m68k_qj_t *q, const fold_link_t *
 static int fold_chain(m68k_qj_t *q, uint32_t addr, uint32_t cap, const fold_link_t *fl, size_t n,
                       uint32_t next, bool emit, uint32_t *used) {
   uint64_t v[FOLD_CHAIN][QF_HOLE__COUNT];
-  jit_link_t links[FOLD_CHAIN];
+  jit_link_t links[FOLD_CHAIN + FOLD_COLDS];
+  size_t nl = n;
   if (n == 0 || n > FOLD_CHAIN)
     return M68K_EINVAL;
   for (size_t i = 0; i < n; i++) {
@@ -698,6 +732,14 @@ static int fold_chain(m68k_qj_t *q, uint32_t addr, uint32_t cap, const fold_link
     v[i][QF_HOLE_qk_next] = next; /* the chain sets all but the last link's */
     links[i] = (jit_link_t){.stencil = s, .values = v[i], .next_hole = QF_HOLE_qk_next};
   }
+  /* An operation's cold stubs after the chain's last link, which ends in
+   * a jump (to `next`, not into them) or RTS: nothing falls into them (the
+   * operation is never last). */
+  links[n - 1].next_hole = -1;
+  for (size_t i = 0; i < n; i++)
+    if (fl[i].piece == NULL && i + 1 < n)
+      nl = m68k__qj_fold_colds(links, nl, i);
+  n = nl;
   size_t size = jit_chain_size(links, n);
   if (size > cap)
     return M68K_EINVAL;

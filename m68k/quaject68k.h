@@ -250,18 +250,24 @@ M68K_API int m68k_qj_call(m68k_qj_t *q, unsigned cpu, const char *entry, uint32_
 /* ---- Folded forms ------------------------------------------------------------ */
 
 /* Every callentry also has a folded form (quaject68k-templates.c notes
- * F1-F3): the same template synthesised to run inline in its caller's
- * code, the quaject's state address held in the caller's a2 and the
- * operation falling through into the caller's next instruction, without
- * JSR or RTS (the thesis's collapsing layers and factoring invariants).
- * Its form follows the entry's (m68k_qj_entry_variant): the same attach,
- * variant and listener choices. A folded form takes the argument in d1
- * and leaves d0:d1 as an entry does, may clobber d0-d6 and a0-a1, and
- * keeps a2, d7, a3-a6 and the stack as it found them.
+ * F1-F6): the same template synthesised to run inline in its caller's
+ * code, the quaject's invariants held in the caller's registers (the
+ * state's address in a2, a stack's or queue's slots' base in d6 and its
+ * bound in d5) and the operation falling through into the caller's next
+ * instruction, without JSR or RTS (the thesis's collapsing layers and
+ * factoring invariants); its rare paths (the callbacks) are cold stubs
+ * placed after the caller's code. Its form follows the entry's
+ * (m68k_qj_entry_variant): the same attach, variant and listener choices.
+ * A folded form takes the argument in d1 and d0 = 0, and leaves d0:d1 as
+ * an entry does (d0 is changed only by a callback: the caller keeps it 0
+ * while every operation succeeds); it may clobber d1-d4 and a0-a1, and
+ * keeps a2, d5-d7, a3-a6 and the stack as it found them.
  *
  * m68k_qj_call_folded runs entry's folded form once on CPU `cpu` as
- * m68k_qj_call runs the called one, in a caller synthesised for it:
- * a2 loaded once, the folded operation, RTS. *insns and *cycles are the
+ * m68k_qj_call runs the called one, in a caller synthesised for it: a2,
+ * d6, d5 and d0 loaded once, the folded operation, NOP, RTS (the NOP, as
+ * a caller's next instruction would, keeps the operation's last write
+ * from overlapping the RTS). *insns and *cycles are the
  * operation's alone: the same caller without the operation is run too
  * and its counts are subtracted. Errors as m68k_qj_call, and M68K_EARENA
  * when the arena has no room for the caller. */
@@ -276,8 +282,9 @@ typedef struct m68k_qj_fold_op {
 
 /* Synthesises into q's arena a straight-line program for one CPU that
  * makes the calls ops[0..n) with each entry's folded form inline: it
- * loads a2 once, then per call stores the longword at (a4) (the machine's
- * CLOCK) to (a3)+, puts the argument in d1, runs the operation, and stores
+ * loads a2, d6 and d5 once, then per call stores the longword at (a4) (the
+ * machine's CLOCK) to (a3)+, puts the argument in d1 and 0 in d0, runs the
+ * operation, and stores
  * (a4), d0 and d1 to (a3)+ (16 bytes per call); after the last call it
  * executes STOP. The caller sets a3 and a4. *addr gets the program's
  * entry. The program lives until m68k_qj_destroy and runs the forms the

@@ -7,9 +7,11 @@
  *   called: the callentry called from the host (m68k_qj_call), from its
  *   first instruction through its RTS, the state's address a hole;
  *   folded: the same template's folded form (quaject68k-templates.c notes
- *   F1-F3) inline in a caller that holds the state's address in a2, the
- *   operation falling through into the caller's next instruction
- *   (m68k_qj_call_folded: the operation's own instructions).
+ *   F1-F6) inline in a caller that holds the state's address in a2 and the
+ *   ring's base and bound in d6 and d5, the operation falling through into
+ *   the caller's next instruction (m68k_qj_call_folded: the operation's
+ *   own instructions, up to a NOP that keeps its last write's tail from
+ *   hiding under what follows, as in the loops).
  *   BENCH m68k_<op>_insns, _cycles          called: instructions, estimated
  *                                           MC68030 cycles (the model below)
  *   BENCH m68k_<op>_folded_insns, _folded_cycles   the same, folded
@@ -47,15 +49,15 @@
  *
  * Figures (this build; cycles and insns called, then folded; the ratio
  * vs_thesis, folded; called_vs_thesis in brackets):
- *   counter_inc     47  9   32  7   1.016 (0.691)
- *   list_insert     45  8   30  6   1.167 (0.778)
- *   list_delete     63 10   52  9   1.010 (0.833)
- *   queue_put       95 19   90 19   0.917 (0.868)
- *   queue_get      101 21   96 21   0.859 (0.817)
- *   stack_push      70 11   59 10   0.847 (0.714)
- *   stack_pop       69 11   58 10   0.862 (0.725)
- *   queue_put_spsc  63 17   54 15   0.926 (0.794)  (unsynchronised)
- *   queue_get_spsc  64 15   63 15   0.833 (0.820)  (unsynchronised)
+ *   counter_inc     47  9   30  6   1.083 (0.691)
+ *   list_insert     45  8   28  5   1.250 (0.778)
+ *   list_delete     63 10   48  8   1.094 (0.833)
+ *   queue_put       95 19   72 16   1.146 (0.868)
+ *   queue_get      101 21   74 18   1.115 (0.817)
+ *   stack_push      70 11   49  8   1.020 (0.714)
+ *   stack_pop       69 11   48  8   1.042 (0.725)
+ *   queue_put_spsc  63 17   39 13   1.282 (0.794)  (unsynchronised)
+ *   queue_get_spsc  64 15   42 12   1.250 (0.820)  (unsynchronised)
  * quamachine quaject --folded measures the same folded figures inside its
  * producer and consumer loops (a test checks they agree).
  *
@@ -75,38 +77,27 @@
  * CAS2 (24), BNE (4) and RTS (9): at least 59 for the list delete and 68
  * for the stack push.
  *
- * Why the folded stack and queue stay below 1 (traced instruction by
- * instruction, the manual's figures per instruction; the code is gcc's
- * from the same C as the called entries):
- *   stack push, 59 against 50: MOVEA.L a2,a1 2 (gcc copies the global
- *   register variable before CAS2), MOVE.L (a1),d0 5, CMPI.L #base,d0 6,
- *   BNE 6 (taken), MOVEA.L d0,a0 2, MOVE.L -(a0),d2 6, MOVE.L a0,d3 2
- *   (CAS2's update operands must be data registers), CAS2 24, BNE 4 (not
- *   taken), CLR.L d0 2 (the status). The thesis's code must have avoided
- *   the CMPI.L with a 32-bit immediate (4 more than CMP.L with the bound
- *   held in a register: one more factored invariant), the taken branch
- *   over the rare path (a taken Bcc is 6, a not-taken Bcc.B 4: our folded
- *   forms are compiled with blocks in source order so that the success
- *   path ends the code and falls through, which puts the full and empty
- *   paths in the hot path's way), the register copy and the status word
- *   (its callers learn of full and empty through the callback alone):
- *   59 - 4 - 2 - 2 - 2 = 49. The pop is the same less one (MOVE.L (a0)+ 5).
- *   queue put (MP-MC), 90 against 82.5: besides the push's four (10 in
- *   all), the wrap of the head index costs a BRA (6) around the reset to 0,
- *   and the slot's address an ADDA.L #slots (6, where the slot read with
- *   the ring's base in a register, MOVE.L (d8,An,Xn), would take no
- *   separate add): without them 70. The get adds an ANDI.L #$ffff (6) to
- *   widen the tail index, which the thesis's separate head and tail words
- *   need not do; ours share one word (design note Q1) so that one CAS2
- *   compares both and the notempty/notfull edges are exact.
- *   SP-SC get, 63 against 52.5: ANDI.L 6, BRA 6, a taken BNE 2 over the
- *   not-taken figure, CMPI.L and ADDA.L with immediates 8 over register
- *   operands: 41 without them.
- * So the CAS2 itself is not the difference (24 here, 26 in the thesis);
- * the instructions the thesis's code must have avoided are the BRA and
- * the taken Bcc that the block order puts on the success path, the
- * 32-bit immediates (CMPI.L, ADDA.L) where it held the bounds and the
- * ring's base in registers, and the index widening (ANDI.L).
+ * What the folded forms factor out (the manual's figures; the code is
+ * gcc's from the same C as the called entries, quaject68k-templates.c
+ * notes F4-F6). The stack push was 59 against 50: the full test compared
+ * sp with a 32-bit immediate (CMPI.L, 6; now CMP.L with the base held in
+ * d6, 2), the full path in line put a taken BNE (6) on the success path
+ * (now a BEQ.S to the out-of-line cold stub, not taken, 4), gcc copied a2
+ * before the CAS2 (2) and the success path cleared the status (CLR.L, 2;
+ * now the caller keeps d0 at 0, the thesis's callers learning of full and
+ * empty through the callbacks alone): 59 - 4 - 2 - 2 - 2 = 49. The pop
+ * likewise, 58 to 48 (the bound, qk_top, in d5). The queue's put and get
+ * lose the same four, and the index wrap's compare with an immediate and
+ * BRA around the reset to 0 (next() is now ADDQ, CMP with the bound in
+ * d5 and a BCC over the reset), and the slot's ADDA.L #slots (now the base
+ * in d6): put 90 to 72; the get also widens the tail index with MOVEQ and
+ * MOVE.W (4) instead of a copy and ANDI.L #$ffff (8): 96 to 74. The SP-SC
+ * get reads and writes the tail half at 2(a2) where gcc went through a copy
+ * of a2, and zero-extends it as the get does: 63 to 42. So
+ * the CAS2 itself was never the difference (24 here, 26 in the thesis):
+ * the invariants held in registers, the rare paths out of the hot path's
+ * way and the status word were, which the thesis's hand-written code
+ * must also have done without.
  */
 #include <stdio.h>
 #include <stdlib.h>

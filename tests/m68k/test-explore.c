@@ -593,17 +593,18 @@ static uint64_t solo_length(const char *type, const char *const *entries, const 
   for (unsigned c = 0; c < 2; c++)
     for (unsigned i = 0; m68k_qj_entry_name(q, i) != NULL; i++)
       CU_ASSERT_EQUAL(m68k_qj_attach(q, m68k_qj_entry_name(q, i)), M68K_OK);
-  /* Folded (m68k_qj_fold_program): LEA into a2 once, then per call two
-   * instructions before the operation, three after and the JMP to the
-   * next call's code; the operation's own as m68k_qj_call_folded counts
-   * them, with no JSR or RTS. */
-  uint64_t len = folded ? 2 : 1;
+  /* Folded (m68k_qj_fold_program): the four instructions that load a2,
+   * d6, d5 and d0 once, then per call three instructions before the
+   * operation, three after and the JMP to the next call's code; the
+   * operation's own as m68k_qj_call_folded counts them, with no JSR or
+   * RTS. The final STOP, called or folded, is the 1. */
+  uint64_t len = folded ? 5 : 1;
   for (unsigned i = 0; i < n; i++) {
     uint64_t insns = 0;
     int st = folded ? m68k_qj_call_folded(q, 0, entries[i], args[i], NULL, &insns, NULL)
                     : m68k_qj_call(q, 0, entries[i], args[i], NULL, &insns, NULL);
     CU_ASSERT_TRUE(st >= 0);
-    len += (folded ? 6 : 10) + insns;
+    len += (folded ? 7 : 10) + insns;
   }
   m68k_qj_destroy(q);
   m68k_machine_destroy(m);

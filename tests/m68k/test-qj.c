@@ -196,6 +196,53 @@ static void folded_forms_match_the_calls(void) {
   }
 }
 
+static void count_edge(void *ctx, const char *callback, uint32_t item) {
+  (void)item;
+  ((unsigned *)ctx)[strcmp(callback, "notempty") == 0 ? 0 : 1]++;
+}
+
+/* The largest ring (M68K_QJ_CAPACITY_MAX items: byte offsets up to 65532,
+ * past those whose top bit is set, in the 16-bit halves of ht) holds every
+ * item it may hold, twice round, called and folded, SP-SC and MP-MC, edges
+ * untracked and tracked: each put succeeds until the queue holds its
+ * capacity, the next is refused, and the gets give the items back in
+ * order, then find it empty. An index widened with its sign (MOVEA.W,
+ * EXT.L) instead of zeros, or a bound compared as signed, would make the
+ * ring wrap early or refuse puts it has room for. */
+static void largest_ring_keeps_every_item(void) {
+  static const char *const variants[] = {"spsc", "mpmc"};
+  const uint32_t cap = M68K_QJ_CAPACITY_MAX;
+  for (int k = 0; k < 2; k++)
+    for (int tracked = 0; tracked < 2; tracked++)
+      for (int folded = 0; folded < 2; folded++) {
+        m68k_machine_t *m = new_machine();
+        m68k_qj_t *q = new_qj(m, "queue", variants[k], cap);
+        unsigned edges[2] = {0, 0};
+        for (int e = 0; e < 2 && tracked; e++)
+          CU_ASSERT_EQUAL(m68k_qj_on_callback(q, e ? "notfull" : "notempty", count_edge, edges),
+                          M68K_OK);
+        int (*op)(m68k_qj_t *, unsigned, const char *, uint32_t, uint32_t *, uint64_t *,
+                  uint64_t *) = folded ? m68k_qj_call_folded : m68k_qj_call;
+        uint32_t in = 1, out = 1, v = 0;
+        bool ok = true;
+        for (int round = 0; round < 2 && ok; round++) {
+          for (uint32_t i = 0; i < cap && ok; i++)
+            ok = op(q, 0, "put", in++, &v, NULL, NULL) == M68K_QJ_OK;
+          ok = ok && op(q, 0, "put", in, &v, NULL, NULL) == M68K_QJ_FULL;
+          for (uint32_t i = 0; i < cap && ok; i++)
+            ok = op(q, 1, "get", 0, &v, NULL, NULL) == M68K_QJ_OK && v == out++;
+          ok = ok && op(q, 1, "get", 0, &v, NULL, NULL) == M68K_QJ_EMPTY;
+        }
+        if (!ok)
+          fprintf(stderr, "\n  %s%s%s: wrong at put %u, get %u\n", variants[k],
+                  tracked ? " tracked" : "", folded ? " folded" : "", in - 1, out - 1);
+        CU_ASSERT(ok);
+        CU_ASSERT_EQUAL(edges[0], tracked ? 2u : 0u); /* once per round each */
+        CU_ASSERT_EQUAL(edges[1], tracked ? 2u : 0u);
+        m68k_machine_destroy(m);
+      }
+}
+
 /* No folded form (quaject68k-templates.c note F2) moves the stack pointer
  * or addresses the stack, except to keep a2 across a callback: it has no
  * epilogue that could undo it. Each is disassembled, instruction by
@@ -411,6 +458,7 @@ int main(void) {
   CU_add_test(s, "broken_variants_are_correct_alone", broken_variants_are_correct_alone);
   CU_add_test(s, "folded_forms_match_the_calls", folded_forms_match_the_calls);
   CU_add_test(s, "folded_forms_never_touch_the_stack", folded_forms_never_touch_the_stack);
+  CU_add_test(s, "largest_ring_keeps_every_item", largest_ring_keeps_every_item);
   CU_add_test(s, "callbacks_can_go_to_68k_code", callbacks_can_go_to_68k_code);
   CU_add_test(s, "control_refuses_while_a_cpu_runs_the_code",
               control_refuses_while_a_cpu_runs_the_code);
