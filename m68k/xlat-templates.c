@@ -398,19 +398,6 @@ void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
   mem_next(c, out);
 }
 
-void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
-{
-  bool out = false;
-  uint32_t a = RREG;
-  RREG = a + IMM;
-  uint32_t v = rd(c, a, 1, &out);
-  c->n = v << 24;
-  c->nz = v;
-  c->v = 0;
-  c->c = 0;
-  mem_next(c, out);
-}
-
 /* The 68030's MOVE family (xlat.c note 11). An operand's address: the
  * interpreter's (cpu-ops.c ea_addr, ea_index with a brief extension
  * word), (An)+ and -(An) with their step in the displacement (2 for a
@@ -458,6 +445,55 @@ XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm)
 #define XT_MV(sz, sm, dm)                                                                    \
   void xt_mv##sz##_##sm##_##dm(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm); }
 M68K_XLAT_MOVES(XT_MV)
+
+/* A long operation op on Rn (xh_reg) and memory (cpu-ops.c alu, t_adda):
+ * the result, with the flags the interpreter sets. */
+XT_INLINE uint32_t alu(m68k_cpu_t *c, int op, uint32_t d, uint32_t s)
+{
+  switch (op) {
+  case XA_or: d |= s; logic_flags(c, d); return d;
+  case XA_and: d &= s; logic_flags(c, d); return d;
+  case XA_eor: d ^= s; logic_flags(c, d); return d;
+  case XA_sub: return m68k__sub(c, d, s, 4, 0, false, false);
+  case XA_add: return m68k__add(c, d, s, 4, 0, false);
+  case XA_cmp: (void)m68k__sub(c, d, s, 4, 0, false, true); return d;
+  case XA_adda: return d + s;
+  default: return d - s; /* XA_suba */
+  }
+}
+
+/* op.L <ea>,Rn (t_alu_er, t_adda): the operand read, then the operation. */
+#define XT_ER(op, sm)                                                                        \
+  void xt_er_##op##_##sm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    uint32_t s = rd(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);          \
+    RREG = alu(c, XA_##op, RREG, s);                                                         \
+    mem_next(c, out);                                                                        \
+  }
+M68K_XLAT_ALU_ER(XT_ER)
+
+/* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store. */
+#define XT_RE(op, dm)                                                                        \
+  void xt_re_##op##_##dm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    uint32_t a = opnd_addr(XO_##dm, &RREG, HOLE32(xh_ddisp), DIDX);                         \
+    uint32_t r = alu(c, XA_##op, rd(c, a, 4, &out), RSRC);                                   \
+    wr(c, a, 4, r, &out);                                                                    \
+    mem_next(c, out);                                                                        \
+  }
+M68K_XLAT_ALU_RE(XT_RE)
+
+/* TST.B, TST.L <ea>. */
+#define XT_TST(sz, sm)                                                                       \
+  void xt_tst##sz##_##sm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    logic_flags_sz(c, rd(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out), sz); \
+    mem_next(c, out);                                                                        \
+  }
+M68K_XLAT_TSTS(XT_TST)
 
 /* LEA (d8,As,Xi),Ar: no access, so on registers alone. */
 void xt_lea_ix(m68k_cpu_t *c)
@@ -547,23 +583,6 @@ XT_CC(12)
 XT_CC(13)
 XT_CC(14)
 XT_CC(15)
-
-void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
-{
-  bool out = false;
-  uint32_t v = rd(c, RSRC + IMM, 4, &out);
-  (void)m68k__sub(c, RREG, v, 4, 0, false, true);
-  mem_next(c, out);
-}
-
-void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
-{
-  bool out = false;
-  uint32_t a = RREG + IMM;
-  uint32_t r = m68k__add(c, rd(c, a, 4, &out), RSRC, 4, 0, false);
-  wr(c, a, 4, r, &out);
-  mem_next(c, out);
-}
 
 void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
 {

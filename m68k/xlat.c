@@ -17,10 +17,10 @@
  *    folded in (special(): MOVEQ, MOVE/MOVEA.L between registers, ADD, SUB,
  *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ORI/ANDI/EORI/ADDI/SUBI/
  *    CMPI.L and ADDI/CMPI.B #imm,Dn, LSL/LSR/ASR.L #q and Dx,Dy, ADDA,
- *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family (note
- *    11), LEA (d8,An,Xi), CMP.L/CMPA.L and ADD.L Dn, with (d16,An), CLR.L
- *    (d16,An), MOVE.B #imm,(An), TST.B (An)+, MOVEM.L to -(An) and from
- *    (An)+, JMP (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every other instruction calls its interpreter
+ *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family and
+ *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
+ *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, JMP
+ *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
  *    note 1): a store or two per instruction that sets them (none where no
@@ -132,7 +132,11 @@
  *    so a bus error finds the same registers, and a read that goes
  *    through the core first stores the PC the interpreter has reached
  *    there (past the source's extension words: xh_spc), which the frame
- *    stacks. LEA (d8,An,Xi) reads no memory: it is on registers alone. A
+ *    stacks. OR, AND, SUB, ADD, CMP .L <ea>,Dn, ADDA, SUBA, CMPA .L <ea>,An,
+ *    OR, AND, SUB, ADD, EOR .L Dn,<ea> (read, operate, store) and TST.B,
+ *    TST.L <ea> on the same memory operands are families of their own
+ *    (M68K_XLAT_ALU_ER, _ALU_RE, _TSTS), their operation folded in.
+ *    LEA (d8,An,Xi) reads no memory: it is on registers alone. A
  *    switch's JMP (d8,PC,Xi) to an even target goes on through the return
  *    cache as an RTS does (note 10); an odd one runs its handler.
  */
@@ -465,6 +469,18 @@ static uint32_t sext16(uint32_t v)
 static const jit_stencil_t *const moves[3][XO_N][XO_N] = {M68K_XLAT_MOVES(XL_MV)};
 #undef XL_MV
 
+/* The long operations' (note 11) by operation (XA_*) and operand kind, and
+ * TST's by size (1, 4 as 0, 1). */
+#define XL_ER(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_er_##op##_##k,
+#define XL_RE(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_re_##op##_##k,
+#define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_tst##sz##_##k,
+static const jit_stencil_t *const alu_er[XA_N][XO_N] = {M68K_XLAT_ALU_ER(XL_ER)};
+static const jit_stencil_t *const alu_re[XA_N][XO_N] = {M68K_XLAT_ALU_RE(XL_RE)};
+static const jit_stencil_t *const tsts[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
+#undef XL_ER
+#undef XL_RE
+#undef XL_TST
+
 /* The holes of a source operand and of a destination (note 11). */
 static const struct {
   int reg, disp, idx, xs, sc;
@@ -527,6 +543,45 @@ static bool mem_operand(const struct m68k__xlat *x, uint32_t ea, uint32_t off, u
   default:
     return false;
   }
+}
+
+/* The long operations and TST on memory at guest address pc on the 68030
+ * (note 11): the family's stencil with its holes, or NULL. The register
+ * operand is Rn (rx), the memory one mode, ry; `kind` is the handler's. */
+static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
+                                       uint32_t op, unsigned kind, uint32_t len, uint64_t *v)
+{
+  static const uint8_t by_line[16] = {[0x8] = XA_or, [0x9] = XA_sub, [0xb] = XA_cmp,
+                                      [0xc] = XA_and, [0xd] = XA_add};
+  unsigned mode = (op >> 3) & 7, ry = op & 7, rx = (op >> 9) & 7, opmode = (op >> 6) & 7;
+  unsigned line = op >> 12, xa = by_line[line], k;
+  uint32_t el = 0;
+  const jit_stencil_t *const *tab;
+  if (mode < 2)
+    return NULL;
+  if (kind == TK_TST && (opmode & 3) != 1 && (opmode & 3) != 3) { /* TST.B, TST.L */
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, opmode ? 4 : 1, false, v, &k, &el))
+      return NULL;
+    tab = tsts[opmode >> 1];
+  } else if (kind == TK_ALU_ER && opmode == 2) {
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_reg] = rx;
+    tab = alu_er[xa];
+  } else if (kind == TK_ADDA && opmode == 7) { /* ADDA, SUBA, CMPA .L */
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_reg] = 8 + rx;
+    tab = alu_er[line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp];
+  } else if (kind == TK_ALU_RE && opmode == 6) {
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, true, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_src] = rx;
+    tab = alu_re[line == 0xb ? XA_eor : xa];
+  } else {
+    return NULL;
+  }
+  return 2 + el == len ? tab[k] : NULL;
 }
 
 /* MOVE and MOVEA at guest address pc on the 68030 (note 11): the family's
@@ -599,27 +654,19 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     if (imm && l && len == 6)
       return SET(8 + rx, 0, line == 0x9000 ? (uint32_t)-l1 : l1),
              line == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
-    if (m030 && mode == 5 && l && len == 4 && line == 0xb000) /* CMPA.L (d16,As),Ar */
-      return *mem = true, SET(8 + rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
-    return NULL;
   }
   if (IS(TK_ALU_ER) && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
     uint32_t line = op & 0xf000;
     if (imm && len == 6 && line == 0xb000)
       return SET(rx, 0, l1), &xl_stencil_xt_cmpi_l;
-    if (m030 && mode == 5 && len == 4 && line == 0xb000) /* CMP.L (d16,As),Dr */
-      return *mem = true, SET(rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
-    if (!reg || len != 2 || (mode == 1 && (line == 0x8000 || line == 0xc000)))
-      return NULL;
-    SET(rx, src, 0);
-    return line == 0x8000 ? &xl_stencil_xt_or_l : line == 0xc000 ? &xl_stencil_xt_and_l
-         : line == 0x9000 ? &xl_stencil_xt_sub_l : line == 0xd000 ? &xl_stencil_xt_add_l
-         : line == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
+    if (reg && len == 2 && !(mode == 1 && (line == 0x8000 || line == 0xc000)))
+      return SET(rx, src, 0),
+             line == 0x8000 ? &xl_stencil_xt_or_l : line == 0xc000 ? &xl_stencil_xt_and_l
+           : line == 0x9000 ? &xl_stencil_xt_sub_l : line == 0xd000 ? &xl_stencil_xt_add_l
+           : line == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
   }
   if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
-  if ((op & 0xf1f8) == 0xd1a8 && IS(TK_ALU_RE) && m030 && len == 4) /* ADD.L Dx,(d16,Ay) */
-    return *mem = true, SET(8 + ry, rx, sext16(w1)), &xl_stencil_xt_addm_l_d16;
   if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
     return *mem = true, SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
   if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
@@ -682,8 +729,11 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
       return SET(ry, 0, 0), &xl_stencil_xt_tst_l;
     if ((op & 0xfff8) == 0x4a00) /* TST.B Dr */
       return SET(ry, 0, 0), &xl_stencil_xt_tst_b;
-    if ((op & 0xfff8) == 0x4a18 && m030) /* TST.B (Ar)+ */
-      return *mem = true, SET(8 + ry, 0, ry == 7 ? 2 : 1), &xl_stencil_xt_tst_b_pi;
+  }
+  if (m030 && (IS(TK_TST) || IS(TK_ALU_ER) || IS(TK_ADDA) || IS(TK_ALU_RE))) {
+    const jit_stencil_t *s = alu_family(x, pc, off, op, kind, len, v);
+    *mem = s != NULL;
+    return s;
   }
   return NULL;
 #undef SET
