@@ -277,6 +277,50 @@ XT_PURE(cmpi_b, (void)m68k__sub(c, RREG, IMM, 1, 0, false, true))
 XT_PURE(addi_b, set_dreg(c, 1, m68k__add(c, RREG, IMM, 1, 0, false)))
 XT_PURE(addi_b_nf, set_dreg(c, 1, RREG + IMM))
 
+/* NEG.L, SWAP, EXT.W, EXT.L, EXTB.L Dn (cpu-ops.c t_neg, t_swap, t_ext). */
+XT_PURE(neg_l, RREG = m68k__sub(c, 0, RREG, 4, 0, false, false))
+XT_PURE(neg_l_nf, RREG = 0u - RREG)
+XT_PURE(swap, { RREG = (RREG << 16) | (RREG >> 16); logic_flags(c, RREG); })
+XT_PURE(swap_nf, RREG = (RREG << 16) | (RREG >> 16))
+XT_PURE(ext_w, {
+  uint32_t v = (uint32_t)(int32_t)(int8_t)RREG & 0xffff;
+  set_dreg(c, 2, v);
+  logic_flags_sz(c, v, 2);
+})
+XT_PURE(ext_w_nf, set_dreg(c, 2, (uint32_t)(int32_t)(int8_t)RREG))
+XT_PURE(ext_l, { RREG = (uint32_t)(int32_t)(int16_t)RREG; logic_flags(c, RREG); })
+XT_PURE(ext_l_nf, RREG = (uint32_t)(int32_t)(int16_t)RREG)
+XT_PURE(extb_l, { RREG = (uint32_t)(int32_t)(int8_t)RREG; logic_flags(c, RREG); })
+XT_PURE(extb_l_nf, RREG = (uint32_t)(int32_t)(int8_t)RREG)
+
+/* MULS.L, MULU.L with a 32-bit product into Dl (xh_reg), of #IMM or Ds
+ * (xh_src) (cpu-ops.c t_mull): V when the product does not fit. */
+XT_INLINE void mul_flags(m68k_cpu_t *c, uint32_t r, bool ovf)
+{
+  c->n = r;
+  c->nz = r;
+  c->v = ovf;
+  c->c = 0;
+}
+XT_INLINE void muls(m68k_cpu_t *c, uint32_t s)
+{
+  int64_t r = (int64_t)(int32_t)RREG * (int32_t)s;
+  RREG = (uint32_t)r;
+  mul_flags(c, RREG, r != (int64_t)(int32_t)RREG);
+}
+XT_INLINE void mulu(m68k_cpu_t *c, uint32_t s)
+{
+  uint64_t r = (uint64_t)RREG * s;
+  RREG = (uint32_t)r;
+  mul_flags(c, RREG, (r >> 32) != 0);
+}
+XT_PURE(muls_l_i, muls(c, IMM))
+XT_PURE(mulu_l_i, mulu(c, IMM))
+XT_PURE(muls_l_r, muls(c, RSRC))
+XT_PURE(mulu_l_r, mulu(c, RSRC))
+XT_PURE(mul_l_i_nf, RREG *= IMM)
+XT_PURE(mul_l_r_nf, RREG *= RSRC)
+
 /* The same without the flags no later instruction reads (xlat.c note 8):
  * none (the others are stencils above: MOVE.L as MOVEA.L, ADD.L as
  * ADDA.L, CLR.L and MOVEQ as seti...), or X alone. */
@@ -544,10 +588,15 @@ void xt_bra(m68k_cpu_t *c)
   taken(c);
 }
 
-/* Bcc and DBcc, one stencil per condition so that it is folded in.
+/* Scc Dn, Bcc and DBcc, one stencil per condition so that it is folded in.
  * DBcc: the condition true falls through; false decrements the low word
  * of Dn (xh_reg) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
 #define XT_CC(cc)                                                                            \
+  void xt_scc##cc(m68k_cpu_t *c) /* Scc Dn: reads the flags, so not on registers alone */    \
+  {                                                                                          \
+    RREG = (RREG & 0xffffff00u) | (m68k__cc(c, cc) ? 0xffu : 0);                             \
+    xh_next(c);                                                                              \
+  }                                                                                          \
   void xt_bcc##cc(m68k_cpu_t *c)                                                             \
   {                                                                                          \
     if (m68k__cc(c, cc))                                                                     \

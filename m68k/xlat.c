@@ -410,7 +410,7 @@ enum {
   TK_RTS,         /* TK_LAST but xt_rts on the 68030 (note 10) */
   TK_MOVEM_RM, TK_MOVEM_MR,
   TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
-  TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST, TK_SHIFT,
+  TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST, TK_SHIFT, TK_NEG, TK_SWAP, TK_EXT, TK_MULL, TK_SCC,
   TK_JMP, /* TK_LAST but xt_jmp_pcix for JMP (d8,PC,Xi) on the 68030 (note 11) */
 };
 
@@ -425,7 +425,8 @@ static const struct {
     {"dbcc", TK_DBCC},    {"move", TK_MOVE},      {"movea", TK_MOVEA},    {"adda", TK_ADDA},
     {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
     {"movem_rm", TK_MOVEM_RM}, {"movem_mr", TK_MOVEM_MR}, {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
-    {"shift_reg", TK_SHIFT},
+    {"shift_reg", TK_SHIFT}, {"neg", TK_NEG},       {"swap", TK_SWAP},     {"ext", TK_EXT},
+    {"mull", TK_MULL},    {"scc", TK_SCC},
 };
 
 /* The kind of handler idx, looked up once (every thread computes the same
@@ -450,6 +451,12 @@ static const jit_stencil_t *const bcc_stencils[16] = {
     &xl_stencil_xt_bcc4,  &xl_stencil_xt_bcc5,  &xl_stencil_xt_bcc6,  &xl_stencil_xt_bcc7,
     &xl_stencil_xt_bcc8,  &xl_stencil_xt_bcc9,  &xl_stencil_xt_bcc10, &xl_stencil_xt_bcc11,
     &xl_stencil_xt_bcc12, &xl_stencil_xt_bcc13, &xl_stencil_xt_bcc14, &xl_stencil_xt_bcc15,
+};
+static const jit_stencil_t *const scc_stencils[16] = {
+    &xl_stencil_xt_scc0,  &xl_stencil_xt_scc1,  &xl_stencil_xt_scc2,  &xl_stencil_xt_scc3,
+    &xl_stencil_xt_scc4,  &xl_stencil_xt_scc5,  &xl_stencil_xt_scc6,  &xl_stencil_xt_scc7,
+    &xl_stencil_xt_scc8,  &xl_stencil_xt_scc9,  &xl_stencil_xt_scc10, &xl_stencil_xt_scc11,
+    &xl_stencil_xt_scc12, &xl_stencil_xt_scc13, &xl_stencil_xt_scc14, &xl_stencil_xt_scc15,
 };
 static const jit_stencil_t *const dbcc_stencils[16] = {
     &xl_stencil_xt_dbcc0,  &xl_stencil_xt_dbcc1,  &xl_stencil_xt_dbcc2,  &xl_stencil_xt_dbcc3,
@@ -616,11 +623,11 @@ static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc,
  * modes (note 2): fills v's operand holes and returns the stencil, or NULL
  * for the handler's. `kind` is its handler's (TK_*), `len` its length;
  * the extension words are in RAM (off + len <= ram_size). Memory forms only
- * on the 68030, where no address error can happen; *mem is set for them
- * (they count only when they leave the block: note 6). */
+ * on the 68030, where no address error can happen. *leave is set for
+ * them and Scc (they count only when they leave the block: note 6). */
 static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
                                     uint32_t op, unsigned kind, uint32_t len, uint64_t *v,
-                                    bool *mem)
+                                    bool *leave)
 {
   uint32_t rx = (op >> 9) & 7, ry = op & 7, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
   uint32_t src = mode * 8 + ry; /* Dn or An as 0-15, when mode is 0 or 1 */
@@ -637,10 +644,10 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   if ((op & 0xf1c0) == 0x3040 && IS(TK_MOVEA) && reg && len == 2) /* MOVEA.W Rs,Ar */
     return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
   if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
-    return *mem = true, SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+    return *leave = true, SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
   if ((IS(TK_MOVE) || IS(TK_MOVEA)) && m030) {
     const jit_stencil_t *s = move_family(x, pc, off, op, len, v);
-    *mem = s != NULL;
+    *leave = s != NULL;
     return s;
   }
   if (IS(TK_ADDA)) { /* ADDA, SUBA, CMPA: .L from a register or #imm, ADDA.W from a register */
@@ -668,7 +675,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
   if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
-    return *mem = true, SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
+    return *leave = true, SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
   if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
     uint32_t q = rx ? rx : 8, sub = op & 0x100;
     if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */
@@ -716,12 +723,28 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     /* MOVEM.L list,-(Ar) and (Ar)+,list, Ar not in the list */
     uint32_t bytes = 4 * (uint32_t)__builtin_popcount(w1);
     if ((op & 0xfff8) == 0x48e0 && IS(TK_MOVEM_RM))
-      return *mem = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
+      return *leave = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
              &xl_stencil_xt_movem_st_pd;
     if ((op & 0xfff8) == 0x4cd8 && IS(TK_MOVEM_MR))
-      return *mem = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
+      return *leave = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
              &xl_stencil_xt_movem_ld_pi;
   }
+  if (len == 2 && ((op & 0xfff8) == 0x4480 && IS(TK_NEG))) /* NEG.L Dr */
+    return SET(ry, 0, 0), &xl_stencil_xt_neg_l;
+  if (len == 2 && IS(TK_SWAP))
+    return SET(ry, 0, 0), &xl_stencil_xt_swap;
+  if (len == 2 && IS(TK_EXT)) /* EXT.W, EXT.L, EXTB.L */
+    return SET(ry, 0, 0), (op & 0xfff8) == 0x4880 ? &xl_stencil_xt_ext_w
+                        : (op & 0xfff8) == 0x48c0 ? &xl_stencil_xt_ext_l
+                                                  : &xl_stencil_xt_extb_l;
+  if (IS(TK_MULL) && mode == 0 && len == 4 && !(w1 & 0x400)) /* MULS.L, MULU.L Ds,Dl */
+    return SET((w1 >> 12) & 7, ry, 0),
+           (w1 & 0x800) ? &xl_stencil_xt_muls_l_r : &xl_stencil_xt_mulu_l_r;
+  if (IS(TK_MULL) && imm && len == 8 && !(w1 & 0x400)) /* MULS.L, MULU.L #imm,Dl */
+    return SET((w1 >> 12) & 7, 0, (ram16(x, off + 4) << 16) | ram16(x, off + 6)),
+           (w1 & 0x800) ? &xl_stencil_xt_muls_l_i : &xl_stencil_xt_mulu_l_i;
+  if (IS(TK_SCC) && mode == 0 && len == 2) /* Scc Dr */
+    return *leave = true, SET(ry, 0, 0), scc_stencils[(op >> 8) & 15];
   if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
   if (IS(TK_TST) && len == 2) {
@@ -732,7 +755,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   }
   if (m030 && (IS(TK_TST) || IS(TK_ALU_ER) || IS(TK_ADDA) || IS(TK_ALU_RE))) {
     const jit_stencil_t *s = alu_family(x, pc, off, op, kind, len, v);
-    *mem = s != NULL;
+    *leave = s != NULL;
     return s;
   }
   return NULL;
@@ -779,6 +802,15 @@ static const struct {
     {&xl_stencil_xt_eor_i, F_NZVC, false, &xl_stencil_xt_eor_i_nf, NULL},
     {&xl_stencil_xt_cmpi_b, F_NZVC, false, &xl_stencil_xt_nop, NULL},
     {&xl_stencil_xt_addi_b, F_ALL, false, &xl_stencil_xt_addi_b_nf, NULL},
+    {&xl_stencil_xt_neg_l, F_ALL, false, &xl_stencil_xt_neg_l_nf, NULL},
+    {&xl_stencil_xt_swap, F_NZVC, false, &xl_stencil_xt_swap_nf, NULL},
+    {&xl_stencil_xt_ext_w, F_NZVC, false, &xl_stencil_xt_ext_w_nf, NULL},
+    {&xl_stencil_xt_ext_l, F_NZVC, false, &xl_stencil_xt_ext_l_nf, NULL},
+    {&xl_stencil_xt_extb_l, F_NZVC, false, &xl_stencil_xt_extb_l_nf, NULL},
+    {&xl_stencil_xt_muls_l_i, F_NZVC, false, &xl_stencil_xt_mul_l_i_nf, NULL},
+    {&xl_stencil_xt_mulu_l_i, F_NZVC, false, &xl_stencil_xt_mul_l_i_nf, NULL},
+    {&xl_stencil_xt_muls_l_r, F_NZVC, false, &xl_stencil_xt_mul_l_r_nf, NULL},
+    {&xl_stencil_xt_mulu_l_r, F_NZVC, false, &xl_stencil_xt_mul_l_r_nf, NULL},
     {&xl_stencil_xt_movea_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_movea_w, 0, false, NULL, NULL},
     {&xl_stencil_xt_adda_l, 0, false, NULL, NULL},
@@ -795,6 +827,13 @@ static const struct {
     {&xl_stencil_xt_and_i_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_eor_i_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_addi_b_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_neg_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_swap_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ext_w_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ext_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_extb_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_mul_l_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_mul_l_r_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_nop, 0, false, NULL, NULL},
     {&xl_stencil_xt_and_l_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_or_l_nf, 0, false, NULL, NULL},
@@ -973,15 +1012,15 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       blen = 4;
       is_b = true;
     }
-    bool mem = false;
-    const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &mem);
+    bool lv = false;
+    const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &lv);
     if (kind == TK_MOVEQ) {
       s = &xl_stencil_xt_moveq;
       v[XL_HOLE_xh_reg] = (op >> 9) & 7;
       v[XL_HOLE_xh_imm] = (uint32_t)(int32_t)(int8_t)(op & 0xff);
     } else if (sp) {
       s = sp;
-      leave[n] = mem;
+      leave[n] = lv;
       open = kind != TK_JMP;
     } else if (is_b && blen == len && !(target & 1)) {
       /* Room for its exit, and for the fall-through's after it. */
