@@ -15,6 +15,11 @@
  *   xh_handler the interpreter's handler of the instruction (called)
  *   xh_next    the next stencil of the block      xh_taken   a taken branch's exit
  *   xh_count   instructions to add to icount here (xlat.c note 6)
+ *   xh_sdisp, xh_sidx, xh_sxs, xh_ssc   a source operand (xlat.c note 11):
+ *              its displacement (or address, or step), its index register
+ *              (offsetof r[0-15]), the index's sign shift (16: a word) and
+ *              scale; xh_ddisp, xh_didx, xh_dxs, xh_dsc a destination's
+ *   xh_spc     the PC after a source operand's extension words
  *
  * A block's entry (xt_enter) checks once that its instructions fit in the
  * budget (xlat_end) and that nothing is pending; then no stencil looks at
@@ -38,6 +43,8 @@ extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_imm[], xh_exit[];
  * small so that the compiler puts them in an instruction's 32-bit
  * displacement or immediate rather than loading them into a register. */
 extern char xh_reg[1], xh_src[1], xh_count[1];
+extern char xh_sdisp[], xh_ddisp[], xh_spc[];
+extern char xh_sidx[1], xh_sxs[1], xh_ssc[1], xh_didx[1], xh_dxs[1], xh_dsc[1];
 extern void xh_handler(m68k_cpu_t *c, uint32_t op);
 extern void xh_next(m68k_cpu_t *c);
 extern void xh_taken(m68k_cpu_t *c);
@@ -52,6 +59,8 @@ extern void xh_taken(m68k_cpu_t *c);
 #define IMM ((uint32_t)(uintptr_t)xh_imm)
 #define EXIT ((m68k__xlat_exit_t *)(uintptr_t)xh_exit)
 #define COUNT ((uint64_t)(uintptr_t)xh_count)
+#define HOLE32(h) ((uint32_t)(uintptr_t)(h))
+#define CREG(h) (*(uint32_t *)((char *)c + (uintptr_t)(h)))
 
 #define XT_INLINE static inline __attribute__((always_inline))
 #define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -153,6 +162,24 @@ XT_INLINE void logic_flags(m68k_cpu_t *c, uint32_t v)
   c->c = 0;
 }
 
+#define XT_MASK(sz) ((sz) == 1 ? 0xffu : (sz) == 2 ? 0xffffu : 0xffffffffu)
+
+/* The's flags of a move or a logical operation of sz bytes giving v. */
+XT_INLINE void logic_flags_sz(m68k_cpu_t *c, uint32_t v, int sz)
+{
+  c->n = v << (32 - 8 * sz);
+  c->nz = v & XT_MASK(sz);
+  c->v = 0;
+  c->c = 0;
+}
+
+/* Dn (xh_reg) with its low sz bytes v. */
+XT_INLINE void set_dreg(m68k_cpu_t *c, int sz, uint32_t v)
+{
+  uint32_t m = XT_MASK(sz);
+  RREG = (RREG & ~m) | (v & m);
+}
+
 /* MOVEQ #IMM,Dn (xh_reg): the flags of a constant are constants. */
 void xt_moveq(m68k_cpu_t *c)
 {
@@ -192,6 +219,108 @@ XT_PURE(clr_l, { RREG = 0; logic_flags(c, 0); })
 XT_PURE(tst_l, logic_flags(c, RREG))
 XT_PURE(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
 
+/* Shifts of a long in Dn (xh_reg) by IMM (1 to 8) or by Ds (xh_src) mod
+ * 64 (cpu-ops.c shift: LSL, LSR, ASR). A count of 0 leaves X, clears C. */
+XT_INLINE void shift_flags(m68k_cpu_t *c, uint32_t r, uint32_t cy)
+{
+  c->n = r;
+  c->nz = r;
+  c->v = 0;
+  c->c = c->x = cy;
+}
+XT_PURE(lsl_l_i, { uint32_t d = RREG; RREG = d << IMM; shift_flags(c, RREG, (d >> (32 - IMM)) & 1); })
+XT_PURE(lsr_l_i, { uint32_t d = RREG; RREG = d >> IMM; shift_flags(c, RREG, (d >> (IMM - 1)) & 1); })
+XT_PURE(asr_l_i, {
+  uint32_t d = RREG;
+  RREG = (uint32_t)((int32_t)d >> IMM);
+  shift_flags(c, RREG, (d >> (IMM - 1)) & 1);
+})
+XT_PURE(lsl_l_i_nf, RREG <<= IMM)
+XT_PURE(lsr_l_i_nf, RREG >>= IMM)
+XT_PURE(asr_l_i_nf, RREG = (uint32_t)((int32_t)RREG >> IMM))
+
+XT_INLINE void shift_r(m68k_cpu_t *c, int kind)
+{
+  uint32_t d = RREG, n = RSRC & 63, r, cy;
+  if (n == 0) {
+    c->n = d;
+    c->nz = d;
+    c->v = 0;
+    c->c = 0;
+    return;
+  }
+  if (kind == 0) { /* LSL */
+    r = n < 32 ? d << n : 0;
+    cy = n <= 32 ? (uint32_t)(((uint64_t)d << n) >> 32) & 1 : 0;
+  } else if (kind == 1) { /* LSR */
+    r = n < 32 ? d >> n : 0;
+    cy = n <= 32 ? (d >> (n - 1)) & 1 : 0;
+  } else { /* ASR */
+    r = (uint32_t)((int32_t)d >> (n < 32 ? n : 31));
+    cy = n < 32 ? (d >> (n - 1)) & 1 : d >> 31;
+  }
+  RREG = r;
+  shift_flags(c, r, cy);
+}
+XT_PURE(lsl_l_r, shift_r(c, 0))
+XT_PURE(lsr_l_r, shift_r(c, 1))
+XT_PURE(asr_l_r, shift_r(c, 2))
+
+/* ORI, ANDI, EORI .L #IMM,Dn; CMPI, ADDI .B #IMM,Dn. */
+XT_PURE(or_i, { RREG |= IMM; logic_flags(c, RREG); })
+XT_PURE(and_i, { RREG &= IMM; logic_flags(c, RREG); })
+XT_PURE(eor_i, { RREG ^= IMM; logic_flags(c, RREG); })
+XT_PURE(or_i_nf, RREG |= IMM)
+XT_PURE(and_i_nf, RREG &= IMM)
+XT_PURE(eor_i_nf, RREG ^= IMM)
+XT_PURE(cmpi_b, (void)m68k__sub(c, RREG, IMM, 1, 0, false, true))
+XT_PURE(addi_b, set_dreg(c, 1, m68k__add(c, RREG, IMM, 1, 0, false)))
+XT_PURE(addi_b_nf, set_dreg(c, 1, RREG + IMM))
+
+/* NEG.L, SWAP, EXT.W, EXT.L, EXTB.L Dn (cpu-ops.c t_neg, t_swap, t_ext). */
+XT_PURE(neg_l, RREG = m68k__sub(c, 0, RREG, 4, 0, false, false))
+XT_PURE(neg_l_nf, RREG = 0u - RREG)
+XT_PURE(swap, { RREG = (RREG << 16) | (RREG >> 16); logic_flags(c, RREG); })
+XT_PURE(swap_nf, RREG = (RREG << 16) | (RREG >> 16))
+XT_PURE(ext_w, {
+  uint32_t v = (uint32_t)(int32_t)(int8_t)RREG & 0xffff;
+  set_dreg(c, 2, v);
+  logic_flags_sz(c, v, 2);
+})
+XT_PURE(ext_w_nf, set_dreg(c, 2, (uint32_t)(int32_t)(int8_t)RREG))
+XT_PURE(ext_l, { RREG = (uint32_t)(int32_t)(int16_t)RREG; logic_flags(c, RREG); })
+XT_PURE(ext_l_nf, RREG = (uint32_t)(int32_t)(int16_t)RREG)
+XT_PURE(extb_l, { RREG = (uint32_t)(int32_t)(int8_t)RREG; logic_flags(c, RREG); })
+XT_PURE(extb_l_nf, RREG = (uint32_t)(int32_t)(int8_t)RREG)
+
+/* MULS.L, MULU.L with a 32-bit product into Dl (xh_reg), of #IMM or Ds
+ * (xh_src) (cpu-ops.c t_mull): V when the product does not fit. */
+XT_INLINE void mul_flags(m68k_cpu_t *c, uint32_t r, bool ovf)
+{
+  c->n = r;
+  c->nz = r;
+  c->v = ovf;
+  c->c = 0;
+}
+XT_INLINE void muls(m68k_cpu_t *c, uint32_t s)
+{
+  int64_t r = (int64_t)(int32_t)RREG * (int32_t)s;
+  RREG = (uint32_t)r;
+  mul_flags(c, RREG, r != (int64_t)(int32_t)RREG);
+}
+XT_INLINE void mulu(m68k_cpu_t *c, uint32_t s)
+{
+  uint64_t r = (uint64_t)RREG * s;
+  RREG = (uint32_t)r;
+  mul_flags(c, RREG, (r >> 32) != 0);
+}
+XT_PURE(muls_l_i, muls(c, IMM))
+XT_PURE(mulu_l_i, mulu(c, IMM))
+XT_PURE(muls_l_r, muls(c, RSRC))
+XT_PURE(mulu_l_r, mulu(c, RSRC))
+XT_PURE(mul_l_i_nf, RREG *= IMM)
+XT_PURE(mul_l_r_nf, RREG *= RSRC)
+
 /* The same without the flags no later instruction reads (xlat.c note 8):
  * none (the others are stencils above: MOVE.L as MOVEA.L, ADD.L as
  * ADDA.L, CLR.L and MOVEQ as seti...), or X alone. */
@@ -214,28 +343,42 @@ XT_PURE(subi_l_x, { uint32_t d = RREG; RREG = d - IMM; c->x = d < IMM; })
  * every extension word by then; not the 68000's address-error state,
  * which only the 68000 reads), then goes through the core, and the block
  * returns to the loop after the instruction (*out). */
-XT_INLINE void mem_out(m68k_cpu_t *c, bool *out)
+XT_INLINE void mem_out_at(m68k_cpu_t *c, bool *out, uint32_t pc)
 {
-  if (*out)
-    return;
-  *out = true;
-  c->icount += COUNT;
-  c->ppc = PC;
-  c->pc = NPC;
-  c->ir = OP;
+  if (!*out) {
+    *out = true;
+    c->icount += COUNT;
+    c->ppc = PC;
+    c->ir = OP;
+  }
+  c->pc = pc;
 }
 
-XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
+XT_INLINE void mem_out(m68k_cpu_t *c, bool *out)
+{
+  mem_out_at(c, out, NPC);
+}
+
+/* A read; `pc` is the PC the interpreter has reached when it reads (past
+ * the operand's extension words), which a bus error stacks. */
+XT_INLINE uint32_t rd_at(m68k_cpu_t *c, uint32_t a, int sz, bool *out, uint32_t pc)
 {
   a &= c->addr_mask;
   uint32_t off = a - c->ram_base;
   const uint8_t *p = c->ram + off;
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1))
     return p[0];
+  if (sz == 2 && XT_LIKELY(off < c->ram_lim2))
+    return ((uint32_t)p[0] << 8) | p[1];
   if (sz == 4 && XT_LIKELY(off < c->ram_lim4))
     return m68k__be32(p);
-  mem_out(c, out);
+  mem_out_at(c, out, pc);
   return m68k__slow_rd(c, a, sz, false);
+}
+
+XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
+{
+  return rd_at(c, a, sz, out, NPC);
 }
 
 /* A store to RAM outside translated pages, inline; false (nothing
@@ -248,6 +391,13 @@ XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
   /* The page map covers RAM and a page past it (m68k__wr). */
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1 && !c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT])) {
     p[0] = (uint8_t)v;
+    return true;
+  }
+  if (sz == 2 && XT_LIKELY(off < c->ram_lim2 &&
+                           !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
+                             c->xlat_pages[(off + 1) >> M68K_XLAT_PAGE_SHIFT]))) {
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
     return true;
   }
   if (sz == 4 && XT_LIKELY(off < c->ram_lim4 &&
@@ -271,11 +421,13 @@ XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
 }
 
 /* On with the next instruction, or back to the loop after an access
- * that went through the core. */
+ * that went through the core (with the PC past the instruction). */
 XT_INLINE void mem_next(m68k_cpu_t *c, bool out)
 {
-  if (XT_UNLIKELY(out))
+  if (XT_UNLIKELY(out)) {
+    c->pc = NPC;
     return;
+  }
   xh_next(c);
 }
 
@@ -290,42 +442,127 @@ void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
   mem_next(c, out);
 }
 
-void xt_tst_b_pi(m68k_cpu_t *c) /* TST.B (Ar)+ (IMM: the step, 2 for A7) */
+/* The 68030's MOVE family (xlat.c note 11). An operand's address: the
+ * interpreter's (cpu-ops.c ea_addr, ea_index with a brief extension
+ * word), (An)+ and -(An) with their step in the displacement (2 for a
+ * byte on A7; negated for -(An)). */
+#define SIDX ((uint32_t)((int32_t)(CREG(xh_sidx) << HOLE32(xh_sxs)) >> HOLE32(xh_sxs)) \
+              << HOLE32(xh_ssc))
+#define DIDX ((uint32_t)((int32_t)(CREG(xh_didx) << HOLE32(xh_dxs)) >> HOLE32(xh_dxs)) \
+              << HOLE32(xh_dsc))
+
+XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
+{
+  uint32_t a;
+  switch (m) {
+  case XO_ai: return *r;
+  case XO_pi: a = *r; *r = a + disp; return a;
+  case XO_pd: a = *r + disp; *r = a; return a;
+  case XO_d16: return *r + disp;
+  case XO_ix: return *r + disp + idx;
+  default: return disp; /* XO_abs */
+  }
+}
+
+/* MOVE (and MOVEA) of sz bytes from operand kind sm to dm (cpu-ops.c
+ * t_move): the source read (a bus error stacks the PC past its extension
+ * words), then the destination's address, the flags, the store. */
+XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm)
 {
   bool out = false;
-  uint32_t a = RREG;
-  RREG = a + IMM;
-  uint32_t v = rd(c, a, 1, &out);
-  c->n = v << 24;
-  c->nz = v;
-  c->v = 0;
-  c->c = 0;
+  uint32_t v = sm == XO_r ? RSRC & XT_MASK(sz)
+                          : rd_at(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out,
+                                  HOLE32(xh_spc));
+  if (dm == XO_d) {
+    logic_flags_sz(c, v, sz);
+    set_dreg(c, sz, v);
+  } else if (dm == XO_a) {
+    RREG = sz == 2 ? (uint32_t)(int32_t)(int16_t)v : v;
+  } else {
+    uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
+    logic_flags_sz(c, v, sz);
+    wr(c, a, sz, v, &out);
+  }
   mem_next(c, out);
 }
 
-void xt_store_l_d16(m68k_cpu_t *c) /* MOVE.L Rs,(IMM,Ar) */
+#define XT_MV(sz, sm, dm)                                                                    \
+  void xt_mv##sz##_##sm##_##dm(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm); }
+M68K_XLAT_MOVES(XT_MV)
+
+/* A long operation op on Rn (xh_reg) and memory (cpu-ops.c alu, t_adda):
+ * the result, with the flags the interpreter sets. */
+XT_INLINE uint32_t alu(m68k_cpu_t *c, int op, uint32_t d, uint32_t s)
 {
-  bool out = false;
-  uint32_t v = RSRC;
-  logic_flags(c, v);
-  wr(c, RREG + IMM, 4, v, &out);
-  mem_next(c, out);
+  switch (op) {
+  case XA_or: d |= s; logic_flags(c, d); return d;
+  case XA_and: d &= s; logic_flags(c, d); return d;
+  case XA_eor: d ^= s; logic_flags(c, d); return d;
+  case XA_sub: return m68k__sub(c, d, s, 4, 0, false, false);
+  case XA_add: return m68k__add(c, d, s, 4, 0, false);
+  case XA_cmp: (void)m68k__sub(c, d, s, 4, 0, false, true); return d;
+  case XA_adda: return d + s;
+  default: return d - s; /* XA_suba */
+  }
 }
 
-void xt_load_l_d16(m68k_cpu_t *c) /* MOVE.L (IMM,As),Dr */
+/* op.L <ea>,Rn (t_alu_er, t_adda): the operand read, then the operation. */
+#define XT_ER(op, sm)                                                                        \
+  void xt_er_##op##_##sm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    uint32_t s = rd(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);          \
+    RREG = alu(c, XA_##op, RREG, s);                                                         \
+    mem_next(c, out);                                                                        \
+  }
+M68K_XLAT_ALU_ER(XT_ER)
+
+/* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store. */
+#define XT_RE(op, dm)                                                                        \
+  void xt_re_##op##_##dm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    uint32_t a = opnd_addr(XO_##dm, &RREG, HOLE32(xh_ddisp), DIDX);                         \
+    uint32_t r = alu(c, XA_##op, rd(c, a, 4, &out), RSRC);                                   \
+    wr(c, a, 4, r, &out);                                                                    \
+    mem_next(c, out);                                                                        \
+  }
+M68K_XLAT_ALU_RE(XT_RE)
+
+/* TST.B, TST.L <ea>. */
+#define XT_TST(sz, sm)                                                                       \
+  void xt_tst##sz##_##sm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    logic_flags_sz(c, rd(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out), sz); \
+    mem_next(c, out);                                                                        \
+  }
+M68K_XLAT_TSTS(XT_TST)
+
+/* LEA (d8,As,Xi),Ar: no access, so on registers alone. */
+void xt_lea_ix(m68k_cpu_t *c)
 {
-  bool out = false;
-  uint32_t v = rd(c, RSRC + IMM, 4, &out);
-  logic_flags(c, v);
-  RREG = v;
-  mem_next(c, out);
+  pure_begin(c);
+  RREG = RSRC + HOLE32(xh_sdisp) + SIDX;
+  pure_next(c);
 }
 
-void xt_loada_l_d16(m68k_cpu_t *c) /* MOVEA.L (IMM,As),Ar */
+/* JMP (d8,PC,Xi) (xh_sdisp: the PC-relative base and d8), on the 68030:
+ * an even target counted and on through the return cache as RTS does;
+ * an odd one (its address error at the fetch) through the handler. */
+void xt_jmp_pcix(m68k_cpu_t *c)
 {
-  bool out = false;
-  RREG = rd(c, RSRC + IMM, 4, &out);
-  mem_next(c, out);
+  uint32_t t = HOLE32(xh_sdisp) + SIDX;
+  if (XT_UNLIKELY(t & 1)) {
+    begin(c);
+    xh_handler(c, OP);
+    return;
+  }
+  c->icount += COUNT;
+  c->pc = t;
+  const m68k__xlat_jc_t *j = (const m68k__xlat_jc_t *)(const void *)c->xlat + M68K_XLAT_JC_HASH(t);
+  if (XT_LIKELY(j->pc == t))
+    j->entry(c);
 }
 
 /* Branches cannot fault (xlat.c picks even targets) nor change anything
@@ -351,10 +588,15 @@ void xt_bra(m68k_cpu_t *c)
   taken(c);
 }
 
-/* Bcc and DBcc, one stencil per condition so that it is folded in.
+/* Scc Dn, Bcc and DBcc, one stencil per condition so that it is folded in.
  * DBcc: the condition true falls through; false decrements the low word
  * of Dn (xh_reg) and branches unless it went to -1 (cpu-ops.c t_dbcc). */
 #define XT_CC(cc)                                                                            \
+  void xt_scc##cc(m68k_cpu_t *c) /* Scc Dn: reads the flags, so not on registers alone */    \
+  {                                                                                          \
+    RREG = (RREG & 0xffffff00u) | (m68k__cc(c, cc) ? 0xffu : 0);                             \
+    xh_next(c);                                                                              \
+  }                                                                                          \
   void xt_bcc##cc(m68k_cpu_t *c)                                                             \
   {                                                                                          \
     if (m68k__cc(c, cc))                                                                     \
@@ -390,23 +632,6 @@ XT_CC(12)
 XT_CC(13)
 XT_CC(14)
 XT_CC(15)
-
-void xt_cmp_l_d16(m68k_cpu_t *c) /* CMP.L (IMM,As),Dr; CMPA.L (IMM,As),Ar */
-{
-  bool out = false;
-  uint32_t v = rd(c, RSRC + IMM, 4, &out);
-  (void)m68k__sub(c, RREG, v, 4, 0, false, true);
-  mem_next(c, out);
-}
-
-void xt_addm_l_d16(m68k_cpu_t *c) /* ADD.L Ds,(IMM,Ar) */
-{
-  bool out = false;
-  uint32_t a = RREG + IMM;
-  uint32_t r = m68k__add(c, rd(c, a, 4, &out), RSRC, 4, 0, false);
-  wr(c, a, 4, r, &out);
-  mem_next(c, out);
-}
 
 void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
 {

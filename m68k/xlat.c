@@ -15,11 +15,12 @@
  *    instruction's stencil falling through into the next. The commonest
  *    integer instructions have stencils of their own with their operands
  *    folded in (special(): MOVEQ, MOVE/MOVEA.L between registers, ADD, SUB,
- *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ADDI/SUBI/CMPI.L, ADDA,
- *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also MOVE.L to and from
- *    (d16,An), CMP.L/CMPA.L and ADD.L Dn, with (d16,An), CLR.L (d16,An),
- *    MOVE.B #imm,(An), TST.B (An)+, MOVEM.L to -(An) and from (An)+; BRA, Bcc and DBcc with the
- *    condition folded in). Every other instruction calls its interpreter
+ *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ORI/ANDI/EORI/ADDI/SUBI/
+ *    CMPI.L and ADDI/CMPI.B #imm,Dn, LSL/LSR/ASR.L #q and Dx,Dy, ADDA,
+ *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family and
+ *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
+ *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, JMP
+ *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does.
  *    The condition codes are the interpreter's split flags (m68k-internal.h
  *    note 1): a store or two per instruction that sets them (none where no
@@ -119,6 +120,25 @@
  *    steps every CPU sharing the translator (note 4; kill from the loop or
  *    from a store inside a stencil, which then returns to the loop), so no
  *    stencil reads a slot while it changes.
+ * 11. Moves and indexes (68030). MOVE and MOVEA of every size between a
+ *    register and (An), (An)+, -(An), (d16,An), (d8,An,Xi) with a brief
+ *    extension word, abs.W, abs.L and (d16,PC) (an address known when
+ *    translating), and between two of those, are one stencil per size and
+ *    pair of operand kinds (xlat.h M68K_XLAT_MOVES), its operands in holes
+ *    (mem_operand); an index is the register's offset in the CPU, a sign
+ *    shift (16 for a word index) and a scale. The stencil computes the
+ *    operands in the interpreter's order (the source's address, (An)+
+ *    stepped; the read; the destination's address; the flags; the store),
+ *    so a bus error finds the same registers, and a read that goes
+ *    through the core first stores the PC the interpreter has reached
+ *    there (past the source's extension words: xh_spc), which the frame
+ *    stacks. OR, AND, SUB, ADD, CMP .L <ea>,Dn, ADDA, SUBA, CMPA .L <ea>,An,
+ *    OR, AND, SUB, ADD, EOR .L Dn,<ea> (read, operate, store) and TST.B,
+ *    TST.L <ea> on the same memory operands are families of their own
+ *    (M68K_XLAT_ALU_ER, _ALU_RE, _TSTS), their operation folded in.
+ *    LEA (d8,An,Xi) reads no memory: it is on registers alone. A
+ *    switch's JMP (d8,PC,Xi) to an even target goes on through the return
+ *    cache as an RTS does (note 10); an odd one runs its handler.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -390,20 +410,23 @@ enum {
   TK_RTS,         /* TK_LAST but xt_rts on the 68030 (note 10) */
   TK_MOVEM_RM, TK_MOVEM_MR,
   TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
-  TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST,
+  TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST, TK_SHIFT, TK_NEG, TK_SWAP, TK_EXT, TK_MULL, TK_SCC,
+  TK_JMP, /* TK_LAST but xt_jmp_pcix for JMP (d8,PC,Xi) on the 68030 (note 11) */
 };
 
 static const struct {
   const char *tmpl;
   uint8_t kind;
 } kind_names[] = {
-    {"bsr", TK_BSR},      {"jmp", TK_LAST},       {"jsr", TK_JSR},       {"rts", TK_RTS} ,
+    {"bsr", TK_BSR},      {"jmp", TK_JMP},       {"jsr", TK_JSR},       {"rts", TK_RTS} ,
     {"rte", TK_LAST},     {"rtd", TK_LAST},       {"rtr", TK_LAST},       {"trap", TK_LAST},
     {"stop", TK_LAST},    {"illegal", TK_LAST},   {"linea", TK_LAST},     {"linef", TK_LAST},
     {"reset", TK_LAST},   {"moveq", TK_MOVEQ},    {"bra", TK_BRA},        {"bcc", TK_BCC},
     {"dbcc", TK_DBCC},    {"move", TK_MOVE},      {"movea", TK_MOVEA},    {"adda", TK_ADDA},
     {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
     {"movem_rm", TK_MOVEM_RM}, {"movem_mr", TK_MOVEM_MR}, {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
+    {"shift_reg", TK_SHIFT}, {"neg", TK_NEG},       {"swap", TK_SWAP},     {"ext", TK_EXT},
+    {"mull", TK_MULL},    {"scc", TK_SCC},
 };
 
 /* The kind of handler idx, looked up once (every thread computes the same
@@ -429,6 +452,12 @@ static const jit_stencil_t *const bcc_stencils[16] = {
     &xl_stencil_xt_bcc8,  &xl_stencil_xt_bcc9,  &xl_stencil_xt_bcc10, &xl_stencil_xt_bcc11,
     &xl_stencil_xt_bcc12, &xl_stencil_xt_bcc13, &xl_stencil_xt_bcc14, &xl_stencil_xt_bcc15,
 };
+static const jit_stencil_t *const scc_stencils[16] = {
+    &xl_stencil_xt_scc0,  &xl_stencil_xt_scc1,  &xl_stencil_xt_scc2,  &xl_stencil_xt_scc3,
+    &xl_stencil_xt_scc4,  &xl_stencil_xt_scc5,  &xl_stencil_xt_scc6,  &xl_stencil_xt_scc7,
+    &xl_stencil_xt_scc8,  &xl_stencil_xt_scc9,  &xl_stencil_xt_scc10, &xl_stencil_xt_scc11,
+    &xl_stencil_xt_scc12, &xl_stencil_xt_scc13, &xl_stencil_xt_scc14, &xl_stencil_xt_scc15,
+};
 static const jit_stencil_t *const dbcc_stencils[16] = {
     &xl_stencil_xt_dbcc0,  &xl_stencil_xt_dbcc1,  &xl_stencil_xt_dbcc2,  &xl_stencil_xt_dbcc3,
     &xl_stencil_xt_dbcc4,  &xl_stencil_xt_dbcc5,  &xl_stencil_xt_dbcc6,  &xl_stencil_xt_dbcc7,
@@ -441,13 +470,164 @@ static uint32_t sext16(uint32_t v)
   return (uint32_t)(int32_t)(int16_t)v;
 }
 
+/* The MOVE family's stencils (note 11) by size (1, 2, 4 as 0, 1, 2), source
+ * and destination kind. */
+#define XL_MV(sz, sm, dm) [(sz) >> 1][XO_##sm][XO_##dm] = &xl_stencil_xt_mv##sz##_##sm##_##dm,
+static const jit_stencil_t *const moves[3][XO_N][XO_N] = {M68K_XLAT_MOVES(XL_MV)};
+#undef XL_MV
+
+/* The long operations' (note 11) by operation (XA_*) and operand kind, and
+ * TST's by size (1, 4 as 0, 1). */
+#define XL_ER(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_er_##op##_##k,
+#define XL_RE(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_re_##op##_##k,
+#define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_tst##sz##_##k,
+static const jit_stencil_t *const alu_er[XA_N][XO_N] = {M68K_XLAT_ALU_ER(XL_ER)};
+static const jit_stencil_t *const alu_re[XA_N][XO_N] = {M68K_XLAT_ALU_RE(XL_RE)};
+static const jit_stencil_t *const tsts[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
+#undef XL_ER
+#undef XL_RE
+#undef XL_TST
+
+/* The holes of a source operand and of a destination (note 11). */
+static const struct {
+  int reg, disp, idx, xs, sc;
+} opnd_holes[2] = {
+    {XL_HOLE_xh_src, XL_HOLE_xh_sdisp, XL_HOLE_xh_sidx, XL_HOLE_xh_sxs, XL_HOLE_xh_ssc},
+    {XL_HOLE_xh_reg, XL_HOLE_xh_ddisp, XL_HOLE_xh_didx, XL_HOLE_xh_dxs, XL_HOLE_xh_dsc},
+};
+
+/* A brief extension word's index (cpu-ops.c ea_index on the 68030) into
+ * operand `dst`'s holes, and its d8 added to base into the displacement;
+ * false for a full extension word (the handler's). */
+static bool index_holes(uint32_t ext, uint32_t base, bool dst, uint64_t *v)
+{
+  if (ext & 0x100)
+    return false;
+  v[opnd_holes[dst].idx] = offsetof(m68k_cpu_t, r) + 4 * ((ext >> 12) & 15);
+  v[opnd_holes[dst].xs] = (ext & 0x800) ? 0 : 16;
+  v[opnd_holes[dst].sc] = (ext >> 9) & 3;
+  v[opnd_holes[dst].disp] = base + (uint32_t)(int32_t)(int8_t)ext;
+  return true;
+}
+
+/* The memory operand of mode m, register r, sz bytes, whose extension
+ * words are at guest address ea (RAM offset off; in RAM, as the
+ * instruction is): its kind (XO_*) and holes, its extension's length in
+ * *elen; false for any other (immediate, (d8,PC,Xi), a full extension
+ * word), which the handler runs. */
+static bool mem_operand(const struct m68k__xlat *x, uint32_t ea, uint32_t off, unsigned m,
+                        unsigned r, int sz, bool dst, uint64_t *v, unsigned *kind, uint32_t *elen)
+{
+  uint32_t step = sz == 1 && r == 7 ? 2 : (uint32_t)sz;
+  *elen = 0;
+  v[opnd_holes[dst].reg] = 8 + r;
+  switch (m) {
+  case 2: *kind = XO_ai; return true;
+  case 3: *kind = XO_pi; v[opnd_holes[dst].disp] = step; return true;
+  case 4: *kind = XO_pd; v[opnd_holes[dst].disp] = (uint32_t)-step; return true;
+  case 5:
+    *kind = XO_d16;
+    v[opnd_holes[dst].disp] = sext16(ram16(x, off));
+    *elen = 2;
+    return true;
+  case 6:
+    *kind = XO_ix;
+    *elen = 2;
+    return index_holes(ram16(x, off), 0, dst, v);
+  case 7:
+    *kind = XO_abs;
+    if (r == 0 || (r == 2 && !dst)) { /* abs.W, (d16,PC) */
+      v[opnd_holes[dst].disp] = (r == 2 ? ea : 0) + sext16(ram16(x, off));
+      *elen = 2;
+      return true;
+    }
+    if (r == 1) { /* abs.L */
+      v[opnd_holes[dst].disp] = (ram16(x, off) << 16) | ram16(x, off + 2);
+      *elen = 4;
+      return true;
+    }
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* The long operations and TST on memory at guest address pc on the 68030
+ * (note 11): the family's stencil with its holes, or NULL. The register
+ * operand is Rn (rx), the memory one mode, ry; `kind` is the handler's. */
+static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
+                                       uint32_t op, unsigned kind, uint32_t len, uint64_t *v)
+{
+  static const uint8_t by_line[16] = {[0x8] = XA_or, [0x9] = XA_sub, [0xb] = XA_cmp,
+                                      [0xc] = XA_and, [0xd] = XA_add};
+  unsigned mode = (op >> 3) & 7, ry = op & 7, rx = (op >> 9) & 7, opmode = (op >> 6) & 7;
+  unsigned line = op >> 12, xa = by_line[line], k;
+  uint32_t el = 0;
+  const jit_stencil_t *const *tab;
+  if (mode < 2)
+    return NULL;
+  if (kind == TK_TST && (opmode & 3) != 1 && (opmode & 3) != 3) { /* TST.B, TST.L */
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, opmode ? 4 : 1, false, v, &k, &el))
+      return NULL;
+    tab = tsts[opmode >> 1];
+  } else if (kind == TK_ALU_ER && opmode == 2) {
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_reg] = rx;
+    tab = alu_er[xa];
+  } else if (kind == TK_ADDA && opmode == 7) { /* ADDA, SUBA, CMPA .L */
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_reg] = 8 + rx;
+    tab = alu_er[line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp];
+  } else if (kind == TK_ALU_RE && opmode == 6) {
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, true, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_src] = rx;
+    tab = alu_re[line == 0xb ? XA_eor : xa];
+  } else {
+    return NULL;
+  }
+  return 2 + el == len ? tab[k] : NULL;
+}
+
+/* MOVE and MOVEA at guest address pc on the 68030 (note 11): the family's
+ * stencil with its holes, or NULL. */
+static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
+                                        uint32_t op, uint32_t len, uint64_t *v)
+{
+  uint32_t line = op & 0xf000, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
+  int sz = line == 0x1000 ? 1 : line == 0x3000 ? 2 : 4;
+  unsigned sk, dk;
+  uint32_t sl = 0, dl = 0;
+  if (mode <= 1) {
+    sk = XO_r;
+    v[XL_HOLE_xh_src] = mode * 8 + (op & 7);
+  } else if (!mem_operand(x, pc + 2, off + 2, mode, op & 7, sz, false, v, &sk, &sl)) {
+    return NULL;
+  }
+  if (dmode <= 1) {
+    dk = dmode ? XO_a : XO_d;
+    v[XL_HOLE_xh_reg] = dmode * 8 + ((op >> 9) & 7);
+  } else if (!mem_operand(x, pc + 2 + sl, off + 2 + sl, dmode, (op >> 9) & 7, sz, true, v, &dk,
+                          &dl)) {
+    return NULL;
+  }
+  if (2 + sl + dl != len || (sz == 1 && dk == XO_a))
+    return NULL;
+  v[XL_HOLE_xh_spc] = pc + 2 + sl;
+  return moves[sz >> 1][sk][dk];
+}
+
 /* An instruction with a stencil of its own on registers and simple memory
  * modes (note 2): fills v's operand holes and returns the stencil, or NULL
  * for the handler's. `kind` is its handler's (TK_*), `len` its length;
  * the extension words are in RAM (off + len <= ram_size). Memory forms only
- * on the 68030, where no address error can happen. */
-static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, uint32_t op,
-                                    unsigned kind, uint32_t len, uint64_t *v)
+ * on the 68030, where no address error can happen. *leave is set for
+ * them and Scc (they count only when they leave the block: note 6). */
+static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
+                                    uint32_t op, unsigned kind, uint32_t len, uint64_t *v,
+                                    bool *leave)
 {
   uint32_t rx = (op >> 9) & 7, ry = op & 7, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
   uint32_t src = mode * 8 + ry; /* Dn or An as 0-15, when mode is 0 or 1 */
@@ -460,17 +640,16 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
       return SET(dmode * 8 + rx, src, 0), dmode ? &xl_stencil_xt_movea_l : &xl_stencil_xt_move_l;
     if (imm && dmode == 1 && len == 6)
       return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
-    if (m030 && reg && dmode == 5 && len == 4)
-      return SET(8 + rx, src, sext16(w1)), &xl_stencil_xt_store_l_d16;
-    if (m030 && mode == 5 && dmode <= 1 && len == 4)
-      return SET(dmode * 8 + rx, 8 + ry, sext16(w1)),
-             dmode ? &xl_stencil_xt_loada_l_d16 : &xl_stencil_xt_load_l_d16;
-    return NULL;
   }
   if ((op & 0xf1c0) == 0x3040 && IS(TK_MOVEA) && reg && len == 2) /* MOVEA.W Rs,Ar */
     return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
   if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
-    return SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+    return *leave = true, SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+  if ((IS(TK_MOVE) || IS(TK_MOVEA)) && m030) {
+    const jit_stencil_t *s = move_family(x, pc, off, op, len, v);
+    *leave = s != NULL;
+    return s;
+  }
   if (IS(TK_ADDA)) { /* ADDA, SUBA, CMPA: .L from a register or #imm, ADDA.W from a register */
     bool l = op & 0x100;
     uint32_t line = op & 0xf000;
@@ -482,41 +661,50 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
     if (imm && l && len == 6)
       return SET(8 + rx, 0, line == 0x9000 ? (uint32_t)-l1 : l1),
              line == 0xb000 ? &xl_stencil_xt_cmpi_l : &xl_stencil_xt_adda_i;
-    if (m030 && mode == 5 && l && len == 4 && line == 0xb000) /* CMPA.L (d16,As),Ar */
-      return SET(8 + rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
-    return NULL;
   }
   if (IS(TK_ALU_ER) && ((op >> 6) & 7) == 2) { /* OR, AND, SUB, ADD, CMP .L <ea>,Dr */
     uint32_t line = op & 0xf000;
     if (imm && len == 6 && line == 0xb000)
       return SET(rx, 0, l1), &xl_stencil_xt_cmpi_l;
-    if (m030 && mode == 5 && len == 4 && line == 0xb000) /* CMP.L (d16,As),Dr */
-      return SET(rx, 8 + ry, sext16(w1)), &xl_stencil_xt_cmp_l_d16;
-    if (!reg || len != 2 || (mode == 1 && (line == 0x8000 || line == 0xc000)))
-      return NULL;
-    SET(rx, src, 0);
-    return line == 0x8000 ? &xl_stencil_xt_or_l : line == 0xc000 ? &xl_stencil_xt_and_l
-         : line == 0x9000 ? &xl_stencil_xt_sub_l : line == 0xd000 ? &xl_stencil_xt_add_l
-         : line == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
+    if (reg && len == 2 && !(mode == 1 && (line == 0x8000 || line == 0xc000)))
+      return SET(rx, src, 0),
+             line == 0x8000 ? &xl_stencil_xt_or_l : line == 0xc000 ? &xl_stencil_xt_and_l
+           : line == 0x9000 ? &xl_stencil_xt_sub_l : line == 0xd000 ? &xl_stencil_xt_add_l
+           : line == 0xb000 ? &xl_stencil_xt_cmp_l : NULL;
   }
   if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
-  if ((op & 0xf1f8) == 0xd1a8 && IS(TK_ALU_RE) && m030 && len == 4) /* ADD.L Dx,(d16,Ay) */
-    return SET(8 + ry, rx, sext16(w1)), &xl_stencil_xt_addm_l_d16;
   if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
-    return SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
+    return *leave = true, SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
   if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
     uint32_t q = rx ? rx : 8, sub = op & 0x100;
     if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */
       return SET(8 + ry, 0, sub ? (uint32_t)-q : q), &xl_stencil_xt_adda_i;
     return SET(ry, 0, q), sub ? &xl_stencil_xt_subi_l : &xl_stencil_xt_addi_l;
   }
-  if (IS(TK_IMMOP) && (op & 0xf9f8) == 0x0880 && len == 6) { /* SUBI, ADDI, CMPI .L #imm,Dr */
-    uint32_t line = op & 0x0e00;
-    SET(ry, 0, l1);
-    return line == 0x0400 ? &xl_stencil_xt_subi_l : line == 0x0600 ? &xl_stencil_xt_addi_l
-         : line == 0x0c00 ? &xl_stencil_xt_cmpi_l : NULL;
+  if (IS(TK_IMMOP) && mode == 0) { /* ORI ANDI SUBI ADDI EORI CMPI .L, CMPI ADDI .B #imm,Dr */
+    static const jit_stencil_t *const l[8] = {
+        &xl_stencil_xt_or_i,  &xl_stencil_xt_and_i, &xl_stencil_xt_subi_l, &xl_stencil_xt_addi_l,
+        NULL,                 &xl_stencil_xt_eor_i, &xl_stencil_xt_cmpi_l, NULL};
+    unsigned t = (op >> 9) & 7, size = (op >> 6) & 3;
+    if (size == 2 && len == 6)
+      return SET(ry, 0, l1), l[t];
+    if (size == 0 && len == 4 && (t == 3 || t == 6))
+      return SET(ry, 0, w1 & 0xff), t == 3 ? &xl_stencil_xt_addi_b : &xl_stencil_xt_cmpi_b;
+    return NULL;
   }
+  if (IS(TK_SHIFT) && ((op >> 6) & 3) == 2 && len == 2) { /* LSL, LSR, ASR .L #q or Dx,Dy */
+    unsigned t = (op >> 3) & 3, left = (op >> 8) & 1, byreg = (op >> 5) & 1;
+    if (t > 1 || (t == 0 && left))
+      return NULL;
+    static const jit_stencil_t *const sh[2][3] = {
+        {&xl_stencil_xt_lsl_l_i, &xl_stencil_xt_lsr_l_i, &xl_stencil_xt_asr_l_i},
+        {&xl_stencil_xt_lsl_l_r, &xl_stencil_xt_lsr_l_r, &xl_stencil_xt_asr_l_r}};
+    SET(ry, byreg ? rx : 0, byreg ? 0 : rx ? rx : 8);
+    return sh[byreg][t == 0 ? 2 : !left];
+  }
+  if (IS(TK_JMP) && op == 0x4efb && m030 && len == 4) /* JMP (d8,PC,Xi) */
+    return index_holes(w1, pc + 2, false, v) ? &xl_stencil_xt_jmp_pcix : NULL;
   if (IS(TK_LEA)) { /* LEA (As), (d16,As), abs.W, abs.L */
     if (mode == 2 && len == 2)
       return SET(8 + rx, 8 + ry, 0), &xl_stencil_xt_lea_d16;
@@ -526,16 +714,37 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
       return SET(8 + rx, 0, sext16(w1)), &xl_stencil_xt_seti;
     if (mode == 7 && ry == 1 && len == 6)
       return SET(8 + rx, 0, l1), &xl_stencil_xt_seti;
+    if (mode == 6 && len == 4 && m030) /* (d8,As,Xi) */
+      return index_holes(w1, 0, false, v) ? (SET(8 + rx, 8 + ry, 0), &xl_stencil_xt_lea_ix)
+                                          : NULL;
     return NULL;
   }
   if (m030 && len == 4 && w1 && !(w1 & (IS(TK_MOVEM_RM) ? 0x80u >> ry : 0x100u << ry))) {
     /* MOVEM.L list,-(Ar) and (Ar)+,list, Ar not in the list */
     uint32_t bytes = 4 * (uint32_t)__builtin_popcount(w1);
     if ((op & 0xfff8) == 0x48e0 && IS(TK_MOVEM_RM))
-      return SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes, &xl_stencil_xt_movem_st_pd;
+      return *leave = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
+             &xl_stencil_xt_movem_st_pd;
     if ((op & 0xfff8) == 0x4cd8 && IS(TK_MOVEM_MR))
-      return SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes, &xl_stencil_xt_movem_ld_pi;
+      return *leave = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
+             &xl_stencil_xt_movem_ld_pi;
   }
+  if (len == 2 && ((op & 0xfff8) == 0x4480 && IS(TK_NEG))) /* NEG.L Dr */
+    return SET(ry, 0, 0), &xl_stencil_xt_neg_l;
+  if (len == 2 && IS(TK_SWAP))
+    return SET(ry, 0, 0), &xl_stencil_xt_swap;
+  if (len == 2 && IS(TK_EXT)) /* EXT.W, EXT.L, EXTB.L */
+    return SET(ry, 0, 0), (op & 0xfff8) == 0x4880 ? &xl_stencil_xt_ext_w
+                        : (op & 0xfff8) == 0x48c0 ? &xl_stencil_xt_ext_l
+                                                  : &xl_stencil_xt_extb_l;
+  if (IS(TK_MULL) && mode == 0 && len == 4 && !(w1 & 0x400)) /* MULS.L, MULU.L Ds,Dl */
+    return SET((w1 >> 12) & 7, ry, 0),
+           (w1 & 0x800) ? &xl_stencil_xt_muls_l_r : &xl_stencil_xt_mulu_l_r;
+  if (IS(TK_MULL) && imm && len == 8 && !(w1 & 0x400)) /* MULS.L, MULU.L #imm,Dl */
+    return SET((w1 >> 12) & 7, 0, (ram16(x, off + 4) << 16) | ram16(x, off + 6)),
+           (w1 & 0x800) ? &xl_stencil_xt_muls_l_i : &xl_stencil_xt_mulu_l_i;
+  if (IS(TK_SCC) && mode == 0 && len == 2) /* Scc Dr */
+    return *leave = true, SET(ry, 0, 0), scc_stencils[(op >> 8) & 15];
   if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
   if (IS(TK_TST) && len == 2) {
@@ -543,8 +752,11 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t off, ui
       return SET(ry, 0, 0), &xl_stencil_xt_tst_l;
     if ((op & 0xfff8) == 0x4a00) /* TST.B Dr */
       return SET(ry, 0, 0), &xl_stencil_xt_tst_b;
-    if ((op & 0xfff8) == 0x4a18 && m030) /* TST.B (Ar)+ */
-      return SET(8 + ry, 0, ry == 7 ? 2 : 1), &xl_stencil_xt_tst_b_pi;
+  }
+  if (m030 && (IS(TK_TST) || IS(TK_ALU_ER) || IS(TK_ADDA) || IS(TK_ALU_RE))) {
+    const jit_stencil_t *s = alu_family(x, pc, off, op, kind, len, v);
+    *leave = s != NULL;
+    return s;
   }
   return NULL;
 #undef SET
@@ -579,6 +791,26 @@ static const struct {
     {&xl_stencil_xt_sub_l, F_ALL, false, &xl_stencil_xt_suba_l, &xl_stencil_xt_sub_l_x},
     {&xl_stencil_xt_addi_l, F_ALL, false, &xl_stencil_xt_adda_i, &xl_stencil_xt_addi_l_x},
     {&xl_stencil_xt_subi_l, F_ALL, true, &xl_stencil_xt_adda_i, &xl_stencil_xt_subi_l_x},
+    {&xl_stencil_xt_lsl_l_i, F_ALL, false, &xl_stencil_xt_lsl_l_i_nf, NULL},
+    {&xl_stencil_xt_lsr_l_i, F_ALL, false, &xl_stencil_xt_lsr_l_i_nf, NULL},
+    {&xl_stencil_xt_asr_l_i, F_ALL, false, &xl_stencil_xt_asr_l_i_nf, NULL},
+    {&xl_stencil_xt_lsl_l_r, F_NZVC, false, NULL, NULL}, /* X only when the count is not 0 */
+    {&xl_stencil_xt_lsr_l_r, F_NZVC, false, NULL, NULL},
+    {&xl_stencil_xt_asr_l_r, F_NZVC, false, NULL, NULL},
+    {&xl_stencil_xt_or_i, F_NZVC, false, &xl_stencil_xt_or_i_nf, NULL},
+    {&xl_stencil_xt_and_i, F_NZVC, false, &xl_stencil_xt_and_i_nf, NULL},
+    {&xl_stencil_xt_eor_i, F_NZVC, false, &xl_stencil_xt_eor_i_nf, NULL},
+    {&xl_stencil_xt_cmpi_b, F_NZVC, false, &xl_stencil_xt_nop, NULL},
+    {&xl_stencil_xt_addi_b, F_ALL, false, &xl_stencil_xt_addi_b_nf, NULL},
+    {&xl_stencil_xt_neg_l, F_ALL, false, &xl_stencil_xt_neg_l_nf, NULL},
+    {&xl_stencil_xt_swap, F_NZVC, false, &xl_stencil_xt_swap_nf, NULL},
+    {&xl_stencil_xt_ext_w, F_NZVC, false, &xl_stencil_xt_ext_w_nf, NULL},
+    {&xl_stencil_xt_ext_l, F_NZVC, false, &xl_stencil_xt_ext_l_nf, NULL},
+    {&xl_stencil_xt_extb_l, F_NZVC, false, &xl_stencil_xt_extb_l_nf, NULL},
+    {&xl_stencil_xt_muls_l_i, F_NZVC, false, &xl_stencil_xt_mul_l_i_nf, NULL},
+    {&xl_stencil_xt_mulu_l_i, F_NZVC, false, &xl_stencil_xt_mul_l_i_nf, NULL},
+    {&xl_stencil_xt_muls_l_r, F_NZVC, false, &xl_stencil_xt_mul_l_r_nf, NULL},
+    {&xl_stencil_xt_mulu_l_r, F_NZVC, false, &xl_stencil_xt_mul_l_r_nf, NULL},
     {&xl_stencil_xt_movea_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_movea_w, 0, false, NULL, NULL},
     {&xl_stencil_xt_adda_l, 0, false, NULL, NULL},
@@ -587,6 +819,21 @@ static const struct {
     {&xl_stencil_xt_adda_i, 0, false, NULL, NULL},
     {&xl_stencil_xt_lea_d16, 0, false, NULL, NULL},
     {&xl_stencil_xt_seti, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lea_ix, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsl_l_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsr_l_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_asr_l_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_or_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_and_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_eor_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_addi_b_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_neg_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_swap_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ext_w_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ext_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_extb_l_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_mul_l_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_mul_l_r_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_nop, 0, false, NULL, NULL},
     {&xl_stencil_xt_and_l_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_or_l_nf, 0, false, NULL, NULL},
@@ -607,28 +854,6 @@ static int pure_index(const jit_stencil_t *s)
   return -1;
 }
 
-/* Does stencil s count only when it leaves the block (note 6: a branch
- * taken, a memory access that goes through the core), leaving its count
- * to the next stencil otherwise? */
-static bool counts_when_leaving(const jit_stencil_t *s)
-{
-  static const jit_stencil_t *const mem[] = {
-      &xl_stencil_xt_move_b_imm_ai, &xl_stencil_xt_tst_b_pi,  &xl_stencil_xt_store_l_d16,
-      &xl_stencil_xt_load_l_d16,    &xl_stencil_xt_loada_l_d16, &xl_stencil_xt_cmp_l_d16,
-      &xl_stencil_xt_addm_l_d16,    &xl_stencil_xt_clr_l_d16,   &xl_stencil_xt_movem_st_pd,
-      &xl_stencil_xt_movem_ld_pi,
-  };
-  for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
-    if (s == mem[i])
-      return true;
-  if (s == &xl_stencil_xt_bra)
-    return true;
-  for (int i = 0; i < 16; i++)
-    if (s == bcc_stencils[i] || s == dbcc_stencils[i])
-      return true;
-  return false;
-}
-
 /* Note 8: links [first, last) are a block's instructions in order; each
  * instruction on registers whose flags no later instruction of the block
  * reads before writing them again gets the stencil without them. Every
@@ -647,7 +872,7 @@ static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
     unsigned w = pure[p].w;
     if (w == 0)
       continue;
-    if ((live & w) == 0) {
+    if ((live & w) == 0 && pure[p].nf) {
       links[i].stencil = pure[p].nf;
       if (pure[p].neg)
         vals[i][XL_HOLE_xh_imm] = (uint32_t)-(uint32_t)vals[i][XL_HOLE_xh_imm];
@@ -660,9 +885,12 @@ static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
 
 /* Note 6: fills each counting stencil's xh_count of links [first, last)
  * (a block's instructions) with the instructions since the last count, its
- * own included, and returns those left for the fall-through exit. */
-static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned first,
-                            unsigned last)
+ * own included, and returns those left for the fall-through exit. leave[i]:
+ * link i counts only when it leaves the block (a branch taken, a memory
+ * access that goes through the core), leaving its count to the next
+ * stencil otherwise. */
+static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
+                            const bool *leave, unsigned first, unsigned last)
 {
   uint64_t carry = 0;
   for (unsigned i = first; i < last; i++) {
@@ -670,7 +898,7 @@ static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
     if (pure_index(links[i].stencil) >= 0)
       continue;
     vals[i][XL_HOLE_xh_count] = carry;
-    if (!counts_when_leaving(links[i].stencil))
+    if (!leave[i])
       carry = 0;
   }
   return carry;
@@ -745,6 +973,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     return M68K_ENOMEM;
   jit_link_t links[JIT_CHAIN_MAX];
   uint64_t vals[JIT_CHAIN_MAX][XL_HOLE__COUNT];
+  bool leave[JIT_CHAIN_MAX] = {false};
   /* The branch exits' targets and the links whose xh_taken go to them. */
   uint32_t taken_target[XLAT_EXITS];
   unsigned taken_link[XLAT_EXITS], ntaken = 0;
@@ -783,13 +1012,16 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       blen = 4;
       is_b = true;
     }
-    const jit_stencil_t *sp = special(x, off, op, kind, len, v);
+    bool lv = false;
+    const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &lv);
     if (kind == TK_MOVEQ) {
       s = &xl_stencil_xt_moveq;
       v[XL_HOLE_xh_reg] = (op >> 9) & 7;
       v[XL_HOLE_xh_imm] = (uint32_t)(int32_t)(int8_t)(op & 0xff);
     } else if (sp) {
       s = sp;
+      leave[n] = lv;
+      open = kind != TK_JMP;
     } else if (is_b && blen == len && !(target & 1)) {
       /* Room for its exit, and for the fall-through's after it. */
       bool bra = kind == TK_BRA;
@@ -801,6 +1033,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       v[XL_HOLE_xh_reg] = op & 7;
       taken_target[ntaken] = target;
       taken_link[ntaken++] = n;
+      leave[n] = true;
       if (bra)
         open = false;
     } else if (is_call) {
@@ -814,7 +1047,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     } else if (kind == TK_RTS && x->model == M68K_MODEL_68030) {
       s = &xl_stencil_xt_rts;
       open = false;
-    } else if (kind == TK_LAST || kind == TK_BSR || kind == TK_JSR || kind == TK_RTS) {
+    } else if (kind == TK_LAST || kind == TK_BSR || kind == TK_JSR || kind == TK_RTS ||
+               kind == TK_JMP) {
       s = &xl_stencil_xt_last;
       open = false;
     }
@@ -842,7 +1076,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   links[0] = (jit_link_t){.stencil = &xl_stencil_xt_enter, .values = vals[0],
                           .next_hole = XL_HOLE_xh_next};
   drop_dead_flags(links, vals, 1, n);
-  uint64_t rest = fill_counts(links, vals, 1, n);
+  uint64_t rest = fill_counts(links, vals, leave, 1, n);
   /* The exits: the fall-through's first, right after the last
    * instruction, which falls into it; then the taken branches'. */
   if (!open)

@@ -31,4 +31,38 @@ typedef struct m68k__xlat_jc {
   void (*entry)(struct m68k_cpu *c);
 } m68k__xlat_jc_t;
 
+/* The 68030's MOVE family (xlat.c note 11): one stencil per size and pair
+ * of operand kinds, xt_mv<size>_<source>_<destination>. A source is a
+ * register (r) or memory: (An) ai, (An)+ pi, -(An) pd, (d16,An) d16,
+ * (d8,An,Xi) ix, or an address known when translating (abs: abs.W, abs.L,
+ * (d16,PC)); a destination a data register (d), an address register (a:
+ * MOVEA) or memory, as a source. */
+enum { XO_r, XO_d, XO_a, XO_ai, XO_pi, XO_pd, XO_d16, XO_ix, XO_abs, XO_N };
+
+#define M68K_XLAT_MV_SRCS(X, sz, dm)                                                         \
+  X(sz, r, dm) X(sz, ai, dm) X(sz, pi, dm) X(sz, pd, dm) X(sz, d16, dm) X(sz, ix, dm)         \
+  X(sz, abs, dm)
+#define M68K_XLAT_MV_DSTS(X, sz)                                                             \
+  M68K_XLAT_MV_SRCS(X, sz, d) M68K_XLAT_MV_SRCS(X, sz, a) M68K_XLAT_MV_SRCS(X, sz, ai)       \
+  M68K_XLAT_MV_SRCS(X, sz, pi) M68K_XLAT_MV_SRCS(X, sz, pd) M68K_XLAT_MV_SRCS(X, sz, d16)    \
+  M68K_XLAT_MV_SRCS(X, sz, ix) M68K_XLAT_MV_SRCS(X, sz, abs)
+/* X(size, source, destination) for every stencil of the family. */
+#define M68K_XLAT_MOVES(X) M68K_XLAT_MV_DSTS(X, 1) M68K_XLAT_MV_DSTS(X, 2) M68K_XLAT_MV_DSTS(X, 4)
+
+/* The 68030's long operations with a memory operand (xlat.c note 11):
+ * xt_er_<op>_<source> for OR, AND, SUB, ADD, CMP (CMPA too) .L <ea>,Rn and
+ * ADDA, SUBA .L <ea>,An; xt_re_<op>_<destination> for OR, AND, SUB, ADD,
+ * EOR .L Dn,<ea>; xt_tst<size>_<source> for TST.B and TST.L <ea>. */
+enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
+#define M68K_XLAT_MEM_KINDS(X, a) X(a, ai) X(a, pi) X(a, pd) X(a, d16) X(a, ix) X(a, abs)
+/* X(operation or size, operand kind) for every stencil of each family. */
+#define M68K_XLAT_ALU_ER(X)                                                                  \
+  M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
+  M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, cmp) M68K_XLAT_MEM_KINDS(X, adda)       \
+  M68K_XLAT_MEM_KINDS(X, suba)
+#define M68K_XLAT_ALU_RE(X)                                                                  \
+  M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
+  M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, eor)
+#define M68K_XLAT_TSTS(X) M68K_XLAT_MEM_KINDS(X, 1) M68K_XLAT_MEM_KINDS(X, 4)
+
 #endif /* QUA_M68K_XLAT_H */

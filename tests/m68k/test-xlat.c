@@ -480,6 +480,387 @@ static void return_into_rewritten_code(void)
   }
 }
 
+/* Writes n words at addr on both CPUs. */
+static void both_w16(uint32_t addr, const uint16_t *w, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    tm_w16(&ti, addr + 2 * (uint32_t)i, w[i]);
+    tm_w16(&tj, addr + 2 * (uint32_t)i, w[i]);
+  }
+}
+
+static void done2(void)
+{
+  tm_done(&ti);
+  tm_done(&tj);
+}
+
+/* Runs code on the 68030 against the interpreter, first in one run (so
+ * that whole blocks run, their dead flags dropped: xlat.c note 8), then in
+ * chunks from several seeds (budgets ending inside blocks), until it
+ * stops, setup() before each run; checks that at least `tenths` tenths of
+ * the instructions translated have stencils of their own. The last run's
+ * CPUs are left for the caller (done2). */
+static void run_seeds(const uint16_t *code, size_t n, void (*setup)(void), unsigned tenths)
+{
+  for (uint32_t seed = 0; seed <= 8; seed++) {
+    if (seed > 0)
+      done2();
+    start2(code, n, M68K_MODEL_68030);
+    if (setup)
+      setup();
+    if (seed == 0) {
+      CU_ASSERT_EQUAL(m68k_run(ti.cpu, 100000, NULL), m68k_run(tj.cpu, 100000, NULL));
+      CU_ASSERT_TRUE(same_state());
+    } else {
+      run_both(seed, 100000, NULL);
+    }
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.specialised * 10 >= st.insns * tenths);
+  }
+}
+
+/* LSL, LSR, ASR .L by an immediate and by a register (counts 0 to 64 mod
+ * 64: 0, 32 and more included), ORI, ANDI, EORI, ADDI, SUBI .L and ADDI,
+ * CMPI .B on Dn, their flags read by ADDX, Scc (handlers) or dropped where
+ * the next instruction overwrites them. */
+static void shifts_and_immediates_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                  /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,  /* 1002 movel #305419896,%d0 */
+      0x7228,                  /* 1008 moveq #40,%d1 */
+      0x2600,                  /* 100a movel %d0,%d3 */
+      0xe78b,                  /* 100c lsll #3,%d3 */
+      0xd583,                  /* 100e addxl %d3,%d2 */
+      0x2600,                  /* 1010 movel %d0,%d3 */
+      0xee8b,                  /* 1012 lsrl #7,%d3 */
+      0x55c4,                  /* 1014 scs %d4 */
+      0xd483,                  /* 1016 addl %d3,%d2 */
+      0x2600,                  /* 1018 movel %d0,%d3 */
+      0xe283,                  /* 101a asrl #1,%d3 */
+      0xd583,                  /* 101c addxl %d3,%d2 */
+      0x2600,                  /* 101e movel %d0,%d3 */
+      0xe083,                  /* 1020 asrl #8,%d3 */
+      0xd483,                  /* 1022 addl %d3,%d2 */
+      0x2a01,                  /* 1024 movel %d1,%d5 */
+      0x2600,                  /* 1026 movel %d0,%d3 */
+      0xebab,                  /* 1028 lsll %d5,%d3 */
+      0xd583,                  /* 102a addxl %d3,%d2 */
+      0x2600,                  /* 102c movel %d0,%d3 */
+      0xeaab,                  /* 102e lsrl %d5,%d3 */
+      0x55c4,                  /* 1030 scs %d4 */
+      0xd483,                  /* 1032 addl %d3,%d2 */
+      0x76ff,                  /* 1034 moveq #-1,%d3 */
+      0xebab,                  /* 1036 lsll %d5,%d3 */
+      0xd583,                  /* 1038 addxl %d3,%d2 */
+      0x76ff,                  /* 103a moveq #-1,%d3 */
+      0xeaab,                  /* 103c lsrl %d5,%d3 */
+      0xd583,                  /* 103e addxl %d3,%d2 */
+      0x7c18,                  /* 1040 moveq #24,%d6 */
+      0xdc81,                  /* 1042 addl %d1,%d6 */
+      0x2600,                  /* 1044 movel %d0,%d3 */
+      0xeca3,                  /* 1046 asrl %d6,%d3 */
+      0x55c4,                  /* 1048 scs %d4 */
+      0xd583,                  /* 104a addxl %d3,%d2 */
+      0xecab,                  /* 104c lsrl %d6,%d3 */
+      0xd583,                  /* 104e addxl %d3,%d2 */
+      0x0080, 0x8000, 0x0001,  /* 1050 oril #-2147483647,%d0 */
+      0x0280, 0xffff, 0xf0ff,  /* 1056 andil #-3841,%d0 */
+      0x0a80, 0x5a5a, 0x5a5a,  /* 105c eoril #1515870810,%d0 */
+      0x0680, 0x1111, 0x1111,  /* 1062 addil #286331153,%d0 */
+      0xd580,                  /* 1068 addxl %d0,%d2 */
+      0x0480, 0x2222, 0x2223,  /* 106a subil #572662307,%d0 */
+      0x59c4,                  /* 1070 svs %d4 */
+      0xd580,                  /* 1072 addxl %d0,%d2 */
+      0x0600, 0x007f,          /* 1074 addib #127,%d0 */
+      0x59c4,                  /* 1078 svs %d4 */
+      0xd584,                  /* 107a addxl %d4,%d2 */
+      0x0c00, 0x0040,          /* 107c cmpib #64,%d0 */
+      0x52c7,                  /* 1080 shi %d7 */
+      0xd487,                  /* 1082 addl %d7,%d2 */
+      0xe38a,                  /* 1084 lsll #1,%d2 */
+      0xe48a,                  /* 1086 lsrl #2,%d2 */
+      0x5381,                  /* 1088 subql #1,%d1 */
+      0x6600, 0xff7e,          /* 108a bnew 100a <loop> */
+      0x4e72, 0x2700,          /* 108e stop #9984 */
+  };
+  /* All but the ADDX, Scc and STOP (17 of 57) have stencils of their own. */
+  run_seeds(code, sizeof code / 2, NULL, 6);
+  CU_ASSERT_EQUAL(tm_d(&ti, 1), 0);
+  done2();
+}
+
+/* Vector 2 (bus error) to a handler that counts in d5 and returns to a5. */
+static void bus_error_resumes_at_a5(void)
+{
+  static const uint16_t handler[] = {
+      0x5285,                  /* 3800 addql #1,%d5 */
+      0x2f4d, 0x0002,          /* 3802 movel %a5,%sp@(2) */
+      0x4e73,                  /* 3806 rte */
+  };
+  both_w16(0x3800, handler, sizeof handler / 2);
+  tm_w32(&ti, 2 * 4, 0x3800);
+  tm_w32(&tj, 2 * 4, 0x3800);
+}
+
+/* The 68030's MOVE family: every size, (An)+ and -(An) (a byte on A7 by
+ * 2), (d16,An), (d8,An,Xi) with word and long indexes scaled, abs.W,
+ * abs.L, (d16,PC), MOVEA.W and .L, LEA (d8,An,Xi); then bus errors on a
+ * memory-to-memory move's source (the frame's PC past the source's
+ * extension words only), its destination, and a word read, each resumed
+ * after the instruction. */
+static void postincrement_and_indexed_same(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x5000,          /* 1000 lea 5000,%a0 */
+      0x43f8, 0x6000,          /* 1004 lea 6000,%a1 */
+      0x45f8, 0x5800,          /* 1008 lea 5800,%a2 */
+      0x7400,                  /* 100c moveq #0,%d2 */
+      0x7218,                  /* 100e moveq #24,%d1 */
+      0x203c, 0x89ab, 0xcdef,  /* 1010 movel #-1985229329,%d0 */
+      0xd081,                  /* 1016 addl %d1,%d0 */
+      0x20c0,                  /* 1018 movel %d0,%a0@+ */
+      0x3480,                  /* 101a movew %d0,%a2@ */
+      0x1300,                  /* 101c moveb %d0,%a1@- */
+      0x1f01,                  /* 101e moveb %d1,%sp@- */
+      0x181f,                  /* 1020 moveb %sp@+,%d4 */
+      0x2628, 0xfffc,          /* 1022 movel %a0@(-4),%d3 */
+      0x2652,                  /* 1026 moveal %a2@,%a3 */
+      0x3852,                  /* 1028 moveaw %a2@,%a4 */
+      0x3612,                  /* 102a movew %a2@,%d3 */
+      0x162a, 0x0001,          /* 102c moveb %a2@(1),%d3 */
+      0x5bc5,                  /* 1030 smi %d5 */
+      0x2c01,                  /* 1032 movel %d1,%d6 */
+      0x2e30, 0x6cf8,          /* 1034 movel %a0@(fffffffffffffff8,%d6:l:4),%d7 */
+      0x2587, 0x6204,          /* 1038 movel %d7,%a2@(4,%d6:w:2) */
+      0x3372, 0x6204, 0x0002,  /* 103c movew %a2@(4,%d6:w:2),%a1@(2) */
+      0x2290,                  /* 1042 movel %a0@,%a1@ */
+      0x2368, 0xfffc, 0x0008,  /* 1044 movel %a0@(-4),%a1@(8) */
+      0x14d9,                  /* 104a moveb %a1@+,%a2@+ */
+      0x3519,                  /* 104c movew %a1@+,%a2@- */
+      0x2312,                  /* 104e movel %a2@,%a1@- */
+      0x2638, 0x5000,          /* 1050 movel 5000,%d3 */
+      0x21c3, 0x5ff0,          /* 1054 movel %d3,5ff0 */
+      0x21cb, 0x5ff4,          /* 1058 movel %a3,5ff4 */
+      0x2c3a, 0x0002,          /* 105c movel %pc@(1060),%d6 */
+      0x4bf0, 0x6208,          /* 1060 lea %a0@(8,%d6:w:2),%a5 */
+      0xd48d,                  /* 1064 addl %a5,%d2 */
+      0x4bf0, 0x18fa,          /* 1066 lea %a0@(fffffffffffffffa,%d1:l),%a5 */
+      0xd48d,                  /* 106a addl %a5,%d2 */
+      0xd487,                  /* 106c addl %d7,%d2 */
+      0xd483,                  /* 106e addl %d3,%d2 */
+      0xd484,                  /* 1070 addl %d4,%d2 */
+      0xd485,                  /* 1072 addl %d5,%d2 */
+      0xd48b,                  /* 1074 addl %a3,%d2 */
+      0xd48c,                  /* 1076 addl %a4,%d2 */
+      0x5381,                  /* 1078 subql #1,%d1 */
+      0x6600, 0xff9a,          /* 107a bnew 1016 */
+      0x4df9, 0x0002, 0x0000,  /* 107e lea 20000,%fp */
+      0x4bfa, 0x0006,          /* 1084 lea %pc@(108c <after1>),%a5 */
+      0x2356, 0x0008,          /* 1088 movel %fp@,%a1@(8) */
+      0x4bfa, 0x0008,          /* 108c lea %pc@(1096 <after2>),%a5 */
+      0x236e, 0x0004, 0x0008,  /* 1090 movel %fp@(4),%a1@(8) */
+      0x4bfa, 0x0006,          /* 1096 lea %pc@(109e <after3>),%a5 */
+      0x2d91, 0x1804,          /* 109a movel %a1@,%fp@(4,%d1:l) */
+      0x4bfa, 0x0006,          /* 109e lea %pc@(10a6 <after4>),%a5 */
+      0x3636, 0x1808,          /* 10a2 movew %fp@(8,%d1:l),%d3 */
+      0x4e72, 0x2700,          /* 10a6 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, bus_error_resumes_at_a5, 8);
+  CU_ASSERT_EQUAL(tm_d(&tj, 5), 4);
+  done2();
+}
+
+/* The 68030's long operations on memory: OR, AND, SUB, ADD, CMP .L <ea>,Dn,
+ * ADDA, SUBA, CMPA .L <ea>,An, OR, AND, SUB, ADD, EOR .L Dn,<ea>, TST.L and
+ * TST.B <ea>, on (An), (An)+, -(An), (d16,An), (d8,An,Xi) and abs, their
+ * flags read by ADDX and Scc (handlers); then bus errors on a read, a
+ * read-modify-write and a TST, each resumed after the instruction. */
+static void alu_on_memory_same(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x5000,          /* 1000 lea 5000,%a0 */
+      0x43f8, 0x5400,          /* 1004 lea 5400,%a1 */
+      0x7400,                  /* 1008 moveq #0,%d2 */
+      0x7214,                  /* 100a moveq #20,%d1 */
+      0x203c, 0x7fff, 0xfff0,  /* 100c movel #2147483632,%d0 */
+      0x20c0,                  /* 1012 movel %d0,%a0@+ */
+      0x0680, 0x1000, 0x0001,  /* 1014 addil #268435457,%d0 */
+      0x5381,                  /* 101a subql #1,%d1 */
+      0x6600, 0xfff4,          /* 101c bnew 1012 */
+      0x41f8, 0x5008,          /* 1020 lea 5008,%a0 */
+      0x7214,                  /* 1024 moveq #20,%d1 */
+      0x2c01,                  /* 1026 movel %d1,%d6 */
+      0x80b0, 0x6cfc,          /* 1028 orl %a0@(fffffffffffffffc,%d6:l:4),%d0 */
+      0x55c4,                  /* 102c scs %d4 */
+      0xc091,                  /* 102e andl %a1@,%d0 */
+      0x90a0,                  /* 1030 subl %a0@-,%d0 */
+      0xd580,                  /* 1032 addxl %d0,%d2 */
+      0xd098,                  /* 1034 addl %a0@+,%d0 */
+      0xd580,                  /* 1036 addxl %d0,%d2 */
+      0xb0b8, 0x5010,          /* 1038 cmpl 5010,%d0 */
+      0x52c4,                  /* 103c shi %d4 */
+      0xd484,                  /* 103e addl %d4,%d2 */
+      0x2440,                  /* 1040 moveal %d0,%a2 */
+      0xd5e8, 0x0004,          /* 1042 addal %a0@(4),%a2 */
+      0x95f0, 0x62f8,          /* 1046 subal %a0@(fffffffffffffff8,%d6:w:2),%a2 */
+      0xb5d1,                  /* 104a cmpal %a1@,%a2 */
+      0x55c5,                  /* 104c scs %d5 */
+      0xd485,                  /* 104e addl %d5,%d2 */
+      0x8191,                  /* 1050 orl %d0,%a1@ */
+      0xc5a9, 0x0004,          /* 1052 andl %d2,%a1@(4) */
+      0x93a1,                  /* 1056 subl %d1,%a1@- */
+      0xd584,                  /* 1058 addxl %d4,%d2 */
+      0xd199,                  /* 105a addl %d0,%a1@+ */
+      0xd584,                  /* 105c addxl %d4,%d2 */
+      0xb5b1, 0x6c08,          /* 105e eorl %d2,%a1@(8,%d6:l:4) */
+      0x5bc5,                  /* 1062 smi %d5 */
+      0xd485,                  /* 1064 addl %d5,%d2 */
+      0x4a91,                  /* 1066 tstl %a1@ */
+      0x5ac5,                  /* 1068 spl %d5 */
+      0xd485,                  /* 106a addl %d5,%d2 */
+      0x4210,                  /* 106c clrb %a0@ */
+      0x4a18,                  /* 106e tstb %a0@+ */
+      0x57c5,                  /* 1070 seq %d5 */
+      0xd485,                  /* 1072 addl %d5,%d2 */
+      0x4a28, 0x0003,          /* 1074 tstb %a0@(3) */
+      0x5bc5,                  /* 1078 smi %d5 */
+      0xd485,                  /* 107a addl %d5,%d2 */
+      0x4ab8, 0x5020,          /* 107c tstl 5020 */
+      0x5bc5,                  /* 1080 smi %d5 */
+      0xd48a,                  /* 1082 addl %a2,%d2 */
+      0xd485,                  /* 1084 addl %d5,%d2 */
+      0x5381,                  /* 1086 subql #1,%d1 */
+      0x6600, 0xff9c,          /* 1088 bnew 1026 */
+      0x4df9, 0x0002, 0x0000,  /* 108c lea 20000,%fp */
+      0x4bfa, 0x0006,          /* 1092 lea %pc@(109a <after1>),%a5 */
+      0xd4ae, 0x0004,          /* 1096 addl %fp@(4),%d2 */
+      0x4bfa, 0x0006,          /* 109a lea %pc@(10a2 <after2>),%a5 */
+      0xd5b6, 0x1800,          /* 109e addl %d2,%fp@(0,%d1:l) */
+      0x4bfa, 0x0004,          /* 10a2 lea %pc@(10a8 <after3>),%a5 */
+      0x4a96,                  /* 10a6 tstl %fp@ */
+      0x4e72, 0x2700,          /* 10a8 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, bus_error_resumes_at_a5, 6);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
+/* NEG.L, SWAP, EXT.W, EXT.L, EXTB.L, MULS.L and MULU.L (#imm and Dn, with
+ * and without overflow) on registers, their flags read by Scc (a stencil
+ * reading the flags) and ADDX, or dropped where overwritten. */
+static void register_operations_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                  /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,  /* 1002 movel #305419896,%d0 */
+      0x721e,                  /* 1008 moveq #30,%d1 */
+      0x2600,                  /* 100a movel %d0,%d3 */
+      0x4483,                  /* 100c negl %d3 */
+      0xd583,                  /* 100e addxl %d3,%d2 */
+      0x4483,                  /* 1010 negl %d3 */
+      0x5bc4,                  /* 1012 smi %d4 */
+      0x4843,                  /* 1014 swap %d3 */
+      0x57c5,                  /* 1016 seq %d5 */
+      0xd483,                  /* 1018 addl %d3,%d2 */
+      0x2600,                  /* 101a movel %d0,%d3 */
+      0x4883,                  /* 101c extw %d3 */
+      0x5ac4,                  /* 101e spl %d4 */
+      0xd483,                  /* 1020 addl %d3,%d2 */
+      0x48c3,                  /* 1022 extl %d3 */
+      0x5bc5,                  /* 1024 smi %d5 */
+      0xd483,                  /* 1026 addl %d3,%d2 */
+      0x2600,                  /* 1028 movel %d0,%d3 */
+      0x49c3,                  /* 102a extbl %d3 */
+      0x57c6,                  /* 102c seq %d6 */
+      0xd483,                  /* 102e addl %d3,%d2 */
+      0x2600,                  /* 1030 movel %d0,%d3 */
+      0x4c3c, 0x3800, 0xffff,  /* 1032 mulsl #-7919,%d3 */
+      0xe111,                  /* 1038  */
+      0x59c4,                  /* 103a svs %d4 */
+      0xd483,                  /* 103c addl %d3,%d2 */
+      0x2600,                  /* 103e movel %d0,%d3 */
+      0x4c3c, 0x3000, 0x0000,  /* 1040 mulul #40503,%d3 */
+      0x9e37,                  /* 1046  */
+      0x59c5,                  /* 1048 svs %d5 */
+      0x5bc6,                  /* 104a smi %d6 */
+      0xd483,                  /* 104c addl %d3,%d2 */
+      0x2e01,                  /* 104e movel %d1,%d7 */
+      0x4c00, 0x7800,          /* 1050 mulsl %d0,%d7 */
+      0x58c4,                  /* 1054 svc %d4 */
+      0xd487,                  /* 1056 addl %d7,%d2 */
+      0x4c01, 0x7000,          /* 1058 mulul %d1,%d7 */
+      0x52c5,                  /* 105c shi %d5 */
+      0xd487,                  /* 105e addl %d7,%d2 */
+      0xd484,                  /* 1060 addl %d4,%d2 */
+      0xd485,                  /* 1062 addl %d5,%d2 */
+      0xd486,                  /* 1064 addl %d6,%d2 */
+      0x4c3c, 0x2800, 0x0000,  /* 1066 mulsl #3,%d2 */
+      0x0003,                  /* 106c  */
+      0xd082,                  /* 106e addl %d2,%d0 */
+      0xeb98,                  /* 1070 roll #5,%d0 */
+      0x5381,                  /* 1072 subql #1,%d1 */
+      0x6600, 0xff94,          /* 1074 bnew 100a */
+      0x4e72, 0x2700,          /* 1078 stop #9984 */
+  };
+  /* All but the ADDX, ROL and STOP (3 of 50) have stencils of their own. */
+  run_seeds(code, sizeof code / 2, NULL, 8);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
+/* Vector 3 (address error) to moveq #7,%d5; stop. */
+static void address_error_stops(void)
+{
+  static const uint16_t handler[] = {0x7a07, 0x4e72, 0x2700};
+  both_w16(TM_HANDLER + 4 * 3, handler, 3);
+}
+
+/* A switch's jump table (JMP (d8,PC,Xi) through the return cache), a copy
+ * between (An) and (d16,An), and a jump to an odd address at the end (the
+ * address error at the fetch after it). */
+static void jump_tables_and_copies_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                  /* 1000 moveq #0,%d2 */
+      0x721e,                  /* 1002 moveq #30,%d1 */
+      0x43f8, 0x5000,          /* 1004 lea 5000,%a1 */
+      0x45f8, 0x5400,          /* 1008 lea 5400,%a2 */
+      0x2001,                  /* 100c movel %d1,%d0 */
+      0x0280, 0x0000, 0x0003,  /* 100e andil #3,%d0 */
+      0xd080,                  /* 1014 addl %d0,%d0 */
+      0x303b, 0x0806,          /* 1016 movew %pc@(101e <table>,%d0:l),%d0 */
+      0x4efb, 0x0002,          /* 101a jmp %pc@(101e <table>,%d0:w) */
+      0x0008,                  /* 101e .short 0x0008 */
+      0x000e,                  /* 1020 .short 0x000e */
+      0x0014,                  /* 1022 .short 0x0014 */
+      0x0026,                  /* 1024 .short 0x0026 */
+      0x5282,                  /* 1026 addql #1,%d2 */
+      0x6000, 0x001c,          /* 1028 braw 1046 <next> */
+      0xd481,                  /* 102c addl %d1,%d2 */
+      0x6000, 0x0016,          /* 102e braw 1046 <next> */
+      0x2281,                  /* 1032 movel %d1,%a1@ */
+      0x2491,                  /* 1034 movel %a1@,%a2@ */
+      0x2569, 0x0004, 0x0004,  /* 1036 movel %a1@(4),%a2@(4) */
+      0x2612,                  /* 103c movel %a2@,%d3 */
+      0xd483,                  /* 103e addl %d3,%d2 */
+      0x6000, 0x0004,          /* 1040 braw 1046 <next> */
+      0xe58a,                  /* 1044 lsll #2,%d2 */
+      0x5381,                  /* 1046 subql #1,%d1 */
+      0x6600, 0xffc2,          /* 1048 bnew 100c <loop> */
+      0x7002,                  /* 104c moveq #2,%d0 */
+      0x4efb, 0x0001,          /* 104e jmp %pc@(1051 <next+0xb>,%d0:w) */
+      0x4e72, 0x2700,          /* 1052 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, address_error_stops, 6);
+  CU_ASSERT_EQUAL(tm_d(&tj, 5), 7);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -519,6 +900,11 @@ int main(void)
       {"calls_and_returns_same", calls_and_returns_same},
       {"return_into_rewritten_code", return_into_rewritten_code},
       {"movem_same", movem_same},
+      {"shifts_and_immediates_same", shifts_and_immediates_same},
+      {"postincrement_and_indexed_same", postincrement_and_indexed_same},
+      {"jump_tables_and_copies_same", jump_tables_and_copies_same},
+      {"alu_on_memory_same", alu_on_memory_same},
+      {"register_operations_same", register_operations_same},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
