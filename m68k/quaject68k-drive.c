@@ -156,8 +156,9 @@ static uint32_t rd32(m68k_machine_t *m, uint32_t addr) {
 }
 
 /* The links of CPU `cpu`'s folded loop (note 3) into links[] (values in
- * vd for the qd pieces, vf for the operations); returns their number, and
- * in tr[k][0..1] the indices of operation k's trap links (measure). */
+ * vd for the qd pieces, vf for the operations); returns their number (0
+ * when an operation's cold stubs find no room), and in tr[k][0..1] the
+ * indices of operation k's trap links (measure). */
 enum { F_MAX = 17 };
 static size_t folded_links(m68k_qj_t *q, bool measure, const uint32_t ctl[2], unsigned cpu,
                            jit_link_t links[F_MAX], uint64_t vd[QD_HOLE__COUNT],
@@ -197,7 +198,8 @@ static size_t folded_links(m68k_qj_t *q, bool measure, const uint32_t ctl[2], un
     links[n - 1].calls[0].hole = QD_HOLE_qd_agent;
     links[n - 1].calls[0].link = (uint16_t)agent;
     /* The operation's cold stubs after ppost (cpost), which ends in a jump. */
-    n = m68k__qj_fold_colds(links, n, op);
+    if ((n = m68k__qj_fold_colds(links, n, F_MAX, op)) == 0)
+      return 0;
   }
 #undef PIECE
   links[agent].ncalls = 2;
@@ -415,7 +417,7 @@ M68K_API int m68k_qj_drive(m68k_qj_t *q, const m68k_qj_drive_options_t *opt,
     for (unsigned cpu = 0; cpu < 2 && rc == M68K_OK; cpu++) {
       size_t n = folded_links(q, o.measure, ctl, cpu, fl, fvd, fvf, ftr), entry, used;
       jit_chain_map_t map = {0};
-      if (jit_chain_map(fl, n, code[cpu], &map) != JIT_OK || map.size > lsz ||
+      if (n == 0 || jit_chain_map(fl, n, code[cpu], &map) != JIT_OK || map.size > lsz ||
           jit_emit_chain(m68k_machine_ram(m, code[cpu], lsz), code[cpu], lsz, fl, n, &entry,
                          &used, NULL) != JIT_OK ||
           entry != 0) {

@@ -93,12 +93,14 @@ int m68k__qj_call_addr(m68k__qj_arena_t *a, unsigned cpu, uint32_t addr, uint32_
  * and qk_arg 0). */
 const jit_stencil_t *m68k__qj_fold_entry(const m68k_qj_t *q, unsigned i);
 void m68k__qj_fold_values(const m68k_qj_t *q, uint64_t *v);
-/* Appends to links[0..n) the cold stubs (quaject68k-templates.c note F5)
- * that operation links[op] branches to, each going on to link op + 1, and
- * routes the operation's branches to them; returns the new count. The
+/* Appends to links[0..n) (room for cap) the cold stubs (quaject68k-templates.c
+ * note F5) that operation links[op] branches to, each going on to link
+ * op + 1, and routes the operation's branches to them; returns the new
+ * count, or 0 with nothing changed when links[] or the operation's calls
+ * (JIT_LINK_CALLS) have no room for them. The
  * caller places them where nothing falls through into them and within a
  * byte branch's reach (BEQ.S) of the operation. */
-size_t m68k__qj_fold_colds(jit_link_t *links, size_t n, size_t op);
+size_t m68k__qj_fold_colds(jit_link_t *links, size_t n, size_t cap, size_t op);
 /* Writes a sentence to err (errlen bytes; nothing when err is NULL). */
 void m68k__qj_seterr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -682,13 +682,19 @@ static const struct {
              {QF_HOLE_qk_cold_notfull, &qf_stencil_qk_fold_cold_notfull},
              {QF_HOLE_qk_cold_notempty, &qf_stencil_qk_fold_cold_notempty}};
 
-size_t m68k__qj_fold_colds(jit_link_t *links, size_t n, size_t op) {
+size_t m68k__qj_fold_colds(jit_link_t *links, size_t n, size_t cap, size_t op) {
   const jit_stencil_t *s = links[op].stencil;
+  bool used[sizeof colds / sizeof colds[0]] = {false};
+  size_t want = 0;
   for (size_t c = 0; c < sizeof colds / sizeof colds[0]; c++) {
-    bool used = false;
     for (uint32_t h = 0; h < s->nholes; h++)
-      used = used || s->holes[h].hole == colds[c].hole;
-    if (!used)
+      used[c] = used[c] || s->holes[h].hole == colds[c].hole;
+    want += used[c];
+  }
+  if (n + want > cap || links[op].ncalls + want > JIT_LINK_CALLS)
+    return 0; /* a template with more cold paths than its caller has room for */
+  for (size_t c = 0; c < sizeof colds / sizeof colds[0]; c++) {
+    if (!used[c])
       continue;
     links[n] = (jit_link_t){.stencil = colds[c].stencil, .values = links[op].values,
                             .next_hole = -1, .ncalls = 1};
@@ -737,8 +743,9 @@ static int fold_chain(m68k_qj_t *q, uint32_t addr, uint32_t cap, const fold_link
    * operation is never last). */
   links[n - 1].next_hole = -1;
   for (size_t i = 0; i < n; i++)
-    if (fl[i].piece == NULL && i + 1 < n)
-      nl = m68k__qj_fold_colds(links, nl, i);
+    if (fl[i].piece == NULL && i + 1 < n &&
+        (nl = m68k__qj_fold_colds(links, nl, sizeof links / sizeof links[0], i)) == 0)
+      return M68K_EINVAL;
   n = nl;
   size_t size = jit_chain_size(links, n);
   if (size > cap)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "qf-stencils.h"
+#include "quaject68k-internal.h"
 #include "quaject68k.h"
 
 static m68k_machine_t *new_machine(void) {
@@ -199,6 +200,35 @@ static void folded_forms_match_the_calls(void) {
 static void count_edge(void *ctx, const char *callback, uint32_t item) {
   (void)item;
   ((unsigned *)ctx)[strcmp(callback, "notempty") == 0 ? 0 : 1]++;
+}
+
+/* An operation's cold stubs (quaject68k-templates.c note F5) are appended
+ * only where links[] and the operation's calls have room for all of them;
+ * without room nothing changes and the caller is told (0). */
+static void cold_stubs_need_room(void) {
+  m68k_machine_t *m = new_machine();
+  m68k_qj_t *q = new_qj(m, "queue", "mpmc", 8);
+  unsigned put = 0;
+  while (strcmp(m68k_qj_entry_name(q, put), "put") != 0)
+    put++;
+  jit_link_t links[8] = {{.stencil = m68k__qj_fold_entry(q, put)}}, before[8];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(links[0].stencil);
+  memcpy(before, links, sizeof links);
+  size_t n = m68k__qj_fold_colds(links, 1, 8, 0);
+  CU_ASSERT_FATAL(n > 1);
+  size_t want = n - 1;
+  CU_ASSERT_EQUAL(links[0].ncalls, want);
+  memcpy(links, before, sizeof links);
+  CU_ASSERT_EQUAL(m68k__qj_fold_colds(links, 1, 1 + want - 1, 0), 0); /* one link short */
+  CU_ASSERT(memcmp(links, before, sizeof links) == 0);
+  links[0].ncalls = JIT_LINK_CALLS - (unsigned)want + 1; /* one call short */
+  memcpy(before, links, sizeof links);
+  CU_ASSERT_EQUAL(m68k__qj_fold_colds(links, 1, 8, 0), 0);
+  CU_ASSERT(memcmp(links, before, sizeof links) == 0);
+  links[0].ncalls = JIT_LINK_CALLS - (unsigned)want; /* just room */
+  CU_ASSERT_EQUAL(m68k__qj_fold_colds(links, 1, 1 + want, 0), 1 + want);
+  m68k_qj_destroy(q);
+  m68k_machine_destroy(m);
 }
 
 /* The largest ring (M68K_QJ_CAPACITY_MAX items: byte offsets up to 65532,
@@ -459,6 +489,7 @@ int main(void) {
   CU_add_test(s, "folded_forms_match_the_calls", folded_forms_match_the_calls);
   CU_add_test(s, "folded_forms_never_touch_the_stack", folded_forms_never_touch_the_stack);
   CU_add_test(s, "largest_ring_keeps_every_item", largest_ring_keeps_every_item);
+  CU_add_test(s, "cold_stubs_need_room", cold_stubs_need_room);
   CU_add_test(s, "callbacks_can_go_to_68k_code", callbacks_can_go_to_68k_code);
   CU_add_test(s, "control_refuses_while_a_cpu_runs_the_code",
               control_refuses_while_a_cpu_runs_the_code);
