@@ -1,7 +1,10 @@
 /* clock.c -- the clock quaject: calls its tick callout every period.
  *
  * Ticks are numbered from 0. A tick whose time has passed while the callee
- * ran is skipped, not run late in a burst, and counted in "missed".
+ * ran is skipped, not run late in a burst, and counted in "missed". While
+ * tick is unwired the clock waits for a wire (callouts_changed wakes it)
+ * and then starts a full period afresh: a tick is never spent on nobody,
+ * so count=N delivers N ticks however long after `create` the wire came.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -41,8 +44,16 @@ static void *clock_main(void *arg) {
       qua__event_wait(&c->ev, seen, left);
       continue; /* re-check stop and the time */
     }
-    qua_callout(c->self, C_TICK, n, 0, NULL);
+    int r = qua_callout(c->self, C_TICK, n, 0, NULL);
     qua__quiescent();
+    if (r == QUA_ENOTWIRED &&
+        atomic_load_explicit(&c->self->outs[C_TICK], memory_order_acquire) == NULL) {
+      /* seen was sampled before the callout: a wire made since has
+       * signalled the event, and the wait returns at once. */
+      qua__event_wait(&c->ev, seen, -1);
+      next = now_ns() + (int64_t)c->period_ns;
+      continue;
+    }
     atomic_store_explicit(&c->ticks, ++n, memory_order_relaxed);
     next += (int64_t)c->period_ns;
     int64_t late = now_ns() - next;
@@ -76,6 +87,10 @@ static void clock_stop(qua_quaject_t *q) {
   pthread_join(c->thread, NULL);
 }
 
+static void clock_callouts_changed(qua_quaject_t *q) {
+  qua__event_signal(&QUA__STATE(q, qclock_t)->ev);
+}
+
 static int clock_describe(const qua_quaject_t *q, char *buf, size_t len) {
   const qclock_t *c = QUA__STATE(q, const qclock_t);
   return snprintf(buf, len, "ticks=%" PRIu64 " missed=%" PRIu64 " period_us=%" PRIu64,
@@ -88,7 +103,8 @@ static const qua_param_def_t clock_params[] = {
 };
 
 static const qua_callout_def_t clock_callouts[] = {
-    [C_TICK] = {"tick", 1, false, NULL, "called every period with the tick number"},
+    [C_TICK] = {"tick", 1, false, NULL,
+                "called every period with the tick number (the clock waits while unwired)"},
 };
 
 const qua_type_t qua__clock_type = {
@@ -100,5 +116,5 @@ const qua_type_t qua__clock_type = {
     .callouts = clock_callouts,
     .ncallouts = 1,
     .ops = {.init = clock_init, .start = clock_start, .stop = clock_stop,
-            .describe = clock_describe},
+            .callouts_changed = clock_callouts_changed, .describe = clock_describe},
 };

@@ -112,6 +112,17 @@ static uint64_t call0(qua_quaject_t *q, const char *entry) {
   return v;
 }
 
+/* Waits (at most 10 s, in steps of `step_us`) until q's callentry `entry`
+ * reads at least `want`; returns what it read last. */
+static uint64_t wait_for(qua_quaject_t *q, const char *entry, uint64_t want, useconds_t step_us) {
+  uint64_t v = call0(q, entry);
+  for (long waited = 0; v < want && waited < 10000000; waited += step_us) {
+    usleep(step_us);
+    v = call0(q, entry);
+  }
+  return v;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     printf("usage: qua-demo\n\n"
@@ -132,8 +143,7 @@ int main(int argc, char **argv) {
   qua_watch(counter, "threshold", on_callback, &counter_tally, &w[nw++], NULL);
   qua_quaject_t *clk = create("clock", "period_us=20000", "count=8");
   wire(clk, "tick", counter, "pass");
-  while (call0(counter, "read") < 8)
-    usleep(5000);
+  wait_for(counter, "read", 8, 5000);
   say("counter  value     %" PRIu64, call0(counter, "read"));
   check(call0(counter, "read") == 8, "the counter reads %" PRIu64 ", not 8", call0(counter, "read"));
   check(fired(&counter_tally, counter, "threshold") == 1 &&
@@ -164,8 +174,8 @@ int main(int argc, char **argv) {
   wire(producer, "source", source, "get");
   wire(producer, "sink", mid, "put");
 
-  while (call0(sink, "count") < 12)
-    usleep(2000);
+  check(wait_for(sink, "count", 12, 2000) == 12, "the sink holds %" PRIu64 " items, not 12",
+        call0(sink, "count"));
   qua_queue_close(source);
   qua_pump_join(producer, 5000);
   qua_queue_close(mid);

@@ -206,6 +206,36 @@ static void clock_ticks_its_callout(void) {
   CU_ASSERT_EQUAL(qua_destroy(c, false, NULL), QUA_OK);
 }
 
+/* A clock whose tick is wired late (here after 50 periods) spends no tick
+ * on nobody: count=5 delivers ticks 0..4, in order, once wired. Before, the
+ * ticks of those periods were lost into the unwired callout. */
+static void clock_waits_for_its_wire(void) {
+  qua_quaject_t *clk = qtest_make("clock", "period_us=1000", "count=5");
+  qua_quaject_t *q = qtest_make("queue", "capacity=8", NULL);
+  usleep(50000);
+  char d[96];
+  qua_quaject_describe(clk, d, sizeof d);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d, "ticks=0 "));
+  CU_ASSERT_EQUAL(qua_wire(clk, "tick", q, "put", NULL), QUA_OK);
+  qua_site_t *get = qtest_site(q, "get", NULL, 0);
+  uint64_t v, want = 0;
+  double end = qtest_now() + 10;
+  while (want < 5 && qtest_now() < end) {
+    if (qua_call(get, 0, 0, &v) == QUA_OK) {
+      CU_ASSERT_EQUAL(v, want);
+      want++;
+    } else {
+      usleep(1000);
+    }
+  }
+  CU_ASSERT_EQUAL(want, 5);
+  usleep(20000);
+  CU_ASSERT_NOT_EQUAL(qua_call(get, 0, 0, &v), QUA_OK); /* count=5: no sixth */
+  qua_site_close(get);
+  CU_ASSERT_EQUAL(qua_destroy(clk, false, NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_destroy(q, false, NULL), QUA_OK);
+}
+
 static void clock_destroy_while_running(void) {
   qua_quaject_t *clk = qtest_make("clock", "period_us=3600000000", NULL);
   double t0 = qtest_now();
@@ -340,6 +370,7 @@ int main(void) {
       {"buffer_second_writer_refused", buffer_second_writer_refused},
       {"buffer_at_and_past_its_maximum_capacity", buffer_at_and_past_its_maximum_capacity},
       {"clock_ticks_its_callout", clock_ticks_its_callout},
+      {"clock_waits_for_its_wire", clock_waits_for_its_wire},
       {"clock_destroy_while_running", clock_destroy_while_running},
       {"storage_holds_what_recovery_reads", storage_holds_what_recovery_reads},
       {NULL, NULL}};
