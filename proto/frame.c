@@ -421,8 +421,13 @@ static bool fast_length(const uint8_t **p, const uint8_t *end, uint64_t *v) {
   return true;
 }
 
+/* The end of p[0..len): an empty body may come as NULL, and NULL + 0 is undefined in C. */
+static const uint8_t *fast_end(const uint8_t *p, size_t len) {
+  return len > 0 ? p + len : p;
+}
+
 Qua__V1__Frame *quap_frame_unpack_fast(const uint8_t *p, size_t len, quap_arena_t *ar) {
-  const uint8_t *end = p + len, *body = NULL;
+  const uint8_t *end = fast_end(p, len), *body = NULL;
   uint64_t id = 0, method = 0, status = 0, v;
   size_t body_len = 0;
   Qua__V1__Frame__Kind kind = QUA__V1__FRAME__KIND__REQUEST;
@@ -563,7 +568,7 @@ int quap_invoke_unpack_fast(const uint8_t *data, size_t len, ProtobufCAllocator 
   if (a == NULL || a->alloc != arena_alloc)
     return 0;
   quap_arena_t *ar = a->allocator_data;
-  const uint8_t *p = data, *end = data + len, *entry = NULL;
+  const uint8_t *p = data, *end = fast_end(data, len), *entry = NULL;
   size_t entry_len = 0, n = 0;
   uint64_t handle = 0, args[QUAP_FAST_ARGS];
   while (p < end) {
@@ -651,7 +656,7 @@ int quap_invoke_reply_unpack_fast(const uint8_t *p, size_t len, ProtobufCAllocat
   if (a == NULL || a->alloc != arena_alloc)
     return 0;
   quap_arena_t *ar = a->allocator_data;
-  const uint8_t *end = p + len;
+  const uint8_t *end = fast_end(p, len);
   uint64_t status = 0, result = 0;
   bool has_result = false;
   while (p < end) {
