@@ -308,6 +308,15 @@ static inline int quad_start(quad_child_t *q, const char *exe, const char *const
   return -1;
 }
 
+/* Removes the daemon's folder, its socket and its log: after quad_stop, or
+ * after a quad_start that quad refused (status 1000 and up) once the test
+ * has read the log. */
+static inline void quad_discard(quad_child_t *q) {
+  unlink(q->sock);
+  unlink(q->log);
+  rmdir(q->dir);
+}
+
 /* Sends sig and waits up to timeout_ms; returns the exit status, or -1
  * if quad is still running (then it is killed), 128+N for a signal. */
 static inline int quad_stop(quad_child_t *q, int sig, int timeout_ms, double *took) {
@@ -342,9 +351,7 @@ static inline int quad_stop(quad_child_t *q, int sig, int timeout_ms, double *to
     if (f != NULL)
       fclose(f);
   }
-  unlink(q->sock);
-  unlink(q->log);
-  rmdir(q->dir);
+  quad_discard(q);
   return rc;
 }
 

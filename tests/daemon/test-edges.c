@@ -58,6 +58,8 @@ static int start_with_token(const char *bytes, size_t len, const char *hello_tok
       fprintf(stderr, "\n  the log does not say \"%s\"\n", why);
     CU_ASSERT(log_has(&q, why));
   }
+  if (r != 0)
+    quad_discard(&q);
   unlink(path);
   return r;
 }
@@ -108,6 +110,7 @@ static void max_frame_option_range(void) {
       CU_ASSERT_EQUAL(quad_stop(&q, SIGTERM, 10000, NULL), 0);
     } else {
       CU_ASSERT(log_has(&q, "--max-frame") && log_has(&q, "64 to 1073741824"));
+      quad_discard(&q);
     }
   }
 }

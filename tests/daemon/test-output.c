@@ -349,6 +349,7 @@ static void bad_bounds_are_refused_at_start(void) {
       fclose(f);
     }
     CU_ASSERT_PTR_NOT_NULL(strstr(line, bad[i][0]));
+    quad_discard(&q);
   }
   quad_child_t q;
   const char *edge[] = {"--max-conn-queued", "4096", "--max-queued", "4096", NULL};
