@@ -80,6 +80,20 @@
  *    the manual leaves undefined read as +0.
  * 8. FSAVE writes a null frame (one long word 0) and FRESTORE of a null
  *    frame resets the FPU; other frames are skipped by their length byte.
+ * 9. Clearing the x87's status flags (FNCLEX) costs more than the
+ *    operation itself, several times over, while its control word loads
+ *    cheaply. So the common case of FADD, FSUB, FMUL, FDIV, FSQRT, FSGLMUL,
+ *    FSGLDIV and FMOVE's rounding reads no flag at all: the operation runs
+ *    in the FPCR's mode for the result, and rounded up and rounded down.
+ *    The exact result lies between those two, so they are equal exactly
+ *    when it is representable: INEX2 is whether they differ. Finite
+ *    operands (no divisor of zero, no negative square root) cannot raise
+ *    OPERR or DZ; an infinite bound means OVFL may be due, and an inexact
+ *    bound below the smallest normal that UNFL may be, which the flags
+ *    settle exactly (tininess before or after rounding is the x87's own
+ *    affair there). Those cases, and every other operand, take the path
+ *    through the flags; a test runs both paths over millions of operands
+ *    and compares every result bit and exception.
  */
 #include <fenv.h>
 #include <float.h>
@@ -874,30 +888,117 @@ static long double round_quad(const m68k_cpu_t *c, __float128 q, bool overflowed
 
 static bool is_dyadic(unsigned cmd) { return (cmd >= F_DIV && cmd <= F_SUB) || cmd == F_CMP; }
 
-/* d op s rounded in the FPCR's mode to precision prec. */
-static long double basic(const m68k_cpu_t *c, unsigned cmd, long double d, long double s,
-                         int prec, uint32_t *exc)
+/* The operation of basic() on the x87 as its control word now stands. */
+static long double basic_op(unsigned cmd, volatile long double *a, volatile long double *b)
 {
-  volatile long double a = d, b = s, one = 1.0L, r;
-  fpu_control_t old = fpu_enter(c, prec);
+  volatile long double one = 1.0L, r;
   switch (cmd) {
-  case F_ADD: r = a + b; break;
-  case F_SUB: r = a - b; break;
+  case F_ADD: r = *a + *b; break;
+  case F_SUB: r = *a - *b; break;
   case F_MUL:
-  case F_SGLMUL: r = a * b; break;
+  case F_SGLMUL: r = *a * *b; break;
   case F_DIV:
-  case F_SGLDIV: r = a / b; break;
+  case F_SGLDIV: r = *a / *b; break;
   case F_SQRT: { /* the instruction itself: libm's sqrtl reports errors elsewhere */
-    long double x = b, y;
+    long double x = *b, y;
     __asm__("fsqrt" : "=t"(y) : "0"(x));
     r = y;
     break;
   }
-  case F_INT: r = rintl(b); break;
-  default: r = b * one; break; /* FMOVE FABS FNEG: the rounding */
+  case F_INT: r = rintl(*b); break;
+  default: r = *b * one; break; /* FMOVE FABS FNEG: the rounding */
   }
+  return r;
+}
+
+/* d op s rounded in the FPCR's mode to precision prec, the exceptions from
+ * the x87's status flags (fpu_enter, fpu_leave): exact for every operand. */
+static long double basic_exact(const m68k_cpu_t *c, unsigned cmd, long double d, long double s,
+                               int prec, uint32_t *exc)
+{
+  volatile long double a = d, b = s, r;
+  fpu_control_t old = fpu_enter(c, prec);
+  r = basic_op(cmd, &a, &b);
   *exc |= fpu_leave(old);
   return r;
+}
+
+/* d cmd s (basic_fast's operations) under the control word cw, in the
+ * x87's registers: the control word's load and the operation are one asm
+ * statement, so nothing comes between them. */
+static inline long double op_cw(unsigned cmd, fpu_control_t cw, long double d, long double s)
+{
+  long double r;
+  switch (cmd) {
+  case F_ADD: __asm__ volatile("fldcw %3\n\tfadd %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
+  case F_SUB: __asm__ volatile("fldcw %3\n\tfsub %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
+  case F_MUL:
+  case F_SGLMUL: __asm__ volatile("fldcw %3\n\tfmul %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
+  case F_DIV:
+  case F_SGLDIV: __asm__ volatile("fldcw %3\n\tfdiv %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
+  case F_SQRT: __asm__ volatile("fldcw %2\n\tfsqrt" : "=t"(r) : "0"(s), "m"(cw)); break;
+  default: /* FMOVE FABS FNEG: the rounding */
+    __asm__ volatile("fldcw %3\n\tfmul %%st(1), %%st" : "=t"(r) : "0"(s), "u"(1.0L), "m"(cw));
+    break;
+  }
+  return r;
+}
+
+/* The same without the status flags (design note 9): false when the case
+ * is one the values alone cannot settle, which basic_exact then takes. */
+static bool basic_fast(const m68k_cpu_t *c, unsigned cmd, long double d, long double s, int prec,
+                       long double *out, uint32_t *exc)
+{
+  if (cmd == F_INT || !isfinite(d) || !isfinite(s) ||
+      ((cmd == F_DIV || cmd == F_SGLDIV) && s == 0) || (cmd == F_SQRT && s < 0))
+    return false;
+  unsigned mode = (c->fpcr >> 4) & 3, p = prec == PREC_FPCR ? (c->fpcr >> 6) & 3 : (unsigned)prec;
+  fpu_control_t old = x87_get_cw();
+  fpu_control_t base = (fpu_control_t)((old & ~(fpu_control_t)(_FPU_RC_ZERO | _FPU_EXTENDED)) |
+                                       0x3f | host_pc[p]);
+  long double r = op_cw(cmd, base | host_rc[mode], d, s), up = r, down = r;
+  if (mode != 3) /* FPCR modes: 0 nearest, 1 zero, 2 down (minus), 3 up (plus) */
+    up = op_cw(cmd, base | _FPU_RC_UP, d, s);
+  if (mode != 2)
+    down = op_cw(cmd, base | _FPU_RC_DOWN, d, s);
+  x87_set_cw(old);
+  /* An infinity from finite operands overflowed; the exact result lies in
+   * [down, up], which is a single value exactly when it was representable. */
+  if (!isfinite(up) || !isfinite(down))
+    return false;
+  bool inexact = up != down;
+  if (inexact && (fabsl(up) < LDBL_MIN || fabsl(down) < LDBL_MIN))
+    return false; /* maybe tiny: UNFL depends on where tininess is detected */
+  *out = r;
+  if (inexact)
+    *exc |= EXC_INEX2;
+  return true;
+}
+
+/* d op s rounded in the FPCR's mode to precision prec. */
+static long double basic(const m68k_cpu_t *c, unsigned cmd, long double d, long double s,
+                         int prec, uint32_t *exc)
+{
+  long double r;
+  if (basic_fast(c, cmd, d, s, prec, &r, exc))
+    return r;
+  return basic_exact(c, cmd, d, s, prec, exc);
+}
+
+bool m68k__fpu_basic_paths(uint32_t fpcr, unsigned cmd, m68k__fpreg_t d, m68k__fpreg_t s,
+                           m68k__fpreg_t res[2], uint32_t exc[2])
+{
+  m68k_cpu_t c;
+  memset(&c, 0, sizeof c);
+  c.fpcr = fpcr;
+  int prec = cmd == F_SGLMUL || cmd == F_SGLDIV ? PREC_S : PREC_FPCR;
+  long double r;
+  exc[0] = exc[1] = 0;
+  res[1] = from_ld(basic_exact(&c, cmd, to_ld(d), to_ld(s), prec, &exc[1]));
+  if (!basic_fast(&c, cmd, to_ld(d), to_ld(s), prec, &r, &exc[0]))
+    return false;
+  res[0] = from_ld(r);
+  return true;
 }
 
 /* The low 7 bits of |trunc(d / s)| (near: of the nearest integer) for the

@@ -310,6 +310,13 @@ void m68k__fpu_restore(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_bcc(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_scc(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_reset(m68k_cpu_t *c);
+/* For tests: d cmd s (an arithmetic opmode of FADD, FSUB, FMUL, FDIV,
+ * FSQRT, FSGLMUL, FSGLDIV or FMOVE) under fpcr, by the path that reads no
+ * status flag (res[0], exc[0]; false when it declines the operands) and by
+ * the one through the x87's flags (res[1], exc[1]). exc: the FPSR's
+ * exception byte bits. */
+bool m68k__fpu_basic_paths(uint32_t fpcr, unsigned cmd, m68k__fpreg_t d, m68k__fpreg_t s,
+                           m68k__fpreg_t res[2], uint32_t exc[2]);
 
 /* Memory access (design note 2). sz is 1, 2 or 4. */
 M68K_INLINE uint32_t m68k__rd(m68k_cpu_t *c, uint32_t a, int sz)

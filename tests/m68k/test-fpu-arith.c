@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "fpu-testutil.h"
+#include "m68k-internal.h" /* m68k__fpu_basic_paths */
 
 static const ft_reg_t X_ONE = {0x3fff, 0x8000000000000000ull};
 static const ft_reg_t X_TWO = {0x4000, 0x8000000000000000ull};
@@ -785,6 +786,74 @@ static void overflow_rounds_to_infinity_or_the_largest(void)
   tm_done(&ft_tm);
 }
 
+/* An xorshift generator: the operands are the same at every run. */
+static uint64_t fx_state = 0x9e3779b97f4a7c15ull;
+static uint64_t fx_next(void)
+{
+  fx_state ^= fx_state << 13;
+  fx_state ^= fx_state >> 7;
+  fx_state ^= fx_state << 17;
+  return fx_state;
+}
+
+/* An operand for the paths' comparison: mostly near 1 (so that results stay
+ * normal and many are exact: short mantissas), else anywhere in the range,
+ * at the edges of overflow and underflow, denormal or zero. */
+static m68k__fpreg_t fx_operand(void)
+{
+  uint64_t r = fx_next(), m = fx_next() | 1ull << 63;
+  unsigned kind = r % 16, e;
+  if (r >> 8 & 1)
+    m &= ~0ull << (r >> 9 & 63); /* a short mantissa */
+  switch (kind) {
+  case 0: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), 0};
+  case 1: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), m >> (1 + (r >> 16 & 63))};
+  case 2: e = 1 + (unsigned)((r >> 16) % 200); break;
+  case 3: e = 0x7ffe - (unsigned)((r >> 16) % 200); break;
+  case 4: case 5: e = 1 + (unsigned)((r >> 16) % 0x7ffe); break;
+  default: e = 0x3fff - 64 + (unsigned)((r >> 16) % 128); break;
+  }
+  return (m68k__fpreg_t){(uint16_t)((r >> 32 & 0x8000) | e), m};
+}
+
+/* FADD, FSUB, FMUL, FDIV, FSQRT, FSGLMUL, FSGLDIV and FMOVE take their
+ * exceptions from the values where they can (cpu-fpu.c, design note 9):
+ * wherever that path answers, its result and exceptions are those of the
+ * path through the x87's flags, in every mode and precision; and it
+ * answers for most operands, exact and inexact. */
+static void value_flags_agree_with_the_x87_flags(void)
+{
+  static const unsigned cmds[] = {0x00, 0x04, 0x20, 0x22, 0x23, 0x24, 0x27, 0x28};
+  const int n = 600000;
+  int answered = 0, inexact = 0, exact = 0, wrong = 0;
+  for (int i = 0; i < n; i++) {
+    unsigned cmd = cmds[fx_next() % 8];
+    uint32_t fpcr = (uint32_t)(fx_next() % 4) << 4 | (uint32_t)(fx_next() % 3) << 6;
+    m68k__fpreg_t d = fx_operand(), s = fx_operand(), res[2];
+    uint32_t exc[2];
+    if (!m68k__fpu_basic_paths(fpcr, cmd, d, s, res, exc))
+      continue;
+    answered++;
+    if (exc[0] & FT_INEX2)
+      inexact++;
+    else
+      exact++;
+    if (res[0].se != res[1].se || res[0].mant != res[1].mant || exc[0] != exc[1]) {
+      if (wrong++ < 5)
+        fprintf(stderr,
+                "\n  opmode %02x fpcr %02x: %04x:%016llx, %04x:%016llx gives %04x:%016llx exc %04x"
+                " by the values, %04x:%016llx exc %04x by the flags",
+                cmd, fpcr, d.se, (unsigned long long)d.mant, s.se, (unsigned long long)s.mant,
+                res[0].se, (unsigned long long)res[0].mant, exc[0], res[1].se,
+                (unsigned long long)res[1].mant, exc[1]);
+    }
+  }
+  CU_ASSERT_EQUAL(wrong, 0);
+  CU_ASSERT(answered > n / 2);
+  CU_ASSERT(inexact > n / 10 && exact > n / 10);
+  CU_ASSERT(answered < n); /* the overflows, underflows, zero divisors ... go the other way */
+}
+
 int main(void)
 {
   static const tm_case_t cases[] = {
@@ -808,6 +877,7 @@ int main(void)
       {"nan_operands_propagate_made_quiet", nan_operands_propagate_made_quiet},
       {"denormal_results_underflow_when_inexact", denormal_results_underflow_when_inexact},
       {"overflow_rounds_to_infinity_or_the_largest", overflow_rounds_to_infinity_or_the_largest},
+      {"value_flags_agree_with_the_x87_flags", value_flags_agree_with_the_x87_flags},
   };
   return tm_run_suite("m68k-fpu-arith", cases, sizeof cases / sizeof cases[0]);
 }
