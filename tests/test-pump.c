@@ -138,7 +138,11 @@ static void pump_blocked_on_full_sink_wakes_on_close(void) {
   qua_site_open(qa, "put", NULL, 0, &put, NULL);
   for (uint64_t i = 0; i < 3; i++)
     qua_call(put, i, 0, NULL);
-  usleep(20000); /* the pump moves one and blocks on the full sink */
+  /* The pump moves one (the sink holds no more) and takes the next, which
+   * it holds for the full sink or, closed, loses. */
+  double end = qtest_now() + 10;
+  while (qtest_pump_stat(p, "moved=") < 1 && qtest_now() < end)
+    usleep(1000);
   CU_ASSERT_EQUAL(qua_queue_close(qb), QUA_OK);
   CU_ASSERT_EQUAL(qua_pump_join(p, 10000), QUA_OK);
   char d[96];
@@ -299,8 +303,13 @@ static void pump_move_only_into_a_one_producer_sink(void) {
   }
   CU_ASSERT_EQUAL(next, 600);
   CU_ASSERT_TRUE(order_ok);
+  /* The pump counts a step's items after they reach the sink, so the last
+   * batch may be taken here before it is counted. */
   char d[96];
-  qua_quaject_describe(p, d, sizeof d);
+  double deadline = qtest_now() + 10;
+  do
+    qua_quaject_describe(p, d, sizeof d);
+  while (strstr(d, "moved=600 ") == NULL && qtest_now() < deadline && usleep(1000) == 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(d, "moved=600 "));
   qua_site_close(put);
   qua_site_close(get);
