@@ -923,27 +923,6 @@ static long double basic_exact(const m68k_cpu_t *c, unsigned cmd, long double d,
   return r;
 }
 
-/* d cmd s (basic_fast's operations) under the control word cw, in the
- * x87's registers: the control word's load and the operation are one asm
- * statement, so nothing comes between them. */
-static inline long double op_cw(unsigned cmd, fpu_control_t cw, long double d, long double s)
-{
-  long double r;
-  switch (cmd) {
-  case F_ADD: __asm__ volatile("fldcw %3\n\tfadd %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
-  case F_SUB: __asm__ volatile("fldcw %3\n\tfsub %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
-  case F_MUL:
-  case F_SGLMUL: __asm__ volatile("fldcw %3\n\tfmul %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
-  case F_DIV:
-  case F_SGLDIV: __asm__ volatile("fldcw %3\n\tfdiv %%st(1), %%st" : "=t"(r) : "0"(d), "u"(s), "m"(cw)); break;
-  case F_SQRT: __asm__ volatile("fldcw %2\n\tfsqrt" : "=t"(r) : "0"(s), "m"(cw)); break;
-  default: /* FMOVE FABS FNEG: the rounding */
-    __asm__ volatile("fldcw %3\n\tfmul %%st(1), %%st" : "=t"(r) : "0"(s), "u"(1.0L), "m"(cw));
-    break;
-  }
-  return r;
-}
-
 /* The same without the status flags (design note 9): false when the case
  * is one the values alone cannot settle, which basic_exact then takes. */
 static bool basic_fast(const m68k_cpu_t *c, unsigned cmd, long double d, long double s, int prec,
@@ -956,11 +935,17 @@ static bool basic_fast(const m68k_cpu_t *c, unsigned cmd, long double d, long do
   fpu_control_t old = x87_get_cw();
   fpu_control_t base = (fpu_control_t)((old & ~(fpu_control_t)(_FPU_RC_ZERO | _FPU_EXTENDED)) |
                                        0x3f | host_pc[p]);
-  long double r = op_cw(cmd, base | host_rc[mode], d, s), up = r, down = r;
-  if (mode != 3) /* FPCR modes: 0 nearest, 1 zero, 2 down (minus), 3 up (plus) */
-    up = op_cw(cmd, base | _FPU_RC_UP, d, s);
-  if (mode != 2)
-    down = op_cw(cmd, base | _FPU_RC_DOWN, d, s);
+  volatile long double a = d, b = s;
+  x87_set_cw(base | host_rc[mode]);
+  long double r = basic_op(cmd, &a, &b), up = r, down = r;
+  if (mode != 3) { /* FPCR modes: 0 nearest, 1 zero, 2 down (minus), 3 up (plus) */
+    x87_set_cw(base | _FPU_RC_UP);
+    up = basic_op(cmd, &a, &b);
+  }
+  if (mode != 2) {
+    x87_set_cw(base | _FPU_RC_DOWN);
+    down = basic_op(cmd, &a, &b);
+  }
   x87_set_cw(old);
   /* An infinity from finite operands overflowed; the exact result lies in
    * [down, up], which is a single value exactly when it was representable. */
