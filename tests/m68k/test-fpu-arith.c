@@ -807,7 +807,7 @@ static m68k__fpreg_t fx_operand(void)
     m &= ~0ull << (r >> 9 & 63); /* a short mantissa */
   switch (kind) {
   case 0: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), 0};
-  case 1: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), m >> (1 + (r >> 16 & 63))};
+  case 1: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), m >> (1 + (r >> 16) % 63)};
   case 2: e = 1 + (unsigned)((r >> 16) % 200); break;
   case 3: e = 0x7ffe - (unsigned)((r >> 16) % 200); break;
   case 4: case 5: e = 1 + (unsigned)((r >> 16) % 0x7ffe); break;
