@@ -234,17 +234,23 @@ static inline int x87_flags(void)
   return sw & FE_ALL_EXCEPT;
 }
 
+/* The control word old with all exceptions masked and precision prec
+ * (PREC_FPCR: the FPCR's), its rounding bits clear for the caller's mode. */
+static fpu_control_t fpu_cw_base(const m68k_cpu_t *c, int prec, fpu_control_t old)
+{
+  unsigned p = prec == PREC_FPCR ? (c->fpcr >> 6) & 3 : (unsigned)prec;
+  return (fpu_control_t)((old & ~(fpu_control_t)(_FPU_RC_ZERO | _FPU_EXTENDED)) | 0x3f |
+                         host_pc[p]);
+}
+
 /* Sets the x87 to the FPCR's rounding mode and to precision prec (PREC_FPCR:
  * the FPCR's), all exceptions masked and no flags raised. Returns the
  * control word to give back to fpu_leave. */
 static fpu_control_t fpu_enter(const m68k_cpu_t *c, int prec)
 {
-  fpu_control_t old = x87_get_cw(), cw;
-  unsigned p = prec == PREC_FPCR ? (c->fpcr >> 6) & 3 : (unsigned)prec;
-  cw = (fpu_control_t)((old & ~(fpu_control_t)(_FPU_RC_ZERO | _FPU_EXTENDED)) | 0x3f |
-                       host_rc[(c->fpcr >> 4) & 3] | host_pc[p]);
+  fpu_control_t old = x87_get_cw();
   x87_clear();
-  x87_set_cw(cw);
+  x87_set_cw(fpu_cw_base(c, prec, old) | host_rc[(c->fpcr >> 4) & 3]);
   return old;
 }
 
@@ -931,10 +937,8 @@ static bool basic_fast(const m68k_cpu_t *c, unsigned cmd, long double d, long do
   if (cmd == F_INT || !isfinite(d) || !isfinite(s) ||
       ((cmd == F_DIV || cmd == F_SGLDIV) && s == 0) || (cmd == F_SQRT && s < 0))
     return false;
-  unsigned mode = (c->fpcr >> 4) & 3, p = prec == PREC_FPCR ? (c->fpcr >> 6) & 3 : (unsigned)prec;
-  fpu_control_t old = x87_get_cw();
-  fpu_control_t base = (fpu_control_t)((old & ~(fpu_control_t)(_FPU_RC_ZERO | _FPU_EXTENDED)) |
-                                       0x3f | host_pc[p]);
+  unsigned mode = (c->fpcr >> 4) & 3;
+  fpu_control_t old = x87_get_cw(), base = fpu_cw_base(c, prec, old);
   volatile long double a = d, b = s;
   x87_set_cw(base | host_rc[mode]);
   long double r = basic_op(cmd, &a, &b), up = r, down = r;
@@ -977,10 +981,10 @@ bool m68k__fpu_basic_paths(uint32_t fpcr, unsigned cmd, m68k__fpreg_t d, m68k__f
   memset(&c, 0, sizeof c);
   c.fpcr = fpcr;
   int prec = cmd == F_SGLMUL || cmd == F_SGLDIV ? PREC_S : PREC_FPCR;
-  long double r;
+  long double dv = to_ld(d), sv = to_ld(s), r;
   exc[0] = exc[1] = 0;
-  res[1] = from_ld(basic_exact(&c, cmd, to_ld(d), to_ld(s), prec, &exc[1]));
-  if (!basic_fast(&c, cmd, to_ld(d), to_ld(s), prec, &r, &exc[0]))
+  res[1] = from_ld(basic_exact(&c, cmd, dv, sv, prec, &exc[1]));
+  if (!basic_fast(&c, cmd, dv, sv, prec, &r, &exc[0]))
     return false;
   res[0] = from_ld(r);
   return true;
