@@ -77,7 +77,7 @@ static inline qua_site_t *qtest_site(qua_quaject_t *q, const char *entry, const 
 
 /* One of a quaject's figures, from its description: a pump's ("moved=N
  * sleeps=N lost=N"), a clock's ("ticks=N missed=N"). */
-static inline uint64_t qtest_pump_stat(const qua_quaject_t *p, const char *key) {
+static inline uint64_t qtest_stat(const qua_quaject_t *p, const char *key) {
   char d[160];
   qua_quaject_describe(p, d, sizeof d);
   const char *at = strstr(d, key);

@@ -164,16 +164,16 @@ static void destroy_pump_target_while_pumping(void) {
     CU_ASSERT_PTR_NULL(qua_wired_to(p, 1, NULL));
   }
   /* Unwired, the pump moves nothing more: at most one item waits in it. */
-  uint64_t moved = qtest_pump_stat(p, "moved=");
-  CU_ASSERT_EQUAL(qtest_pump_stat(p, "lost="), 0);
+  uint64_t moved = qtest_stat(p, "moved=");
+  CU_ASSERT_EQUAL(qtest_stat(p, "lost="), 0);
   const char *big[] = {"capacity=65536"};
   qua_quaject_t *last;
   CU_ASSERT_EQUAL_FATAL(qua_create("queue", big, 1, &last, NULL), QUA_OK);
   CU_ASSERT_EQUAL(qua_wire(p, "sink", last, "put", NULL), QUA_OK);
   double end = qtest_now() + 30;
-  while (qtest_pump_stat(p, "moved=") < accepted && qtest_now() < end)
+  while (qtest_stat(p, "moved=") < accepted && qtest_now() < end)
     usleep(1000);
-  uint64_t moved_all = qtest_pump_stat(p, "moved="), lost = qtest_pump_stat(p, "lost=");
+  uint64_t moved_all = qtest_stat(p, "moved="), lost = qtest_stat(p, "lost=");
   qua_site_t *get;
   qua_site_open(last, "get", NULL, 0, &get, NULL);
   uint64_t v, left = 0;
