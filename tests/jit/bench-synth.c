@@ -18,6 +18,11 @@
  *                        note 6), the generic one tracks from creation, its code being
  *                        fixed then; put_get_untracked_*_ns the same for notify=0
  *   pipeline4_*_mops     source -> tee -> counter -> queue -> sink on one thread
+ *   pipeline4_floor_mops the same work by hand: C compiled ahead of time doing what the
+ *                        synthesised chain does (the counter's one-writer add, the SP-SC
+ *                        ring's fast paths from lfq.h) on a ring at a fixed address, called
+ *                        through a site as qua_call_online calls; pipeline4_synth_vs_floor
+ *                        says how close synthesis comes to it (1.0: as fast)
  *   pump_move_*_mops     a pump moving 2^20 items from one queue into another on its own
  *                        thread: its step through the callouts, item by item, vs the
  *                        synthesised step, which between two queues collapses the source's
@@ -35,6 +40,7 @@
 #include "qbench.h"
 #include "qua.h"
 #include "qua-internal.h" /* qua__synchronize, qua__grace_periods */
+#include "lfq.h"
 
 #define RUNS 7
 
@@ -127,23 +133,38 @@ static e2e_t synth_wire_e2e(void) {
                  qbench_median(gps, N)};
 }
 
-/* Generic and synthesised code are timed in alternating runs, so that both
- * see the same machine; each figure is the median of its runs, and each
- * speedup the median of the runs' pairwise ratios. */
+/* Generic and synthesised code (and, when given, a hand-written floor) are
+ * timed in alternating runs, so that all see the same machine; each figure
+ * is the median of its runs, and each ratio the median of the runs'
+ * pairwise ratios. */
 typedef struct paired {
   double generic, synth, speedup;
+  double floor, synth_vs_floor; /* 0 without a floor */
 } paired_t;
 
 typedef double (*run_fn)(void *ctx); /* one timed run: higher is better */
 
-static paired_t run_paired(run_fn run, void *generic, void *synth, int runs) {
-  double g[RUNS * 2], s[RUNS * 2], ratio[RUNS * 2];
+static paired_t run_three(run_fn run, void *generic, void *synth, void *floor, int runs) {
+  double g[RUNS * 2], s[RUNS * 2], f[RUNS * 2], ratio[RUNS * 2], vs_floor[RUNS * 2];
   for (int r = 0; r < runs; r++) {
     g[r] = run(generic);
     s[r] = run(synth);
     ratio[r] = s[r] / g[r];
+    if (floor) {
+      f[r] = run(floor);
+      vs_floor[r] = s[r] / f[r];
+    }
   }
-  return (paired_t){qbench_median(g, runs), qbench_median(s, runs), qbench_median(ratio, runs)};
+  paired_t p = {qbench_median(g, runs), qbench_median(s, runs), qbench_median(ratio, runs), 0, 0};
+  if (floor) {
+    p.floor = qbench_median(f, runs);
+    p.synth_vs_floor = qbench_median(vs_floor, runs);
+  }
+  return p;
+}
+
+static paired_t run_paired(run_fn run, void *generic, void *synth, int runs) {
+  return run_three(run, generic, synth, NULL, runs);
 }
 
 /* Two sites of an SP-SC queue; a run is put+get pairs, in pairs per ns. */
@@ -190,7 +211,7 @@ static paired_t put_get(const char *notify) {
   paired_t r = run_paired(put_get_run, &g, &s, RUNS * 2);
   put_get_close(&g);
   put_get_close(&s);
-  return (paired_t){1 / r.generic, 1 / r.synth, r.speedup};
+  return (paired_t){1 / r.generic, 1 / r.synth, r.speedup, 0, 0};
 }
 
 /* tee(n=1) -> counter.pass -> queue (notify=0: nobody sleeps on it, so no
@@ -221,6 +242,48 @@ static void pipeline_close(pipeline_t *x) {
   qua_destroy(x->tee, false, NULL);
   qua_destroy(x->c, false, NULL);
   qua_destroy(x->q, false, NULL);
+}
+
+/* The floor: the pipeline's work written by hand, as a fair programmer who
+ * knew the graph would write it in C. The tee's one output, the counter's
+ * add by its one writer and the SP-SC ring's put and get, the ring at a
+ * fixed address (its fields RIP-relative, its mask and capacity constants),
+ * compiled ahead of time. Each put and each get is still one call through a
+ * site, as qua_call_online makes it: that call is what no code behind it can
+ * take away. The runs never fill or empty the ring (64 items at a time in
+ * 1024); if one did, QUA_ELIMIT would end it as a lost item. */
+enum { FLOOR_CAP = 1024 };
+static qua__lfq_t floor_q;
+static struct qua__lfq_slot floor_slots[FLOOR_CAP] __attribute__((aligned(128)));
+static _Atomic uint64_t floor_count __attribute__((aligned(128)));
+
+static __attribute__((noinline)) int floor_put(qua_site_t *s, uint64_t x, uint64_t a1, uint64_t *ret) {
+  (void)s, (void)a1, (void)ret;
+  uint64_t c = atomic_load_explicit(&floor_count, memory_order_relaxed);
+  atomic_store_explicit(&floor_count, c + 1, memory_order_relaxed);
+  if (__builtin_expect(!qua__lfq_push_sp(&floor_q, floor_slots, FLOOR_CAP - 1, FLOOR_CAP, x), 0))
+    return qua__lfq_put_sp_slow(&floor_q, x) == QUA__LFQ_FULL ? QUA_ELIMIT : QUA_OK;
+  return QUA_OK;
+}
+
+static __attribute__((noinline)) int floor_get(qua_site_t *s, uint64_t a0, uint64_t a1, uint64_t *ret) {
+  (void)s, (void)a0, (void)a1;
+  if (__builtin_expect(!qua__lfq_pop_sc(&floor_q, floor_slots, FLOOR_CAP - 1, ret), 0))
+    return qua__lfq_get_sc_slow(&floor_q, ret) == QUA__LFQ_OK ? QUA_OK : QUA_ELIMIT;
+  return QUA_OK;
+}
+
+/* A site as qua_call_online sees one: its first member is the code. */
+static struct {
+  qua_entry_fn code;
+} floor_in = {floor_put}, floor_out = {floor_get};
+
+static void pipeline_open_floor(pipeline_t *x) {
+  memset(x, 0, sizeof *x);
+  if (qua__lfq_init_in(&floor_q, FLOOR_CAP, floor_slots) != 0)
+    fail("the floor's ring could not be made");
+  x->in = (qua_site_t *)(void *)&floor_in;
+  x->out = (qua_site_t *)(void *)&floor_out;
 }
 
 static double pipeline_run(void *ctx) {
@@ -345,14 +408,18 @@ void bench_synth(double tcc_ns, double cc_ns) {
   printf("BENCH put_get_untracked_synth_ns %.2f ns\n", u.synth);
   printf("BENCH synth_call_speedup_untracked %.2f x\n", u.speedup);
 
-  pipeline_t pg, ps;
+  pipeline_t pg, ps, pf;
   pipeline_open(&pg, "synth=off");
   pipeline_open(&ps, "synth=stencil");
-  paired_t pl = run_paired(pipeline_run, &pg, &ps, RUNS * 2);
+  pipeline_open_floor(&pf);
+  paired_t pl = run_three(pipeline_run, &pg, &ps, &pf, RUNS * 2);
   printf("# pipeline4: tee.put runs \"%s\" generic, \"%s\" synthesised\n", pg.impl, ps.impl);
   printf("BENCH pipeline4_generic_mops %.1f Mops/s\n", pl.generic);
   printf("BENCH pipeline4_synth_mops %.1f Mops/s\n", pl.synth);
   printf("BENCH pipeline4_speedup %.2f x\n", pl.speedup);
+  printf("BENCH pipeline4_floor_mops %.1f Mops/s\n", pl.floor);
+  printf("BENCH pipeline4_synth_vs_floor %.2f x\n", pl.synth_vs_floor);
+  printf("BENCH pipeline4_floor_vs_generic %.2f x\n", pl.floor / pl.generic);
   pipeline_close(&pg);
   pipeline_close(&ps);
   qua_thread_offline();
