@@ -49,11 +49,35 @@ const jit_stencil_t *jit_stencil_find(const jit_stencil_set_t *set, const char *
   return NULL;
 }
 
+/* Every synthesis looks up the same few hole names, mostly from the same
+ * string constants. A small per-thread cache (no sharing, so no race) keeps
+ * the id found for a (set, name pointer); a hit is confirmed against the
+ * set's name, so a name kept in a buffer that has changed since is looked
+ * up again. Only ids found are kept: a name a set lacks costs a scan. */
+enum { HOLE_CACHE = 64 };
+static _Thread_local struct {
+  const jit_stencil_set_t *set;
+  const char *name;
+  uint32_t id;
+} hole_cache[HOLE_CACHE];
+
 int jit_hole_find(const jit_stencil_set_t *set, const char *name)
 {
-  for (uint32_t i = 0; set && name && i < set->nholes; i++)
-    if (!strcmp(set->hole_names[i], name))
+  if (set == NULL || name == NULL)
+    return JIT_EINVAL;
+  size_t k = (((uintptr_t)name >> 3) ^ ((uintptr_t)set >> 4)) & (HOLE_CACHE - 1);
+  if (hole_cache[k].set == set && hole_cache[k].name == name && hole_cache[k].id < set->nholes) {
+    const char *have = set->hole_names[hole_cache[k].id];
+    if (have == name || !strcmp(have, name))
+      return (int)hole_cache[k].id;
+  }
+  for (uint32_t i = 0; i < set->nholes; i++)
+    if (!strcmp(set->hole_names[i], name)) {
+      hole_cache[k].set = set;
+      hole_cache[k].name = name;
+      hole_cache[k].id = i;
       return (int)i;
+    }
   return JIT_EINVAL;
 }
 

@@ -228,19 +228,53 @@ typedef struct chain {
   char why[96];
 } chain_t;
 
+#define LIBRARY_HOLES (sizeof library_holes / sizeof library_holes[0])
+
+/* Which hole of a set each library function fills (-1: none). The sets are
+ * the types' static tables and library_holes is constant, so a set's row,
+ * once made, stays true; kept per thread, like jit_hole_find's cache, for
+ * the few sets there are. */
+enum { LIBRARY_ROWS = 8 };
+static _Thread_local struct {
+  const jit_stencil_set_t *set;
+  int8_t hole[LIBRARY_HOLES];
+} library_rows[LIBRARY_ROWS];
+
+static const int8_t *library_row(const jit_stencil_set_t *set) {
+  size_t k = ((uintptr_t)set >> 4) & (LIBRARY_ROWS - 1);
+  if (library_rows[k].set != set) {
+    for (size_t j = 0; j < LIBRARY_HOLES; j++) {
+      int h = jit_hole_find(set, library_holes[j].name);
+      library_rows[k].hole[j] = (int8_t)(h < 0 ? -1 : h);
+    }
+    library_rows[k].set = set;
+  }
+  return library_rows[k].hole;
+}
+
+/* Gives hole h of part i value v unless an earlier source gave it one. */
+static void fill(chain_t *c, size_t i, bool *filled, int h, uint64_t v) {
+  if (h >= 0 && !filled[h]) {
+    c->values[i][h] = v;
+    filled[h] = true;
+  }
+}
+
 /* Fills the values of part i from its description; false (with why) when a
- * hole has no value. */
+ * hole has no value. By precedence: the type's values (the first of a
+ * name), the library's functions, the tail call, the calls. */
 static bool fill_values(chain_t *c, size_t i) {
   const qua_synth_part_t *d = &c->desc[i];
   const jit_stencil_set_t *set = d->tmpl->stencil->set;
-  if (set->nholes > 64) {
+  if (set->nholes > 64 || d->nholes > QUA_SYNTH_HOLES) {
     snprintf(c->why, sizeof c->why, "too many holes");
     return false;
   }
   /* A name the type gives that no template of the set has is a
    * misspelling: the hole it meant would be patched with nothing. */
+  int ids[QUA_SYNTH_HOLES];
   for (int k = 0; k < d->nholes; k++)
-    if (jit_hole_find(set, d->holes[k].name) < 0) {
+    if ((ids[k] = jit_hole_find(set, d->holes[k].name)) < 0) {
       snprintf(c->why, sizeof c->why, "no hole %.32s in %.32s", d->holes[k].name,
                d->tmpl->name);
       return false;
@@ -250,35 +284,22 @@ static bool fill_values(chain_t *c, size_t i) {
   c->parts[i].next_hole = -1;
   c->parts[i].ncalls = 0;
   bool filled[64] = {false};
-  for (uint32_t h = 0; h < set->nholes; h++) {
-    const char *name = set->hole_names[h];
-    bool found = false;
-    for (int k = 0; k < d->nholes && !found; k++)
-      if (strcmp(d->holes[k].name, name) == 0) {
-        c->values[i][h] = d->holes[k].value;
-        found = true;
-      }
-    for (size_t k = 0; k < sizeof library_holes / sizeof library_holes[0] && !found; k++)
-      if (strcmp(library_holes[k].name, name) == 0) {
-        c->values[i][h] = library_holes[k].value;
-        found = true;
-      }
-    if (!found && d->next_hole != NULL && strcmp(d->next_hole, name) == 0) {
-      /* Unless a chain follows, a tail call through the wire's site. */
-      c->values[i][h] = d->next_site != NULL ? (uint64_t)(uintptr_t)qua__call_site
-                                             : (uint64_t)(uintptr_t)qua__entry_ok;
-      found = true;
-    }
-    for (int k = 0; k < d->ncalls && !found; k++)
-      if (strcmp(d->calls[k].hole, name) == 0) {
-        /* Unless the site's own chain is laid out with this code. */
-        c->values[i][h] = (uint64_t)(uintptr_t)qua__call_site;
-        found = true;
-      }
-    if (!found) /* checked below: only holes this template does not use */
-      c->values[i][h] = 0;
-    filled[h] = found;
-  }
+  /* Holes no source fills are checked below: only holes this template
+   * does not use may stay empty. */
+  memset(c->values[i], 0, set->nholes * sizeof c->values[i][0]);
+  for (int k = 0; k < d->nholes; k++)
+    fill(c, i, filled, ids[k], d->holes[k].value);
+  const int8_t *lib = library_row(set);
+  for (size_t j = 0; j < LIBRARY_HOLES; j++)
+    fill(c, i, filled, lib[j], library_holes[j].value);
+  /* Unless a chain follows, a tail call through the wire's site. */
+  if (d->next_hole != NULL)
+    fill(c, i, filled, jit_hole_find(set, d->next_hole),
+         d->next_site != NULL ? (uint64_t)(uintptr_t)qua__call_site
+                              : (uint64_t)(uintptr_t)qua__entry_ok);
+  /* Unless the site's own chain is laid out with this code. */
+  for (int k = 0; k < d->ncalls && k < QUA_SYNTH_CALLS; k++)
+    fill(c, i, filled, jit_hole_find(set, d->calls[k].hole), (uint64_t)(uintptr_t)qua__call_site);
   /* A hole the template uses must have a value; holes of other templates
    * in the same set may stay empty. */
   const jit_stencil_t *st = d->tmpl->stencil;

@@ -57,6 +57,27 @@ static void *entry_of(jit_code_t *c, const jit_stencil_t *s)
   return (char *)jit_code_rx(c) + s->entry;
 }
 
+/* jit_hole_find remembers where it found a name by the name's address: a
+ * name in a buffer that now says something else is looked up again. */
+static void hole_find_reads_a_changed_name_again(void)
+{
+  char name[16];
+  strcpy(name, "hole_k");
+  CU_ASSERT_EQUAL(jit_hole_find(&tb_set, name), TB_HOLE_hole_k);
+  CU_ASSERT_EQUAL(jit_hole_find(&tb_set, name), TB_HOLE_hole_k);
+  strcpy(name, "hole_fn");
+  CU_ASSERT_EQUAL(jit_hole_find(&tb_set, name), TB_HOLE_hole_fn);
+  strcpy(name, "hole_kk");
+  CU_ASSERT_EQUAL(jit_hole_find(&tb_set, name), JIT_EINVAL);
+  strcpy(name, "hole_value");
+  CU_ASSERT_EQUAL(jit_hole_find(&tb_set, name), TB_HOLE_hole_value);
+  /* The same address in another set: that set's answer. */
+  CU_ASSERT(jit_hole_find(&ts_set, "hole_value") >= 0);
+  CU_ASSERT_EQUAL(jit_hole_find(&ts_set, name), jit_hole_find(&ts_set, "hole_value"));
+  CU_ASSERT_EQUAL(jit_hole_find(NULL, name), JIT_EINVAL);
+  CU_ASSERT_EQUAL(jit_hole_find(&tb_set, NULL), JIT_EINVAL);
+}
+
 static void tables_list_templates_and_holes(void)
 {
   static const char *const holes[] = {"hole_cell", "hole_fn", "hole_k", "hole_next", "hole_value"};
@@ -473,6 +494,7 @@ int main(void)
     return 2;
   s = CU_add_suite("jit-stencil", suite_init, suite_clean);
   CU_add_test(s, "tables_list_templates_and_holes", tables_list_templates_and_holes);
+  CU_add_test(s, "hole_find_reads_a_changed_name_again", hole_find_reads_a_changed_name_again);
   CU_add_test(s, "return_hole_value_when_called", return_hole_value_when_called);
   CU_add_test(s, "add_hole_constant_when_called", add_hole_constant_when_called);
   CU_add_test(s, "tail_call_reaches_c_function", tail_call_reaches_c_function);
