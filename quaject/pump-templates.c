@@ -31,7 +31,18 @@
  *    queue's put_n and get_n do (notfull on the source, notempty on the
  *    sink);
  *  - held items are retried in order by the pump's thread through the
- *    sink's own code. */
+ *    sink's own code.
+ *
+ * pt_drain is the step for a pump from a synthesised queue's get into any
+ * other sink (a tee, a counter's pass, a buffer): the source's side is
+ * pt_move's, a batch by get_n into a buffer on the stack (one read-modify-
+ * write of a tracked queue's count per batch, the notfull edge broadcast),
+ * and the sink's code is called directly for each item. The sink cannot say
+ * how much room it has, so when it refuses an item that item and the rest
+ * of the batch are held, in order, and retried by the pump's thread through
+ * the sink's own code as a refused item of pt_step is: a full sink keeps up
+ * to a batch waiting in the pump where pt_step keeps one, and a sink that
+ * closes meanwhile loses what is held, counted in the pump's lost=. */
 #include "qua.h"
 #include "types-internal.h"
 
@@ -110,6 +121,44 @@ int pt_move(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
       h->first = 0;
       h->n = (uint32_t)(got - done);
       r = QUA_DIVERTED;
+      break;
+    }
+  }
+  *ret = k;
+  return r;
+}
+
+/* Returns as pt_step; when the sink refused an item, it and the rest of its
+ * batch are in the hold. */
+int pt_drain(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
+  uint64_t buf[PUMP_HOLD_MAX];
+  uint64_t k = 0;
+  int r = QUA_OK;
+  while (k < n) {
+    size_t want = n - k < PUMP_HOLD_MAX ? (size_t)(n - k) : PUMP_HOLD_MAX, got = 0, i = 0;
+    int st = pt_get_n((qua__lfq_t *)(uintptr_t)pt_src_lfq, buf, want, &got);
+    if (__builtin_expect(got == 0, 0)) {
+      /* Nothing in the source, or anything unusual: one item through the
+       * source's own code, which says what happens. */
+      r = pt_source((qua_site_t *)(uintptr_t)pt_source_site, 0, 0, &buf[0]);
+      if (r != QUA_OK)
+        break;
+      got = 1;
+    } else if (__builtin_expect(st == QUA__LFQ_EDGE, 0)) {
+      qua__broadcast((qua_quaject_t *)(uintptr_t)pt_src_q, QUEUE_CB_NOTFULL, 0);
+    }
+    for (; i < got; i++) {
+      r = pt_sink((qua_site_t *)(uintptr_t)pt_sink_site, buf[i], 0, NULL);
+      if (__builtin_expect(r != QUA_OK, 0))
+        break;
+    }
+    k += i;
+    if (__builtin_expect(i < got, 0)) {
+      pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
+      for (size_t j = i; j < got; j++)
+        h->items[j - i] = buf[j];
+      h->first = 0;
+      h->n = (uint32_t)(got - i);
       break;
     }
   }

@@ -160,9 +160,12 @@ static void *pump_main(void *arg) {
 
 /* The body: generic, or the step template with the wires' code folded in:
  * from a synthesised queue's get into a synthesised queue's put whose one
- * producer the pump is, the batch move (pt_move), else the per-item step
- * (pt_step). A second producer on the sink resynthesises the body (the
- * queue's variant switch, synth.c note 4) and it goes back to pt_step. */
+ * producer the pump is, the batch move (pt_move); from a synthesised
+ * queue's get into any other wired sink, the batch drain (pt_drain); else
+ * the per-item step (pt_step). A second producer on the sink, or a second
+ * consumer on the source, resynthesises the body (the queue's variant
+ * switch, synth.c note 4): pt_move goes back to pt_drain, and both take
+ * the source's variant. */
 static qua_entry_fn pump_site_generic(const qua_quaject_t *q, const qua_site_t *s) {
   return pump_step;
 }
@@ -197,6 +200,14 @@ static int pump_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *pa
     qua__synth_hole(part, "pt_dst_q", (uint64_t)(uintptr_t)b);
     qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));
     qua__synth_hole(part, "pt_put_n", (uint64_t)(uintptr_t)qua__lfq_put_n_sp);
+  } else if (a != NULL && b != NULL && a->type == &qua__queue_type && src->entry == QUEUE_E_GET &&
+             a->synth == QUA_SYNTH_STENCIL && !QUA__STATE(a, queue_t)->closing) {
+    queue_t *qa = QUA__STATE(a, queue_t);
+    part->tmpl = &pt_tmpl_pt_drain;
+    part->variant = "drain";
+    qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)qa->lfq);
+    qua__synth_hole(part, "pt_src_q", (uint64_t)(uintptr_t)a);
+    qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));
   }
   qua__synth_hole(part, "pt_hold", (uint64_t)(uintptr_t)&p->hold);
   return QUA_OK;

@@ -264,8 +264,10 @@ static void pump_step_follows_rewiring_and_variants(void) {
 }
 
 /* Between two synthesised queues the step moves batches, but only while the
- * pump is the sink's one producer: a second producer brings the per-item
- * step back, and its leaving the batch move; items keep flowing in order. */
+ * pump is the sink's one producer: a second producer brings the drain back
+ * (a batch from the source, the sink's put item by item, the refused rest
+ * held: the sink of 8 refuses most of every batch), and its leaving the
+ * batch move; items keep flowing in order. */
 static void pump_move_only_into_a_one_producer_sink(void) {
   if (qua_synth_default() != QUA_SYNTH_STENCIL)
     return;
@@ -285,7 +287,7 @@ static void pump_move_only_into_a_one_producer_sink(void) {
     if (round == 1) {
       CU_ASSERT_EQUAL_FATAL(qua_site_open(qb, "put", NULL, 0, &other, NULL), QUA_OK);
       qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, sizeof impl, NULL);
-      CU_ASSERT_PTR_NOT_NULL(strstr(impl, "stencil step"));
+      CU_ASSERT_PTR_NOT_NULL(strstr(impl, "stencil drain"));
     } else if (round == 2) {
       qua_site_close(other);
       qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, sizeof impl, NULL);
@@ -314,6 +316,105 @@ static void pump_move_only_into_a_one_producer_sink(void) {
   qua_site_close(put);
   qua_site_close(get);
   CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+}
+
+/* The count of a queue through a fresh site. */
+static uint64_t queue_count(qua_quaject_t *q) {
+  qua_site_t *c = qtest_site(q, "count", NULL, 0);
+  uint64_t n = UINT64_MAX;
+  CU_ASSERT_EQUAL(qua_call(c, 0, 0, &n), QUA_OK);
+  qua_site_close(c);
+  return n;
+}
+
+/* From a synthesised queue into a sink that is not a one-producer queue the
+ * step drains batches: a sink that refuses part of a batch leaves the rest
+ * held in the pump, in order, not back in the source; a close of the sink
+ * loses exactly what is held, counted. moved + lost + what the source
+ * still has is every item put. */
+static void pump_drain_holds_the_rest_of_a_refused_batch(void) {
+  if (qua_synth_default() != QUA_SYNTH_STENCIL)
+    return;
+  qua_quaject_t *qa = qtest_make("queue", "capacity=64"), *qb = qtest_make("queue", "capacity=4");
+  qua_quaject_t *p = qtest_make("pump", NULL);
+  qua_site_t *other = qtest_site(qb, "put", NULL, 0); /* qb: MP, so no batch move */
+  CU_ASSERT_EQUAL(qua_wire(p, "sink", qb, "put", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p, "source", qa, "get", NULL), QUA_OK);
+  char impl[96];
+  qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, sizeof impl, NULL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(impl, "stencil drain"));
+  qua_site_t *put = qtest_site(qa, "put", NULL, 0);
+  /* Put while the pump is asleep on the empty source: it wakes to a batch
+   * of up to 20, of which the sink takes 4. */
+  for (uint64_t i = 0; i < 20; i++)
+    CU_ASSERT_EQUAL(qua_call(put, i, 0, NULL), QUA_OK);
+  double end = qtest_now() + 10;
+  while (qtest_stat(p, "moved=") < 4 && qtest_now() < end)
+    usleep(1000);
+  usleep(20000); /* the rest of its batch held, the pump asleep on the full sink */
+  uint64_t left = queue_count(qa), moved = qtest_stat(p, "moved=");
+  CU_ASSERT_EQUAL(moved, 4);
+  CU_ASSERT(left < 16); /* some of the 16 not moved are held, not in the source */
+  CU_ASSERT_EQUAL(qua_queue_close(qb), QUA_OK);
+  CU_ASSERT_EQUAL(qua_pump_join(p, 10000), QUA_OK); /* woke, refused, stopped */
+  uint64_t lost = qtest_stat(p, "lost=");
+  CU_ASSERT_EQUAL(qtest_stat(p, "moved="), 4);
+  CU_ASSERT_EQUAL(moved + lost + queue_count(qa), 20);
+  CU_ASSERT(lost > 0);
+  qua_site_t *get = qtest_site(qb, "get", NULL, 0);
+  uint64_t v;
+  for (uint64_t i = 0; i < 4; i++) {
+    CU_ASSERT_EQUAL(qua_call(get, 0, 0, &v), QUA_OK);
+    CU_ASSERT_EQUAL(v, i);
+  }
+  qua_site_close(get);
+  qua_site_close(other);
+  qua_site_close(put);
+  CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  qua_destroy(qa, false, NULL);
+  qua_destroy(qb, false, NULL);
+}
+
+/* A pump into a tee whose one output is a counter's pass into a queue: the
+ * synthesised step drains the source in batches and calls the tee's code,
+ * the counter's and the queue's laid out behind it, directly. Every item
+ * arrives once and in order, and the counter counts each. */
+static void pump_drains_through_tee_and_counter(void) {
+  const uint64_t n = (uint64_t)qtest_scale(100000, 10000);
+  qua_quaject_t *qa = qtest_make("queue", "capacity=256"), *qb = qtest_make("queue", "capacity=1024");
+  qua_quaject_t *tee = qtest_make("tee", "n=1"), *c = qtest_make("counter", NULL);
+  qua_quaject_t *p = qtest_make("pump", NULL);
+  CU_ASSERT_EQUAL(qua_wire(tee, "out0", c, "pass", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(c, "out", qb, "put", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p, "sink", tee, "put", NULL), QUA_OK);
+  CU_ASSERT_EQUAL(qua_wire(p, "source", qa, "get", NULL), QUA_OK);
+  char impl[96];
+  qua_quaject_entry_info(p, QUA_ENTRY_BODY, impl, sizeof impl, NULL);
+  const char *want = qua_synth_default() == QUA_SYNTH_STENCIL ? "stencil drain" : "generic";
+  CU_ASSERT_PTR_NOT_NULL(strstr(impl, want));
+  qua_site_t *put = qtest_site(qa, "put", NULL, 0), *get = qtest_site(qb, "get", NULL, 0);
+  uint64_t next = 0, put_i = 0, x;
+  bool order_ok = true;
+  double deadline = qtest_now() + 60;
+  while (next < n && qtest_now() < deadline) {
+    if (put_i < n && qua_call(put, put_i, 0, NULL) == QUA_OK)
+      put_i++;
+    while (qua_call(get, 0, 0, &x) == QUA_OK)
+      order_ok &= x == next++;
+  }
+  CU_ASSERT_EQUAL(next, n);
+  CU_ASSERT_TRUE(order_ok);
+  qua_site_t *read = qtest_site(c, "read", NULL, 0);
+  CU_ASSERT_EQUAL(qua_call(read, 0, 0, &x), QUA_OK);
+  CU_ASSERT_EQUAL(x, n);
+  qua_site_close(read);
+  qua_site_close(put);
+  qua_site_close(get);
+  CU_ASSERT_EQUAL(qua_destroy(p, false, NULL), QUA_OK);
+  qua_destroy(tee, false, NULL);
+  qua_destroy(c, false, NULL);
   qua_destroy(qa, false, NULL);
   qua_destroy(qb, false, NULL);
 }
@@ -423,6 +524,8 @@ int main(void) {
       {"pump_destroy_while_sleeping", pump_destroy_while_sleeping},
       {"pump_step_follows_rewiring_and_variants", pump_step_follows_rewiring_and_variants},
       {"pump_move_only_into_a_one_producer_sink", pump_move_only_into_a_one_producer_sink},
+      {"pump_drain_holds_the_rest_of_a_refused_batch", pump_drain_holds_the_rest_of_a_refused_batch},
+      {"pump_drains_through_tee_and_counter", pump_drains_through_tee_and_counter},
       {"pump_sleeps_while_idle", pump_sleeps_while_idle},
       {"pump_keeps_held_item_when_sink_destroyed", pump_keeps_held_item_when_sink_destroyed},
       {NULL, NULL}};
