@@ -17,12 +17,20 @@
  *                        untracked and would switch live if a listener came (queue.c,
  *                        note 6), the generic one tracks from creation, its code being
  *                        fixed then; put_get_untracked_*_ns the same for notify=0
- *   pipeline4_*_mops     source -> tee -> counter -> queue -> sink on one thread
- *   pipeline4_floor_mops the same work by hand: C compiled ahead of time doing what the
- *                        synthesised chain does (the counter's one-writer add, the SP-SC
- *                        ring's fast paths from lfq.h) on a ring at a fixed address, called
- *                        through a site as qua_call_online calls; pipeline4_synth_vs_floor
- *                        says how close synthesis comes to it (1.0: as fast)
+ *   pipeline4_*_mops     a four-stage pipeline run by the graph itself: a queue filled
+ *                        beforehand -> pump -> tee -> counter -> queue, the pump moving
+ *                        2^20 items on its own thread; the synthesised pump calls the
+ *                        source's get and the tee's code directly (the caller folded in)
+ *   pipeline4_floor_mops the same work by hand on a thread of its own: C compiled ahead
+ *                        of time taking batches from the source ring (as the synthesised
+ *                        pump does) and adding and putting each item inline, no call per
+ *                        item at all; pipeline4_synth_vs_floor says how close synthesis
+ *                        comes to it (1.0: as fast)
+ *   pipeline4_thread_*   tee -> counter -> queue with this thread as source and sink, each
+ *                        put and get one call through a site; _floor_: the same by hand,
+ *                        called through a site as qua_call_online calls (a caller that is
+ *                        a thread cannot be folded in: there synthesis can at best equal
+ *                        the floor)
  *   pump_move_*_mops     a pump moving 2^20 items from one queue into another on its own
  *                        thread: its step through the callouts, item by item, vs the
  *                        synthesised step, which between two queues collapses the source's
@@ -31,6 +39,7 @@
  * Calls are made from a QSBR-online thread (qua_call_online), so the figures
  * are the callentries' own cost, not the read-side section's.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +341,22 @@ static void batch(qua_quaject_t *q, const char *entry, uint64_t *items, int n) {
  * starts (the sink's filled and emptied once): the figure is the pump's
  * step, not the kernel's first-touch page faults, which both sides would
  * otherwise share (16 MiB of slots). */
+/* Touches the sink queue's n slots (fills and empties it), fills the source
+ * queue with n items from buf, then wires the pump's source and times it
+ * until it has moved them all; in Mops/s. The pump's sink is wired already. */
+static double pump_timed(qua_quaject_t *p, qua_quaject_t *src, qua_quaject_t *sink, uint64_t *buf,
+                         int n) {
+  batch(sink, "put_n", buf, n);
+  batch(sink, "get_n", buf, n);
+  batch(src, "put_n", buf, n);
+  uint64_t t0 = qbench_now_ns();
+  if (qua_wire(p, "source", src, "get", NULL) != QUA_OK)
+    fail("the pump's source could not be wired");
+  if (qua_pump_join(p, 60000) != QUA_OK)
+    fail("the pump did not finish in 60 s");
+  return (double)n / ((double)(qbench_now_ns() - t0) / 1e3);
+}
+
 typedef struct pump_run {
   const char *synth;
   char impl[64];
@@ -349,15 +374,8 @@ static double pump_move_run(void *ctx) {
   if (qua_create("queue", qp, 2, &a, NULL) != QUA_OK || qua_create("queue", qp, 2, &b, NULL) != QUA_OK ||
       qua_create("pump", pp, 2, &p, NULL) != QUA_OK)
     exit(1);
-  batch(b, "put_n", items, N);
-  batch(b, "get_n", items, N);
-  batch(a, "put_n", items, N);
   qua_wire(p, "sink", b, "put", NULL);
-  uint64_t t0 = qbench_now_ns();
-  qua_wire(p, "source", a, "get", NULL);
-  if (qua_pump_join(p, 60000) != QUA_OK)
-    fail("the pump did not finish in 60 s");
-  double mops = (double)N / ((double)(qbench_now_ns() - t0) / 1e3);
+  double mops = pump_timed(p, a, b, items, N);
   qua_quaject_entry_info(p, QUA_ENTRY_BODY, x->impl, sizeof x->impl, NULL);
   qua_site_t *cnt;
   uint64_t n = 0;
@@ -369,6 +387,142 @@ static double pump_move_run(void *ctx) {
     exit(1);
   }
   qua_destroy(p, true, NULL);
+  qua_destroy(a, true, NULL);
+  qua_destroy(b, true, NULL);
+  return mops;
+}
+
+/* The same four stages with a quaject at the head instead of this thread:
+ * queue (filled beforehand) -> pump -> tee(n=1) -> counter.pass -> queue
+ * (notify=0), the pump moving 2^20 items on its own thread, timed as
+ * pump_move from wiring its source until it has moved them all; in Mops/s.
+ * The generic step calls through the callouts item by item; the
+ * synthesised step calls the source's get and the tee's put (the counter's
+ * pass and the queue's put laid out behind it) directly: the caller folded
+ * in, which no thread calling through a site can have. The sink queue is
+ * then drained with get_n and every item checked in order, and the
+ * counter must say 2^20. */
+typedef struct pipeline_pumped {
+  const char *synth;
+  bool floor; /* the hand-written floor below instead */
+  char impl[64], tee_impl[64];
+} pipeline_pumped_t;
+
+enum { PUMPED_N = 1 << 20 };
+
+/* The floor of the pumped pipeline: two rings of the same capacity, the
+ * source tracked as the pump's is (its count word updated once per batch by
+ * get_n, as by the synthesised step), the counter a word with one writer,
+ * the sink untracked (notify=0); a thread of its own moves the items. */
+typedef struct pumped_floor {
+  qua__lfq_t src, dst;
+  _Atomic uint64_t count __attribute__((aligned(128)));
+} pumped_floor_t;
+
+static void *pumped_floor_main(void *arg) {
+  pumped_floor_t *f = arg;
+  uint64_t buf[64];
+  for (size_t k = 0; k < PUMPED_N;) {
+    size_t got = 0;
+    qua__lfq_get_n_sc(&f->src, buf, 64, &got);
+    if (got == 0)
+      return NULL; /* the source ran dry: the caller sees the count short */
+    struct qua__lfq_slot *slots = f->dst.slots;
+    for (size_t i = 0; i < got; i++) {
+      uint64_t c = atomic_load_explicit(&f->count, memory_order_relaxed);
+      atomic_store_explicit(&f->count, c + 1, memory_order_relaxed);
+      if (__builtin_expect(!qua__lfq_push_sp(&f->dst, slots, PUMPED_N - 1, PUMPED_N, buf[i]), 0) &&
+          qua__lfq_put_sp_slow(&f->dst, buf[i]) != QUA__LFQ_OK)
+        return NULL; /* full: the caller sees the count short */
+    }
+    k += got;
+  }
+  return NULL;
+}
+
+static double pipeline_pumped_floor(void) {
+  static pumped_floor_t f;
+  static uint64_t items[4096];
+  if (qua__lfq_init(&f.src, PUMPED_N) != 0 || qua__lfq_init(&f.dst, PUMPED_N) != 0)
+    fail("pipeline4 floor: the rings could not be made");
+  qua__lfq_set_tracked(&f.src, true);
+  atomic_store(&f.count, 0);
+  size_t done;
+  for (int i = 0; i < PUMPED_N; i += 4096) { /* the sink's slots touched, as the others' */
+    qua__lfq_put_n_sp(&f.dst, items, 4096, &done);
+    qua__lfq_get_n_sc(&f.dst, items, 4096, &done);
+  }
+  for (int i = 0; i < PUMPED_N; i += 4096) {
+    for (int k = 0; k < 4096; k++)
+      items[k] = (uint64_t)(i + k);
+    qua__lfq_put_n_sp(&f.src, items, 4096, &done); /* QUA__LFQ_EDGE the first time */
+    if (done != 4096)
+      fail("pipeline4 floor: the source ring took too few items");
+  }
+  pthread_t t;
+  uint64_t t0 = qbench_now_ns();
+  if (pthread_create(&t, NULL, pumped_floor_main, &f) != 0)
+    fail("pipeline4 floor: no thread");
+  pthread_join(t, NULL);
+  double mops = (double)PUMPED_N / ((double)(qbench_now_ns() - t0) / 1e3);
+  if (atomic_load(&f.count) != PUMPED_N || qua__lfq_count(&f.dst) != PUMPED_N)
+    fail("pipeline4 floor: items were lost");
+  for (uint64_t i = 0; i < PUMPED_N;) {
+    qua__lfq_get_n_sc(&f.dst, items, 4096, &done);
+    for (size_t k = 0; k < done; k++)
+      if (items[k] != i + k)
+        fail("pipeline4 floor: an item was lost or out of order");
+    i += done;
+  }
+  qua__lfq_fini(&f.src);
+  qua__lfq_fini(&f.dst);
+  return mops;
+}
+
+static double pipeline_pumped_run(void *ctx) {
+  enum { N = PUMPED_N };
+  pipeline_pumped_t *x = ctx;
+  if (x->floor)
+    return pipeline_pumped_floor();
+  static uint64_t items[4096];
+  const char *ap[] = {x->synth, "capacity=1048576"};
+  const char *bp[] = {x->synth, "capacity=1048576", "notify=0"};
+  char count[32];
+  snprintf(count, sizeof count, "count=%d", N);
+  const char *pp[] = {x->synth, count};
+  qua_quaject_t *a = NULL, *b = NULL, *p = NULL;
+  if (qua_create("queue", ap, 2, &a, NULL) != QUA_OK || qua_create("queue", bp, 3, &b, NULL) != QUA_OK ||
+      qua_create("pump", pp, 2, &p, NULL) != QUA_OK)
+    fail("pipeline4: the queues or the pump could not be made");
+  qua_quaject_t *tee = make("tee", x->synth, "n=1"), *c = make("counter", x->synth, NULL);
+  if (qua_wire(tee, "out0", c, "pass", NULL) != QUA_OK || qua_wire(c, "out", b, "put", NULL) != QUA_OK ||
+      qua_wire(p, "sink", tee, "put", NULL) != QUA_OK)
+    fail("pipeline4: wiring failed");
+  double mops = pump_timed(p, a, b, items, N);
+  qua_quaject_entry_info(p, QUA_ENTRY_BODY, x->impl, sizeof x->impl, NULL);
+  qua_quaject_entry_info(tee, 0, x->tee_impl, sizeof x->tee_impl, NULL);
+  qua_site_t *get, *value;
+  uint64_t v = 0;
+  qua_site_open(c, "read", NULL, 0, &value, NULL);
+  qua_call(value, 0, 0, &v);
+  qua_site_close(value);
+  if (v != N)
+    fail("pipeline4: the counter did not count every item");
+  qua_site_open(b, "get_n", NULL, 0, &get, NULL);
+  for (uint64_t i = 0; i < N;) {
+    uint64_t done = 0;
+    qua_call(get, (uint64_t)(uintptr_t)items, 4096, &done);
+    for (uint64_t k = 0; k < done; k++)
+      if (items[k] != i + k)
+        fail("pipeline4: an item was lost or out of order");
+    if (done == 0)
+      fail("pipeline4: the sink queue ran dry early");
+    i += done;
+  }
+  qua_site_close(get);
+  qua_destroy(p, true, NULL);
+  qua_destroy(tee, true, NULL);
+  qua_destroy(c, true, NULL);
   qua_destroy(a, true, NULL);
   qua_destroy(b, true, NULL);
   return mops;
@@ -413,13 +567,13 @@ void bench_synth(double tcc_ns, double cc_ns) {
   pipeline_open(&ps, "synth=stencil");
   pipeline_open_floor(&pf);
   paired_t pl = run_three(pipeline_run, &pg, &ps, &pf, RUNS * 2);
-  printf("# pipeline4: tee.put runs \"%s\" generic, \"%s\" synthesised\n", pg.impl, ps.impl);
-  printf("BENCH pipeline4_generic_mops %.1f Mops/s\n", pl.generic);
-  printf("BENCH pipeline4_synth_mops %.1f Mops/s\n", pl.synth);
-  printf("BENCH pipeline4_speedup %.2f x\n", pl.speedup);
-  printf("BENCH pipeline4_floor_mops %.1f Mops/s\n", pl.floor);
-  printf("BENCH pipeline4_synth_vs_floor %.2f x\n", pl.synth_vs_floor);
-  printf("BENCH pipeline4_floor_vs_generic %.2f x\n", pl.floor / pl.generic);
+  printf("# pipeline4_thread: tee.put runs \"%s\" generic, \"%s\" synthesised\n", pg.impl, ps.impl);
+  printf("BENCH pipeline4_thread_generic_mops %.1f Mops/s\n", pl.generic);
+  printf("BENCH pipeline4_thread_synth_mops %.1f Mops/s\n", pl.synth);
+  printf("BENCH pipeline4_thread_speedup %.2f x\n", pl.speedup);
+  printf("BENCH pipeline4_thread_floor_mops %.1f Mops/s\n", pl.floor);
+  printf("BENCH pipeline4_thread_synth_vs_floor %.2f x\n", pl.synth_vs_floor);
+  printf("BENCH pipeline4_thread_floor_vs_generic %.2f x\n", pl.floor / pl.generic);
   pipeline_close(&pg);
   pipeline_close(&ps);
   qua_thread_offline();
@@ -430,4 +584,14 @@ void bench_synth(double tcc_ns, double cc_ns) {
   printf("BENCH pump_move_generic_mops %.1f Mops/s\n", pm.generic);
   printf("BENCH pump_move_synth_mops %.1f Mops/s\n", pm.synth);
   printf("BENCH pump_step_speedup %.2f x\n", pm.speedup);
+
+  pipeline_pumped_t qg = {.synth = "synth=off"}, qs = {.synth = "synth=stencil"}, qf = {.floor = true};
+  paired_t pp = run_three(pipeline_pumped_run, &qg, &qs, &qf, RUNS);
+  printf("# pipeline4: the pump's step runs \"%s\", the tee's put \"%s\" generic; "
+         "\"%s\", \"%s\" synthesised\n", qg.impl, qg.tee_impl, qs.impl, qs.tee_impl);
+  printf("BENCH pipeline4_generic_mops %.1f Mops/s\n", pp.generic);
+  printf("BENCH pipeline4_synth_mops %.1f Mops/s\n", pp.synth);
+  printf("BENCH pipeline4_speedup %.2f x\n", pp.speedup);
+  printf("BENCH pipeline4_floor_mops %.1f Mops/s\n", pp.floor);
+  printf("BENCH pipeline4_synth_vs_floor %.2f x\n", pp.synth_vs_floor);
 }
