@@ -94,6 +94,18 @@
  *    affair there). Those cases, and every other operand, take the path
  *    through the flags; a test runs both paths over millions of operands
  *    and compares every result bit and exception.
+ * 10. Loading the control word is cheap but not free: each load waits for
+ *    the operations before it, and three roundings with four loads cost
+ *    more than half of an FPU instruction's time. In the FPCR's default,
+ *    round to nearest at extended precision, which is also how the x87 is
+ *    normally set, no control word is loaded: the operation runs once and
+ *    INEX2 comes from an error-free transformation. A sum's rounding
+ *    error is exact by Knuth's TwoSum (six operations, nearest rounding,
+ *    any binary format, no overflow); a product is exact when the 128-bit
+ *    product of the two 64-bit mantissas has at most 64 significant bits;
+ *    a quotient q of d / s (a square root q of s) when q * s (q * q) is
+ *    such a product and rounds to d (s). Results below the smallest
+ *    normal other than a sum's, and any infinity, go to the paths above.
  */
 #include <fenv.h>
 #include <float.h>
@@ -929,6 +941,75 @@ static long double basic_exact(const m68k_cpu_t *c, unsigned cmd, long double d,
   return r;
 }
 
+/* The number of significant bits of the exact product of a's and b's
+ * mantissas (the x87's 64 bits, integer bit explicit): the product of a
+ * and b is representable at extended precision when it is at most 64 and
+ * the exponent in range. */
+static unsigned product_bits(long double a, long double b)
+{
+  uint64_t ma, mb;
+  memcpy(&ma, &a, sizeof ma); /* x86: the mantissa is the low 8 bytes */
+  memcpy(&mb, &b, sizeof mb);
+  unsigned __int128 p = (unsigned __int128)ma * mb;
+  uint64_t hi = (uint64_t)(p >> 64), lo = (uint64_t)p;
+  if (p == 0)
+    return 0;
+  unsigned top = hi ? 128u - (unsigned)__builtin_clzll(hi) : 64u - (unsigned)__builtin_clzll(lo);
+  unsigned low = lo ? (unsigned)__builtin_ctzll(lo) : 64u + (unsigned)__builtin_ctzll(hi);
+  return top - low;
+}
+
+/* basic_fast at extended precision rounding to nearest while the x87 is
+ * set so (design note 10): d op s and INEX2 without loading the control
+ * word; false for a result the paths through the flags must settle. The
+ * operands are finite, no divisor zero, no square root negative. */
+static bool basic_nearest(unsigned cmd, long double d, long double s, long double *out,
+                          uint32_t *exc)
+{
+  long double r;
+  bool inexact, zero_exact; /* zero_exact: a zero result is the exact one */
+  switch (cmd) {
+  case F_ADD:
+  case F_SUB: {
+    long double b = cmd == F_SUB ? -s : s;
+    r = d + b;
+    long double bv = r - d, av = r - bv; /* TwoSum: (d - av) + (b - bv) is r's error */
+    *out = r;
+    if (!isfinite(r))
+      return false;
+    if ((d - av) + (b - bv) != 0)
+      *exc |= EXC_INEX2;
+    return true; /* a tiny sum is exact (no UNFL), and so is its error */
+  }
+  case F_MUL:
+    r = d * s;
+    inexact = product_bits(d, s) > 64;
+    zero_exact = d == 0 || s == 0;
+    break;
+  case F_DIV:
+    r = d / s;
+    inexact = product_bits(r, s) > 64 || r * s != d;
+    zero_exact = d == 0;
+    break;
+  case F_SQRT: {
+    long double x = s;
+    __asm__("fsqrt" : "=t"(r) : "0"(x));
+    inexact = product_bits(r, r) > 64 || r * r != s;
+    zero_exact = s == 0;
+    break;
+  }
+  default: /* FMOVE FABS FNEG: an extended value rounds to itself */
+    *out = s;
+    return true;
+  }
+  if (!isfinite(r) || (fabsl(r) < LDBL_MIN && !(r == 0 && zero_exact)))
+    return false; /* overflowed, or tiny (UNFL's affair) */
+  *out = r;
+  if (inexact)
+    *exc |= EXC_INEX2;
+  return true;
+}
+
 /* The same without the status flags (design note 9): false when the case
  * is one the values alone cannot settle, which basic_exact then takes. */
 static bool basic_fast(const m68k_cpu_t *c, unsigned cmd, long double d, long double s, int prec,
@@ -939,6 +1020,8 @@ static bool basic_fast(const m68k_cpu_t *c, unsigned cmd, long double d, long do
     return false;
   unsigned mode = (c->fpcr >> 4) & 3;
   fpu_control_t old = x87_get_cw(), base = fpu_cw_base(c, prec, old);
+  if (mode == 0 && (base | _FPU_RC_NEAREST) == old && (old & _FPU_EXTENDED) == _FPU_EXTENDED)
+    return basic_nearest(cmd, d, s, out, exc);
   volatile long double a = d, b = s;
   x87_set_cw(base | host_rc[mode]);
   long double r = basic_op(cmd, &a, &b), up = r, down = r;
