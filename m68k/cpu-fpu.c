@@ -106,11 +106,20 @@
  *    a quotient q of d / s (a square root q of s) when q * s (q * q) is
  *    such a product and rounds to d (s). Results below the smallest
  *    normal other than a sum's, and any infinity, go to the paths above.
+ * 11. The translator's FPU stencils (xlat.c note 12) call m68k__fpu_fast
+ *    with the instruction decoded and its source operand read: FMOVE,
+ *    FADD, FSUB, FMUL, FDIV, FCMP and FTST from an FP register or a long,
+ *    single or double, in the FPCR's default mode (nearest, extended, no
+ *    exception enabled, so none traps) on normal or zero operands. It is
+ *    arith() cut to those cases: the same basic_nearest, the same FPSR
+ *    bits, the same register; it declines anything else, having changed
+ *    nothing, and the stencil runs the instruction's handler instead.
  */
 #include <fenv.h>
 #include <float.h>
 #include <fpu_control.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +169,7 @@ enum {
 static bool is_nan(m68k__fpreg_t r) { return (r.se & 0x7fff) == 0x7fff && (r.mant << 1) != 0; }
 static bool is_snan(m68k__fpreg_t r) { return is_nan(r) && !(r.mant & QUIET_BIT); }
 
-static const m68k__fpreg_t default_nan = {0x7fff, 0xffffffffffffffffull};
+static const m68k__fpreg_t default_nan = {.se = 0x7fff, .mant = 0xffffffffffffffffull};
 
 /* The value of r on the host (design note 3): unnormals normalized, the
  * integer bit of infinities and NaNs set. */
@@ -373,8 +382,8 @@ enum { FMT_L, FMT_S, FMT_X, FMT_P, FMT_W, FMT_D, FMT_B, FMT_PDYN };
 static m68k__fpreg_t from_single(uint32_t w)
 {
   if ((w & 0x7f800000u) == 0x7f800000u && (w & 0x7fffff)) {
-    m68k__fpreg_t r = {(uint16_t)((w >> 16 & 0x8000) | 0x7fff),
-                       INT_BIT | ((uint64_t)(w & 0x7fffff) << 40)};
+    m68k__fpreg_t r = {.se = (uint16_t)((w >> 16 & 0x8000) | 0x7fff),
+                       .mant = INT_BIT | ((uint64_t)(w & 0x7fffff) << 40)};
     return r;
   }
   float f;
@@ -385,8 +394,8 @@ static m68k__fpreg_t from_single(uint32_t w)
 static m68k__fpreg_t from_double(uint64_t u)
 {
   if ((u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (u & 0xfffffffffffffull)) {
-    m68k__fpreg_t r = {(uint16_t)((u >> 48 & 0x8000) | 0x7fff),
-                       INT_BIT | ((u & 0xfffffffffffffull) << 11)};
+    m68k__fpreg_t r = {.se = (uint16_t)((u >> 48 & 0x8000) | 0x7fff),
+                       .mant = INT_BIT | ((u & 0xfffffffffffffull) << 11)};
     return r;
   }
   double d;
@@ -412,7 +421,7 @@ static m68k__fpreg_t from_packed(m68k_cpu_t *c, const uint32_t w[3], uint32_t *e
   bool neg = w[0] >> 31;
   if (((w[0] >> 16) & 0x7fff) == 0x7fff) {
     uint64_t m = ((uint64_t)w[1] << 32) | w[2];
-    m68k__fpreg_t r = {(uint16_t)((neg ? 0x8000 : 0) | 0x7fff), m};
+    m68k__fpreg_t r = {.se = (uint16_t)((neg ? 0x8000 : 0) | 0x7fff), .mant = m};
     return r;
   }
   char s[40], *p = s;
@@ -484,7 +493,7 @@ static m68k__fpreg_t read_src(m68k_cpu_t *c, uint32_t op, unsigned fmt, uint32_t
   case FMT_D: return from_double(((uint64_t)w[0] << 32) | w[1]);
   case FMT_P: return from_packed(c, w, exc);
   default: {
-    m68k__fpreg_t r = {(uint16_t)(w[0] >> 16), ((uint64_t)w[1] << 32) | w[2]};
+    m68k__fpreg_t r = {.se = (uint16_t)(w[0] >> 16), .mant = ((uint64_t)w[1] << 32) | w[2]};
     return r;
   }
   }
@@ -1224,6 +1233,131 @@ static void arith(m68k_cpu_t *c, unsigned cmd, m68k__fpreg_t src, unsigned dst, 
       c->fp[sincos_c] = res2;
   }
   trap_enabled(c, exc);
+}
+
+_Static_assert(offsetof(m68k__fpreg_t, mant) == 0 && offsetof(m68k__fpreg_t, se) == 8 &&
+                   sizeof(m68k__fpreg_t) == sizeof(long double),
+               "an FP register is laid out as the x87's extended format");
+
+/* r is a normal number or a zero, which to_ld and from_ld pass unchanged. */
+static bool is_plain(m68k__fpreg_t r)
+{
+  unsigned e = r.se & 0x7fff;
+  return e == 0 ? r.mant == 0 : e != 0x7fff && (r.mant & INT_BIT);
+}
+
+/* The number of significant bits of the product of two mantissas (any
+ * alignment, at most 64 and 64 bits). */
+static unsigned mant_product_bits(uint64_t a, uint64_t b)
+{
+  unsigned __int128 p = (unsigned __int128)a * b;
+  if (p == 0)
+    return 0;
+  uint64_t hi = (uint64_t)(p >> 64), lo = (uint64_t)p;
+  unsigned top = hi ? 128u - (unsigned)__builtin_clzll(hi) : 64u - (unsigned)__builtin_clzll(lo);
+  unsigned low = lo ? (unsigned)__builtin_ctzll(lo) : 64u + (unsigned)__builtin_ctzll(hi);
+  return top - low;
+}
+
+bool m68k__fpu_fast(m68k_cpu_t *c, uint32_t how, uint64_t bits, uint32_t pc)
+{
+  unsigned cmd = how & 0x7f, dst = (how >> 7) & 7;
+  /* The FPCR's default, and the x87's: nearest, extended, all masked. */
+  if (c->fpcr != 0 || (x87_get_cw() & 0xf3f) != 0x33f)
+    return false;
+  /* The source: its value and its mantissa, finite. */
+  long double s, d = 0, r;
+  uint64_t sm;
+  switch (how >> 10) {
+  case M68K_FPU_FAST_REG: {
+    const m68k__fpreg_t *sr = &c->fp[bits & 7];
+    if (!is_plain(*sr))
+      return false;
+    memcpy(&s, sr, sizeof s);
+    sm = sr->mant;
+    break;
+  }
+  case M68K_FPU_FAST_L: {
+    int32_t v = (int32_t)(uint32_t)bits;
+    s = v;
+    sm = v < 0 ? 0u - (uint64_t)(int64_t)v : (uint64_t)v;
+    break;
+  }
+  case M68K_FPU_FAST_S: {
+    uint32_t w = (uint32_t)bits;
+    if ((w & 0x7f800000u) == 0x7f800000u)
+      return false;
+    float f;
+    memcpy(&f, &w, 4);
+    s = f;
+    sm = (w & 0x7fffff) | ((w & 0x7f800000u) ? 0x800000u : 0);
+    break;
+  }
+  default: {
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+      return false;
+    double v;
+    memcpy(&v, &bits, 8);
+    s = v;
+    sm = (bits & 0xfffffffffffffull) | ((bits & 0x7ff0000000000000ull) ? 1ull << 52 : 0);
+    break;
+  }
+  }
+  m68k__fpreg_t *dr = &c->fp[dst];
+  if (cmd != F_MOVE && cmd != F_TST) {
+    if (!is_plain(*dr))
+      return false;
+    memcpy(&d, dr, sizeof d);
+  }
+  /* The operation (basic_nearest's, on the mantissas at hand). */
+  uint32_t exc = 0;
+  bool inexact = false, zero_exact = false;
+  switch (cmd) {
+  case F_MOVE:
+  case F_TST: r = s; break;
+  case F_CMP: r = d == s ? d - s : d < s ? -1.0L : 1.0L; break; /* arith's */
+  case F_ADD:
+  case F_SUB: {
+    long double b = cmd == F_SUB ? -s : s;
+    r = d + b;
+    long double bv = r - d, av = r - bv; /* TwoSum (note 10) */
+    inexact = (d - av) + (b - bv) != 0;
+    zero_exact = true; /* a tiny sum is exact */
+    break;
+  }
+  case F_MUL:
+    r = d * s;
+    inexact = mant_product_bits(dr->mant, sm) > 64;
+    zero_exact = d == 0 || s == 0;
+    break;
+  case F_DIV:
+    if (s == 0)
+      return false;
+    r = d / s;
+    break;
+  default: return false;
+  }
+  m68k__fpreg_t res;
+  memcpy(&res, &r, sizeof r);
+  unsigned e = res.se & 0x7fff;
+  if (e == 0x7fff)
+    return false; /* overflowed */
+  if (cmd == F_DIV) {
+    inexact = mant_product_bits(res.mant, sm) > 64 || r * s != d;
+    zero_exact = d == 0;
+  }
+  if (e == 0 && !(res.mant == 0 && zero_exact) && cmd != F_ADD && cmd != F_SUB)
+    return false; /* tiny: UNFL's affair */
+  if (inexact)
+    exc = EXC_INEX2 | AEXC_INEX;
+  uint32_t cc = (res.se & 0x8000) ? FPCC_N : 0;
+  if (res.mant == 0)
+    cc |= FPCC_Z;
+  c->fpsr = (c->fpsr & 0x00ff00ffu) | cc | exc; /* set_exc, set_cc */
+  c->fpiar = pc;
+  if (cmd != F_CMP && cmd != F_TST)
+    memcpy(dr, &r, 10);
+  return true;
 }
 
 void m68k__fpu_general(m68k_cpu_t *c, uint32_t op)

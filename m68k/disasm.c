@@ -151,7 +151,6 @@ static const dis_row_t rows[] = {
     {0xf018, 0xe008, "ls%>", 'S', "%k,%d"},
     {0xf018, 0xe010, "rox%>", 'S', "%k,%d"},
     {0xf018, 0xe018, "ro%>", 'S', "%k,%d"},
-    {0xff80, 0xf280, "fb", 0, "%b"},
     {0xf000, 0xf000, "dc.w", 0, "%I"},
 };
 
@@ -316,6 +315,185 @@ static void put_movem(dis_t *d, uint32_t mask, bool predec)
     put(d, "#0");
 }
 
+/* ---- the 68881/68882 (68030 model): MC68881/MC68882 User's Manual ---- */
+
+static const char *const fpu_ops[0x3b] = {
+    [0x00] = "fmove",   [0x01] = "fint",    [0x02] = "fsinh",   [0x03] = "fintrz",
+    [0x04] = "fsqrt",   [0x06] = "flognp1", [0x08] = "fetoxm1", [0x09] = "ftanh",
+    [0x0a] = "fatan",   [0x0c] = "fasin",   [0x0d] = "fatanh",  [0x0e] = "fsin",
+    [0x0f] = "ftan",    [0x10] = "fetox",   [0x11] = "ftwotox", [0x12] = "ftentox",
+    [0x14] = "flogn",   [0x15] = "flog10",  [0x16] = "flog2",   [0x18] = "fabs",
+    [0x19] = "fcosh",   [0x1a] = "fneg",    [0x1c] = "facos",   [0x1d] = "fcos",
+    [0x1e] = "fgetexp", [0x1f] = "fgetman", [0x20] = "fdiv",    [0x21] = "fmod",
+    [0x22] = "fadd",    [0x23] = "fmul",    [0x24] = "fsgldiv", [0x25] = "frem",
+    [0x26] = "fscale",  [0x27] = "fsglmul", [0x28] = "fsub",    [0x30] = "fsincos",
+    [0x31] = "fsincos", [0x32] = "fsincos", [0x33] = "fsincos", [0x34] = "fsincos",
+    [0x35] = "fsincos", [0x36] = "fsincos", [0x37] = "fsincos", [0x38] = "fcmp",
+    [0x3a] = "ftst",
+};
+
+/* Data formats by the extension word's bits 12-10, and their sizes. */
+static const char fpu_fmt[8] = {'l', 's', 'x', 'p', 'w', 'd', 'b', 'p'};
+static const int fpu_size[8] = {4, 4, 12, 12, 2, 8, 1, 12};
+
+static const char *const fpu_cc[32] = {
+    "f",  "eq",  "ogt", "oge", "olt", "ole", "ogl", "or",  "un",  "ueq", "ugt",
+    "uge", "ult", "ule", "ne",  "t",   "sf",  "seq", "gt",  "ge",  "lt",  "le",
+    "gl", "gle", "ngle", "ngl", "nle", "nlt", "nge", "ngt", "sne", "st"};
+
+/* An FPU operand <ea> of sz bytes: immediates of 8 and 12 bytes as hex words. */
+static void put_fea(dis_t *d, unsigned mode, unsigned reg, int sz)
+{
+  if (mode == 7 && reg == 4 && sz > 4) {
+    put(d, "#$");
+    for (int i = 0; i < sz / 4; i++)
+      put(d, "%08x", next32(d));
+    return;
+  }
+  put_ea(d, mode, reg, sz);
+}
+
+static void put_fctl(dis_t *d, unsigned list)
+{
+  static const char *const names[3] = {"fpiar", "fpsr", "fpcr"};
+  bool first = true;
+  for (int i = 2; i >= 0; i--)
+    if (list & (1u << i)) {
+      put(d, "%s%s", first ? "" : "/", names[i]);
+      first = false;
+    }
+  if (first)
+    put(d, "#0");
+}
+
+static void put_fregs(dis_t *d, unsigned mask, bool predec)
+{
+  bool first = true;
+  for (unsigned i = 0; i < 8; i++)
+    if (mask & (predec ? 1u << i : 0x80u >> i)) {
+      put(d, "%sfp%u", first ? "" : "/", i);
+      first = false;
+    }
+  if (first)
+    put(d, "#0");
+}
+
+/* The coprocessor instruction op of the FPU (ID 1): its text and length.
+ * False for a word the 68881 does not define, left to the caller's dc.w. */
+static bool dis_fpu(dis_t *d, uint32_t op)
+{
+  unsigned mode = (op >> 3) & 7, reg = op & 7, type = (op >> 6) & 7;
+  if (type == 2 || type == 3) { /* FBcc.W, FBcc.L */
+    uint32_t base = d->pc;
+    int32_t disp = type == 3 ? (int32_t)next32(d) : (int16_t)next16(d);
+    put(d, "fb%s $%x", fpu_cc[op & 31], base + (uint32_t)disp);
+    return (op & 0x20) == 0;
+  }
+  if (type == 4) {
+    put(d, "fsave ");
+    put_ea(d, mode, reg, 4);
+    return true;
+  }
+  if (type == 5) {
+    put(d, "frestore ");
+    put_ea(d, mode, reg, 4);
+    return true;
+  }
+  if (type == 1) {
+    uint32_t cc = next16(d) & 0x3f;
+    if (cc > 31)
+      return false;
+    if (mode == 1) {
+      uint32_t base = d->pc;
+      put(d, "fdb%s d%u,$%x", fpu_cc[cc], reg, base + (uint32_t)(int32_t)(int16_t)next16(d));
+    } else if (mode == 7 && reg >= 2 && reg <= 4) {
+      put(d, "ftrap%s", fpu_cc[cc]);
+      if (reg == 2)
+        put(d, ".w #$%x", next16(d));
+      else if (reg == 3)
+        put(d, ".l #$%x", next32(d));
+    } else {
+      put(d, "fs%s ", fpu_cc[cc]);
+      put_ea(d, mode, reg, 1);
+    }
+    return true;
+  }
+  if (type != 0)
+    return false;
+  uint32_t ext = next16(d);
+  unsigned opclass = ext >> 13, src = (ext >> 10) & 7, dst = (ext >> 7) & 7, cmd = ext & 0x7f;
+  switch (opclass) {
+  case 0:
+  case 2: {
+    if (opclass == 2 && src == 7) {
+      put(d, "fmovecr #$%x,fp%u", cmd, dst);
+      return true;
+    }
+    const char *name = cmd < sizeof fpu_ops / sizeof fpu_ops[0] ? fpu_ops[cmd] : NULL;
+    if (!name)
+      return false;
+    put(d, "%s.%c ", name, opclass == 0 ? 'x' : fpu_fmt[src]);
+    if (opclass == 0)
+      put(d, "fp%u", src);
+    else
+      put_fea(d, mode, reg, fpu_size[src]);
+    if (cmd >= 0x30 && cmd <= 0x37)
+      put(d, ",fp%u:fp%u", cmd & 7, dst);
+    else if (cmd != 0x3a)
+      put(d, ",fp%u", dst);
+    return true;
+  }
+  case 3: /* FMOVE FPn,<ea> */
+    put(d, "fmove.%c fp%u,", fpu_fmt[src], dst);
+    put_ea(d, mode, reg, 4);
+    if (src == 3)
+      put(d, "{#%d}", (int)((int8_t)(cmd << 1) >> 1));
+    else if (src == 7)
+      put(d, "{d%u}", (cmd >> 4) & 7);
+    return true;
+  case 4: /* FMOVE(M) <ea>,control registers */
+  case 5: {
+    unsigned list = (ext >> 10) & 7, n = (unsigned)__builtin_popcount(list);
+    put(d, "fmove%s.l ", n > 1 ? "m" : "");
+    if (opclass == 5) {
+      put_fctl(d, list);
+      put(d, ",");
+    }
+    if (mode == 7 && reg == 4 && opclass == 4) {
+      for (unsigned i = 0; i < n; i++)
+        put(d, "%s#$%x", i ? "/" : "", next32(d));
+    } else {
+      put_ea(d, mode, reg, 4);
+    }
+    if (opclass == 4) {
+      put(d, ",");
+      put_fctl(d, list);
+    }
+    return true;
+  }
+  default: { /* FMOVEM.X */
+    bool dynamic = ext & 0x800, predec = !(ext & 0x1000);
+    put(d, "fmovem.x ");
+    if (opclass == 7) {
+      if (dynamic)
+        put(d, "d%u", (ext >> 4) & 7);
+      else
+        put_fregs(d, ext & 0xff, predec);
+      put(d, ",");
+    }
+    put_ea(d, mode, reg, 4);
+    if (opclass == 6) {
+      put(d, ",");
+      if (dynamic)
+        put(d, "d%u", (ext >> 4) & 7);
+      else
+        put_fregs(d, ext & 0xff, false);
+    }
+    return true;
+  }
+  }
+}
+
 int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, size_t len)
 {
   dis_t d = {cpu, addr, buf, len, 0};
@@ -323,6 +501,14 @@ int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, size_t len
     return 0;
   buf[0] = 0;
   uint32_t op = next16(&d);
+  if ((op & 0xfe00) == 0xf200 && cpu->model == M68K_MODEL_68030) {
+    if (dis_fpu(&d, op))
+      return (int)(d.pc - addr);
+    d.pos = 0;
+    buf[0] = 0;
+    put(&d, "dc.w $%04x", op);
+    return 2;
+  }
   const dis_row_t *r = NULL;
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
     if ((op & rows[i].mask) == rows[i].val) {

@@ -56,10 +56,12 @@ enum {
   M68K_VEC_TRAP0 = 32,
 };
 
-/* An FP register: the 68881 extended format as sign/exponent and mantissa. */
+/* An FP register: the 68881 extended format as sign/exponent and mantissa,
+ * laid out as the x87's (the mantissa first), so that a normal value or a
+ * zero loads and stores as a host long double (cpu-fpu.c note 11). */
 typedef struct m68k__fpreg {
-  uint16_t se;   /* sign bit 15, biased exponent bits 14-0 */
   uint64_t mant; /* explicit integer bit 63 */
+  uint16_t se;   /* sign bit 15, biased exponent bits 14-0 */
 } m68k__fpreg_t;
 
 /* The MC68000's clock count of the instruction being run (cycles68000.c):
@@ -310,6 +312,14 @@ void m68k__fpu_restore(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_bcc(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_scc(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_reset(m68k_cpu_t *c);
+/* The translator's FPU path (cpu-fpu.c note 11): opmode `how & 0x7f`
+ * (FMOVE FADD FSUB FMUL FDIV FCMP FTST) into FPn, n = (how >> 7) & 7, from
+ * the source kind how >> 10 (M68K_FPU_FAST_*: FP register bits & 7, or a
+ * long, single or double in bits), for the instruction at pc. False, with
+ * nothing changed, for anything but normal or zero operands in the FPCR's
+ * default mode: the instruction's handler must run it. */
+enum { M68K_FPU_FAST_REG, M68K_FPU_FAST_L, M68K_FPU_FAST_S, M68K_FPU_FAST_D };
+bool m68k__fpu_fast(m68k_cpu_t *c, uint32_t how, uint64_t bits, uint32_t pc);
 /* For tests: d cmd s (an arithmetic opmode of FADD, FSUB, FMUL, FDIV,
  * FSQRT, FSGLMUL, FSGLDIV or FMOVE) under fpcr, by the path that reads no
  * status flag (res[0], exc[0]; false when it declines the operands) and by

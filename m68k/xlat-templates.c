@@ -102,13 +102,18 @@ XT_INLINE bool stop_here(const m68k_cpu_t *c)
 
 /* Any instruction: its handler, called. The block goes on only when the PC
  * is where the translator expected it (no exception, no jump taken). */
-void xt_insn(m68k_cpu_t *c)
+XT_INLINE void by_handler(m68k_cpu_t *c)
 {
   begin(c);
   xh_handler(c, OP);
   if (XT_UNLIKELY(c->pc != NPC) || stop_here(c))
     return;
   xh_next(c);
+}
+
+void xt_insn(m68k_cpu_t *c)
+{
+  by_handler(c);
 }
 
 /* An instruction that ends the block (a jump, return, trap...): its
@@ -744,3 +749,65 @@ void xt_movem_ld_pi(m68k_cpu_t *c) /* MOVEM.L (Ar)+,list (IMM bit i: register i)
   RREG = a + TARGET;
   xh_next(c);
 }
+
+/* FMOVE, FADD, FSUB, FMUL, FDIV, FCMP, FTST into FPn on the 68030 (xlat.c
+ * note 12): IMM is m68k__fpu_fast's `how`, the source an FP register or
+ * an immediate (xh_sdisp: its number or its bits), Dn (xh_src) or memory
+ * in RAM read inline. The fast path changes nothing the loop looks at and
+ * cannot trap (the FPCR's default enables no exception), so it counts and
+ * goes on; when it declines, nothing has changed and the handler runs the
+ * instruction as xt_insn does. */
+XT_INLINE bool fop_fast(m68k_cpu_t *c, uint64_t bits)
+{
+  if (XT_LIKELY(m68k__fpu_fast(c, IMM, bits, PC))) {
+    c->icount += COUNT;
+    return true;
+  }
+  return false;
+}
+
+void xt_fop_k(m68k_cpu_t *c)
+{
+  if (fop_fast(c, (uint64_t)(uintptr_t)xh_sdisp)) {
+    xh_next(c);
+    return;
+  }
+  by_handler(c);
+}
+
+void xt_fop_dn(m68k_cpu_t *c)
+{
+  if (fop_fast(c, RSRC)) {
+    xh_next(c);
+    return;
+  }
+  by_handler(c);
+}
+
+/* sz bytes (4 or 8) of RAM at a, big-endian, into *v; false elsewhere. */
+XT_INLINE bool rd_ram(const m68k_cpu_t *c, uint32_t a, int sz, uint64_t *v)
+{
+  uint32_t off = (a & c->addr_mask) - c->ram_base;
+  if (XT_UNLIKELY(off >= c->ram_lim4 || (sz == 8 && c->ram_lim4 - off <= 4)))
+    return false;
+  const uint8_t *p = c->ram + off;
+  *v = sz == 8 ? (uint64_t)m68k__be32(p) << 32 | m68k__be32(p + 4) : m68k__be32(p);
+  return true;
+}
+
+/* An (An)+ or -(An) stepped for the read is stepped back when the handler
+ * must run the instruction from the start. */
+#define XT_FOP(sz, sm)                                                                       \
+  void xt_fop##sz##_##sm(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    uint32_t an = RSRC;                                                                      \
+    uint64_t v;                                                                              \
+    if (XT_LIKELY(rd_ram(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &v)) &&   \
+        fop_fast(c, v)) {                                                                    \
+      xh_next(c);                                                                            \
+      return;                                                                                \
+    }                                                                                        \
+    RSRC = an;                                                                               \
+    by_handler(c);                                                                             \
+  }
+M68K_XLAT_FOPS(XT_FOP)

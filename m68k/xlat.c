@@ -139,6 +139,17 @@
  *    LEA (d8,An,Xi) reads no memory: it is on registers alone. A
  *    switch's JMP (d8,PC,Xi) to an even target goes on through the return
  *    cache as an RTS does (note 10); an odd one runs its handler.
+ * 12. FPU (68030). FMOVE, FADD, FSUB, FMUL, FDIV, FCMP and FTST into FPn
+ *    from FPm, from Dn (.L, .S), from an immediate or from memory (.L,
+ *    .S, .D; the operand kinds of note 11) are one stencil per source kind
+ *    and size (xt_fop*), the operation and registers in m68k__fpu_fast's
+ *    `how`: the operand is read inline from RAM and the operation done by
+ *    cpu-fpu.c's fast path (its note 11) in the FPCR's default mode on
+ *    normal and zero operands, which can neither trap nor touch anything
+ *    the loop looks at, so the stencil counts and goes on. Anything else
+ *    (another mode, an infinity, a NaN, a denormal, an underflow or
+ *    overflow, an operand outside RAM) finds the registers as they were
+ *    and runs the handler, as xt_insn does.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -399,6 +410,7 @@ static void fill_functions(uint64_t *v)
 {
   v[XL_HOLE_m68k__slow_rd] = (uint64_t)(uintptr_t)m68k__slow_rd;
   v[XL_HOLE_m68k__xlat_wr] = (uint64_t)(uintptr_t)m68k__xlat_wr;
+  v[XL_HOLE_m68k__fpu_fast] = (uint64_t)(uintptr_t)m68k__fpu_fast;
 }
 
 /* What the translator makes of a handler, from its template's name. */
@@ -412,6 +424,7 @@ enum {
   TK_MOVEQ, TK_BRA, TK_BCC, TK_DBCC, TK_MOVE, TK_MOVEA, TK_ADDA, TK_ALU_ER, TK_ALU_RE,
   TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST, TK_SHIFT, TK_NEG, TK_SWAP, TK_EXT, TK_MULL, TK_SCC,
   TK_JMP, /* TK_LAST but xt_jmp_pcix for JMP (d8,PC,Xi) on the 68030 (note 11) */
+  TK_FGEN, /* the FPU's general instructions (note 12) */
 };
 
 static const struct {
@@ -426,7 +439,7 @@ static const struct {
     {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
     {"movem_rm", TK_MOVEM_RM}, {"movem_mr", TK_MOVEM_MR}, {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
     {"shift_reg", TK_SHIFT}, {"neg", TK_NEG},       {"swap", TK_SWAP},     {"ext", TK_EXT},
-    {"mull", TK_MULL},    {"scc", TK_SCC},
+    {"mull", TK_MULL},    {"scc", TK_SCC},       {"fgen", TK_FGEN},
 };
 
 /* The kind of handler idx, looked up once (every thread computes the same
@@ -591,6 +604,55 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
   return 2 + el == len ? tab[k] : NULL;
 }
 
+/* The FPU's stencils from memory (note 12) by size (4, 8 as 0, 1) and kind. */
+#define XL_FOP(sz, k) [(sz) >> 3][XO_##k] = &xl_stencil_xt_fop##sz##_##k,
+static const jit_stencil_t *const fops[2][XO_N] = {M68K_XLAT_FOPS(XL_FOP)};
+#undef XL_FOP
+
+/* An FPU general instruction at guest address pc on the 68030 (note 12):
+ * its stencil with its holes, or NULL for the handler's. */
+static const jit_stencil_t *fpu_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
+                                       uint32_t op, uint32_t len, uint64_t *v)
+{
+  uint32_t ext = ram16(x, off + 2), cmd = ext & 0x7f, fmt = (ext >> 10) & 7;
+  unsigned mode = (op >> 3) & 7, ry = op & 7, k;
+  uint32_t el = 0, how = cmd | ((ext >> 7) & 7) << 7;
+  if (cmd != 0x00 && cmd != 0x20 && cmd != 0x22 && cmd != 0x23 && cmd != 0x28 && cmd != 0x38 &&
+      cmd != 0x3a)
+    return NULL; /* FMOVE FDIV FADD FMUL FSUB FCMP FTST */
+  if (ext >> 13 == 0) { /* FPm,FPn */
+    if (op != 0xf200 || len != 4)
+      return NULL;
+    v[XL_HOLE_xh_imm] = how | M68K_FPU_FAST_REG << 10;
+    v[XL_HOLE_xh_sdisp] = fmt;
+    return &xl_stencil_xt_fop_k;
+  }
+  if (ext >> 13 != 2 || (fmt != 0 && fmt != 1 && fmt != 5))
+    return NULL; /* .L .S .D */
+  int sz = fmt == 5 ? 8 : 4;
+  v[XL_HOLE_xh_imm] = how | (fmt == 0   ? M68K_FPU_FAST_L
+                             : fmt == 1 ? M68K_FPU_FAST_S
+                                        : M68K_FPU_FAST_D) << 10;
+  if (mode == 0) { /* Dn */
+    if (sz != 4 || len != 4)
+      return NULL;
+    v[XL_HOLE_xh_src] = ry;
+    return &xl_stencil_xt_fop_dn;
+  }
+  if (mode == 7 && ry == 4) { /* #imm */
+    if (len != 4 + (uint32_t)sz)
+      return NULL;
+    uint64_t bits = (ram16(x, off + 4) << 16) | ram16(x, off + 6);
+    if (sz == 8)
+      bits = bits << 32 | (ram16(x, off + 8) << 16) | ram16(x, off + 10);
+    v[XL_HOLE_xh_sdisp] = bits;
+    return &xl_stencil_xt_fop_k;
+  }
+  if (!mem_operand(x, pc + 4, off + 4, mode, ry, sz, false, v, &k, &el) || 4 + el != len)
+    return NULL;
+  return fops[sz >> 3][k];
+}
+
 /* MOVE and MOVEA at guest address pc on the 68030 (note 11): the family's
  * stencil with its holes, or NULL. */
 static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
@@ -645,6 +707,8 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
   if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
     return *leave = true, SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+  if (IS(TK_FGEN) && m030 && len >= 4)
+    return fpu_family(x, pc, off, op, len, v);
   if ((IS(TK_MOVE) || IS(TK_MOVEA)) && m030) {
     const jit_stencil_t *s = move_family(x, pc, off, op, len, v);
     *leave = s != NULL;

@@ -64,5 +64,8 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
   M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, eor)
 #define M68K_XLAT_TSTS(X) M68K_XLAT_MEM_KINDS(X, 1) M68K_XLAT_MEM_KINDS(X, 4)
+/* The 68030's FPU operations from memory (xlat.c note 12): xt_fop<size>_<source>
+ * for a long or single (4) or a double (8). */
+#define M68K_XLAT_FOPS(X) M68K_XLAT_MEM_KINDS(X, 4) M68K_XLAT_MEM_KINDS(X, 8)
 
 #endif /* QUA_M68K_XLAT_H */

@@ -319,10 +319,67 @@ static void disassembler_names_instructions(void)
   tm_done(&tm);
 }
 
+/* The 68881's instructions, their lengths and operands as GNU objdump
+ * reads the same words (in Motorola syntax). The translator takes an
+ * instruction's length from here. */
+static void disassembler_names_fpu_instructions(void)
+{
+  static const uint16_t code[] = {
+      0xf218, 0x5480,                                 /* 1000 fmoved %a0@+,%fp1 */
+      0xf23c, 0x5580, 0x3ff8, 0x0000, 0x0000, 0x0000, /* 1004 fmoved #0e1.5,%fp3 */
+      0xf228, 0x55a0, 0x0008,                         /* 1010 fdivd %a0@(8),%fp3 */
+      0xf200, 0x0422,                                 /* 1016 faddx %fp1,%fp0 */
+      0xf219, 0xa800,                                 /* 101a fmovel %fpsr,%a1@+ */
+      0xf23c, 0x9000, 0x0000, 0x0200,                 /* 101e fmovel #512,%fpcr */
+      0xf227, 0xe007,                                 /* 1026 fmovemx %fp0-%fp2,%sp@- */
+      0xf21f, 0xd0e0,                                 /* 102a fmovemx %sp@+,%fp0-%fp2 */
+      0xf28e, 0x0008,                                 /* 102e fbne 1038 */
+      0xf2d2, 0x0001, 0x2343,                         /* 1032 fbgtl 13377 */
+      0xf240, 0x0001,                                 /* 1038 fseq %d0 */
+      0xf219, 0x6880,                                 /* 103c fmovex %fp1,%a1@+ */
+      0xf200, 0x05b2,                                 /* 1040 fsincosx %fp1,%fp2,%fp3 */
+      0xf200, 0x5cb2,                                 /* 1044 fmovecrx #50,%fp1 */
+      0xf23c, 0x4400, 0x3f80, 0x0000,                 /* 1048 fmoves #0e1,%fp0 */
+  };
+  static const struct {
+    int len;
+    const char *text;
+  } want[] = {
+      {4, "fmove.d (a0)+,fp1"},          {12, "fmove.d #$3ff8000000000000,fp3"},
+      {6, "fdiv.d (8,a0),fp3"},          {4, "fadd.x fp1,fp0"},
+      {4, "fmove.l fpsr,(a1)+"},         {8, "fmove.l #$200,fpcr"},
+      {4, "fmovem.x fp0/fp1/fp2,-(a7)"}, {4, "fmovem.x (a7)+,fp0/fp1/fp2"},
+      {4, "fbne $1038"},                 {6, "fbgt $13377"},
+      {4, "fseq d0"},                    {4, "fmove.x fp1,(a1)+"},
+      {4, "fsincos.x fp1,fp2:fp3"},      {4, "fmovecr #$32,fp1"},
+      {8, "fmove.s #$3f800000,fp0"},
+  };
+  start(code, sizeof code / 2);
+  char buf[96];
+  uint32_t at = TM_CODE;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    int len = m68k_disassemble(tm.cpu, at, buf, sizeof buf);
+    if (len != want[i].len || strcmp(buf, want[i].text) != 0)
+      fprintf(stderr, "\n%x: %d \"%s\", want %d \"%s\"\n", at, len, buf, want[i].len,
+              want[i].text);
+    CU_ASSERT_EQUAL(len, want[i].len);
+    CU_ASSERT_STRING_EQUAL(buf, want[i].text);
+    at += (uint32_t)len;
+  }
+  tm_done(&tm);
+  /* The 68000 has no FPU: an F-line word is one word of data. */
+  tm_init(&tm, M68K_MODEL_68000);
+  tm_code(&tm, code, 2);
+  CU_ASSERT_EQUAL(m68k_disassemble(tm.cpu, TM_CODE, buf, sizeof buf), 2);
+  CU_ASSERT_STRING_EQUAL(buf, "dc.w $f218");
+  tm_done(&tm);
+}
+
 int main(void)
 {
   static const tm_case_t cases[] = {
       {"bitfield_extract_register_and_memory", bitfield_extract_register_and_memory},
+      {"disassembler_names_fpu_instructions", disassembler_names_fpu_instructions},
       {"bitfield_insert_and_set_in_memory", bitfield_insert_and_set_in_memory},
       {"multiply_long_64_bit_and_overflow", multiply_long_64_bit_and_overflow},
       {"divide_long_64_bit_and_remainder", divide_long_64_bit_and_remainder},

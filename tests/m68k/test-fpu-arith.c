@@ -806,14 +806,14 @@ static m68k__fpreg_t fx_operand(void)
   if (r >> 8 & 1)
     m &= ~0ull << (r >> 9 & 63); /* a short mantissa */
   switch (kind) {
-  case 0: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), 0};
-  case 1: return (m68k__fpreg_t){(uint16_t)(r >> 32 & 0x8000), m >> (1 + (r >> 16) % 63)};
+  case 0: return (m68k__fpreg_t){.se = (uint16_t)(r >> 32 & 0x8000), .mant = 0};
+  case 1: return (m68k__fpreg_t){.se = (uint16_t)(r >> 32 & 0x8000), .mant = m >> (1 + (r >> 16) % 63)};
   case 2: e = 1 + (unsigned)((r >> 16) % 200); break;
   case 3: e = 0x7ffe - (unsigned)((r >> 16) % 200); break;
   case 4: case 5: e = 1 + (unsigned)((r >> 16) % 0x7ffe); break;
   default: e = 0x3fff - 64 + (unsigned)((r >> 16) % 128); break;
   }
-  return (m68k__fpreg_t){(uint16_t)((r >> 32 & 0x8000) | e), m};
+  return (m68k__fpreg_t){.se = (uint16_t)((r >> 32 & 0x8000) | e), .mant = m};
 }
 
 /* The two paths' answers for d cmd s under fpcr (m68k__fpu_basic_paths):
@@ -871,7 +871,7 @@ static void value_flags_agree_with_the_x87_flags(void)
 static m68k__fpreg_t fx_value(uint64_t m, int exp)
 {
   int lz = __builtin_clzll(m);
-  return (m68k__fpreg_t){(uint16_t)(0x3fff + 63 - lz + exp), m << lz};
+  return (m68k__fpreg_t){.se = (uint16_t)(0x3fff + 63 - lz + exp), .mant = m << lz};
 }
 
 /* A mantissa of 1 to `bits` bits, odd. */

@@ -39,6 +39,23 @@ static bool same_state(void)
     }
   if (m68k_instructions(ti.cpu) != m68k_instructions(tj.cpu))
     return false;
+  for (int n = 0; n < 8; n++) {
+    uint16_t se[2];
+    uint64_t m[2];
+    m68k_get_fpreg(ti.cpu, n, &se[0], &m[0]);
+    m68k_get_fpreg(tj.cpu, n, &se[1], &m[1]);
+    if (se[0] != se[1] || m[0] != m[1]) {
+      fprintf(stderr, "\nfp%d: interpreter %04x_%016llx, translated %04x_%016llx\n", n, se[0],
+              (unsigned long long)m[0], se[1], (unsigned long long)m[1]);
+      return false;
+    }
+  }
+  for (int w = 0; w < 3; w++)
+    if (m68k_get_fpctl(ti.cpu, w) != m68k_get_fpctl(tj.cpu, w)) {
+      fprintf(stderr, "\nFPU control register %d: interpreter %08x, translated %08x\n", w,
+              m68k_get_fpctl(ti.cpu, w), m68k_get_fpctl(tj.cpu, w));
+      return false;
+    }
   return memcmp(ti.ram, tj.ram, sizeof ti.ram) == 0;
 }
 
@@ -749,6 +766,121 @@ static void alu_on_memory_same(void)
   done2();
 }
 
+/* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
+ * signs, a denormal, the extremes, an infinity and a NaN. */
+static void fpu_table(void)
+{
+  static const uint64_t table[] = {
+      0x3ff0000000000000ull, /* 1 */
+      0x4008000000000000ull, /* 3 */
+      0x0000000000000000ull, /* +0 */
+      0x8000000000000000ull, /* -0 */
+      0x0000000000000001ull, /* the smallest denormal */
+      0x7e37e43c8800759cull, /* 1e300 */
+      0x7ff0000000000000ull, /* +inf */
+      0x7ff8000000000000ull, /* a NaN */
+      0xc004000000000000ull, /* -2.5 */
+      0x01a56e1fc2f8f359ull, /* 1e-300 */
+      0x401c000000000000ull, /* 7 */
+      0x3fb999999999999aull, /* 0.1 */
+      0x4000000000000000ull, /* 2 */
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    uint32_t a = 0x5000 + 8 * (uint32_t)i;
+    tm_w32(&ti, a, (uint32_t)(table[i] >> 32));
+    tm_w32(&ti, a + 4, (uint32_t)table[i]);
+    tm_w32(&tj, a, (uint32_t)(table[i] >> 32));
+    tm_w32(&tj, a + 4, (uint32_t)table[i]);
+  }
+  handler2(49, 0x4e73, 0x4e71); /* INEX: rte */
+  bus_error_resumes_at_a5();
+}
+
+/* The FPU stencils (xlat.c note 12): FMOVE, FADD, FSUB, FMUL, FDIV, FCMP,
+ * FTST from FP registers, Dn, immediates, (An), (An)+ and (d16,An) in
+ * .L, .S and .D, over operands that take the fast path and operands that
+ * must not (zeros, a denormal, infinities, a NaN, a divisor of zero, a
+ * growing square that overflows, a shrinking one that underflows; an
+ * exact product of 64 significant bits, 2/3), in the
+ * default mode, then rounding toward zero, down and up, single precision,
+ * and with INEX enabled (each inexact result traps); the FPSR after each
+ * step and the results are stored. Last, a double read from outside RAM
+ * (a bus error, resumed at a5: (A2)+ must be as the interpreter leaves
+ * it). */
+static void fpu_operations_same(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x5000,            /* 1000 lea 5000,%a0 */
+      0x43f8, 0x6000,            /* 1004 lea 6000,%a1 */
+      0x7209,                    /* 1008 moveq #9,%d1 */
+      0xf23c, 0x9000, 0x0000, 0x0000, /* 100a fmovel #0,%fpcr */
+      0xf200, 0x1c00,            /* 1012 fmovex %fp7,%fp0 */
+      0xf23c, 0x4400, 0x3f80, 0x0000, /* 1016 fmoves #0e1,%fp0 */
+      0xf23c, 0x5580, 0x3ff8, 0x0000, 0x0000, 0x0000, /* 101e fmoved #0e1.5,%fp3 */
+      0xf238, 0x5500, 0x5028,    /* 102a fmoved 5028,%fp2 */
+      0xf218, 0x5480,            /* 1030 fmoved %a0@+,%fp1 */
+      0xf200, 0x0422,            /* 1034 faddx %fp1,%fp0 */
+      0xf210, 0x5423,            /* 1038 fmuld %a0@,%fp0 */
+      0xf219, 0xa800,            /* 103c fmovel %fpsr,%a1@+ */
+      0xf228, 0x55a0, 0x0008,    /* 1040 fdivd %a0@(8),%fp3 */
+      0xf219, 0xa800,            /* 1046 fmovel %fpsr,%a1@+ */
+      0xf200, 0x05a8,            /* 104a fsubx %fp1,%fp3 */
+      0xf200, 0x01b8,            /* 104e fcmpx %fp0,%fp3 */
+      0xf219, 0xa800,            /* 1052 fmovel %fpsr,%a1@+ */
+      0xf200, 0x0c3a,            /* 1056 ftstx %fp3 */
+      0xf219, 0xa800,            /* 105a fmovel %fpsr,%a1@+ */
+      0xf200, 0x0923,            /* 105e fmulx %fp2,%fp2 */
+      0xf219, 0xa800,            /* 1062 fmovel %fpsr,%a1@+ */
+      0xf23c, 0x4200, 0x0000, 0x0001, /* 1066 fmovel #1,%fp4 */
+      0xf23c, 0x4220, 0x0000, 0x0003, /* 106e fdivl #3,%fp4 */
+      0xf23c, 0x4223, 0x0000, 0x0002, /* 1076 fmull #2,%fp4 */
+      0xf219, 0xa800,            /* 107e fmovel %fpsr,%a1@+ */
+      0xf201, 0x4200,            /* 1082 fmovel %d1,%fp4 */
+      0xf201, 0x4220,            /* 1086 fdivl %d1,%fp4 */
+      0xf219, 0xa800,            /* 108a fmovel %fpsr,%a1@+ */
+      0xf23c, 0x4680, 0x3dcc, 0xcccd, /* 108e fmoves #0e0.1,%fp5 */
+      0xf23c, 0x56a2, 0x3fb9, 0x9999, 0x9999, 0x999a, /* 1096 faddd #0e0.1,%fp5 */
+      0xf210, 0x46a8,            /* 10a2 fsubs %a0@,%fp5 */
+      0xf228, 0x42a3, 0x0004,    /* 10a6 fmull %a0@(4),%fp5 */
+      0xf219, 0xa800,            /* 10ac fmovel %fpsr,%a1@+ */
+      0xf200, 0x1700,            /* 10b0 fmovex %fp5,%fp6 */
+      0xf200, 0x0b20,            /* 10b4 fdivx %fp2,%fp6 */
+      0xf200, 0x1b23,            /* 10b8 fmulx %fp6,%fp6 */
+      0xf219, 0xa800,            /* 10bc fmovel %fpsr,%a1@+ */
+      0xf210, 0x5738,            /* 10c0 fcmpd %a0@,%fp6 */
+      0xf219, 0xa800,            /* 10c4 fmovel %fpsr,%a1@+ */
+      0xf219, 0x7400,            /* 10c8 fmoved %fp0,%a1@+ */
+      0xf219, 0x6980,            /* 10cc fmovex %fp3,%a1@+ */
+      0xf219, 0x7700,            /* 10d0 fmoved %fp6,%a1@+ */
+      0x51c9, 0xff5a,            /* 10d4 dbf %d1,1030 */
+      0xf202, 0xa800,            /* 10d8 fmovel %fpsr,%d2 */
+      0xf203, 0xa400,            /* 10dc fmovel %fpiar,%d3 */
+      0x0684, 0x0000, 0x0010,    /* 10e0 addil #16,%d4 */
+      0xf204, 0x9000,            /* 10e6 fmovel %d4,%fpcr */
+      0x41f8, 0x5000,            /* 10ea lea 5000,%a0 */
+      0x7209,                    /* 10ee moveq #9,%d1 */
+      0x0c84, 0x0000, 0x0040,    /* 10f0 cmpil #64,%d4 */
+      0x6300, 0xff38,            /* 10f6 blsw 1030 */
+      0xf23c, 0x9000, 0x0000, 0x0200, /* 10fa fmovel #512,%fpcr */
+      0x41f8, 0x5000,            /* 1102 lea 5000,%a0 */
+      0x7209,                    /* 1106 moveq #9,%d1 */
+      0x0c84, 0x0000, 0x0050,    /* 1108 cmpil #80,%d4 */
+      0x6300, 0xff20,            /* 110e blsw 1030 */
+      0x45f9, 0x00ff, 0xfff0,    /* 1112 lea fffff0,%a2 */
+      0x4bfa, 0x0006,            /* 1118 lea %pc@(1120),%a5 */
+      0xf21a, 0x5780,            /* 111c fmoved %a2@+,%fp7 */
+      0xf23c, 0x9000, 0x0000, 0x0000, /* 1120 fmovel #0,%fpcr */
+      0xf218, 0x5780,            /* 1128 fmoved %a0@+,%fp7 */
+      0x4e72, 0x2700,            /* 112c stop #9984 */
+  };
+  /* The FMOVEs to and from control registers and the stores run their
+   * handlers: more than half of what is translated has stencils of its own. */
+  run_seeds(code, sizeof code / 2, fpu_table, 5);
+  CU_ASSERT_EQUAL(tm_d(&tj, 5), 1);            /* one bus error */
+  CU_ASSERT_EQUAL(m68k_get_fpctl(tj.cpu, 0), 0); /* through every pass */
+  done2();
+}
+
 /* NEG.L, SWAP, EXT.W, EXT.L, EXTB.L, MULS.L and MULU.L (#imm and Dn, with
  * and without overflow) on registers, their flags read by Scc (a stencil
  * reading the flags) and ADDX, or dropped where overwritten. */
@@ -905,6 +1037,7 @@ int main(void)
       {"jump_tables_and_copies_same", jump_tables_and_copies_same},
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
+      {"fpu_operations_same", fpu_operations_same},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
