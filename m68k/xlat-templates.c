@@ -436,16 +436,57 @@ XT_INLINE void mem_next(m68k_cpu_t *c, bool out)
   xh_next(c);
 }
 
-void xt_move_b_imm_ai(m68k_cpu_t *c) /* MOVE.B #IMM,(Ar) */
+/* A long operation op on Rn (xh_reg) and memory (cpu-ops.c alu, t_adda):
+ * the result, with the flags the interpreter sets. */
+XT_INLINE uint32_t alu(m68k_cpu_t *c, int op, uint32_t d, uint32_t s)
+{
+  switch (op) {
+  case XA_or: d |= s; logic_flags(c, d); return d;
+  case XA_and: d &= s; logic_flags(c, d); return d;
+  case XA_eor: d ^= s; logic_flags(c, d); return d;
+  case XA_sub: return m68k__sub(c, d, s, 4, 0, false, false);
+  case XA_add: return m68k__add(c, d, s, 4, 0, false);
+  case XA_cmp: (void)m68k__sub(c, d, s, 4, 0, false, true); return d;
+  case XA_adda: return d + s;
+  default: return d - s; /* XA_suba */
+  }
+}
+
+/* The flags of a store's instruction, set by the core's order before
+ * the store (XA_N: a move's, of v; else alu()'s of d op s). */
+XT_INLINE void store_flags(m68k_cpu_t *c, int op, uint32_t d, uint32_t s, uint32_t v, int sz)
+{
+  if (op == XA_N)
+    logic_flags_sz(c, v, sz);
+  else
+    (void)alu(c, op, d, s);
+}
+
+/* A store of sz bytes of v at a after its instruction's flags. With nf
+ * (no later instruction reads them before they are written again: xlat.c
+ * note 8) they are set only where the core can see them: when the
+ * instruction went through the core already (*out) or its store must. */
+XT_INLINE void wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out, bool nf, int op,
+                          uint32_t d, uint32_t s)
+{
+  if (!nf || *out) {
+    store_flags(c, op, d, s, v, sz);
+    wr(c, a, sz, v, out);
+  } else if (XT_UNLIKELY(!wr_inline(c, a, sz, v))) {
+    store_flags(c, op, d, s, v, sz);
+    mem_out(c, out);
+    m68k__xlat_wr(c, a, sz, v);
+  }
+}
+
+XT_INLINE void move_b_imm_ai(m68k_cpu_t *c, bool nf) /* MOVE.B #IMM,(Ar) */
 {
   bool out = false;
-  c->n = IMM << 24;
-  c->nz = IMM;
-  c->v = 0;
-  c->c = 0;
-  wr(c, RREG, 1, IMM, &out);
+  wr_flagged(c, RREG, 1, IMM, &out, nf, XA_N, 0, 0);
   mem_next(c, out);
 }
+void xt_move_b_imm_ai(m68k_cpu_t *c) { move_b_imm_ai(c, false); }
+void xt_move_b_imm_ai_nf(m68k_cpu_t *c) { move_b_imm_ai(c, true); }
 
 /* The 68030's MOVE family (xlat.c note 11). An operand's address: the
  * interpreter's (cpu-ops.c ea_addr, ea_index with a brief extension
@@ -471,77 +512,87 @@ XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
 
 /* MOVE (and MOVEA) of sz bytes from operand kind sm to dm (cpu-ops.c
  * t_move): the source read (a bus error stacks the PC past its extension
- * words), then the destination's address, the flags, the store. */
-XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm)
+ * words), then the destination's address, the flags, the store. With nf
+ * the flags are set only where the core can see them (wr_flagged). */
+XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm, bool nf)
 {
   bool out = false;
   uint32_t v = sm == XO_r ? RSRC & XT_MASK(sz)
                           : rd_at(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out,
                                   HOLE32(xh_spc));
   if (dm == XO_d) {
-    logic_flags_sz(c, v, sz);
+    if (!nf || out)
+      logic_flags_sz(c, v, sz);
     set_dreg(c, sz, v);
   } else if (dm == XO_a) {
     RREG = sz == 2 ? (uint32_t)(int32_t)(int16_t)v : v;
   } else {
     uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
-    logic_flags_sz(c, v, sz);
-    wr(c, a, sz, v, &out);
+    wr_flagged(c, a, sz, v, &out, nf, XA_N, 0, 0);
   }
   mem_next(c, out);
 }
 
 #define XT_MV(sz, sm, dm)                                                                    \
-  void xt_mv##sz##_##sm##_##dm(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm); }
+  void xt_mv##sz##_##sm##_##dm(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm, false); }      \
+  void xt_mv##sz##_##sm##_##dm##_nf(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm, true); }
 M68K_XLAT_MOVES(XT_MV)
 
-/* A long operation op on Rn (xh_reg) and memory (cpu-ops.c alu, t_adda):
- * the result, with the flags the interpreter sets. */
-XT_INLINE uint32_t alu(m68k_cpu_t *c, int op, uint32_t d, uint32_t s)
+/* alu()'s result without its flags. */
+XT_INLINE uint32_t alu_value(int op, uint32_t d, uint32_t s)
 {
   switch (op) {
-  case XA_or: d |= s; logic_flags(c, d); return d;
-  case XA_and: d &= s; logic_flags(c, d); return d;
-  case XA_eor: d ^= s; logic_flags(c, d); return d;
-  case XA_sub: return m68k__sub(c, d, s, 4, 0, false, false);
-  case XA_add: return m68k__add(c, d, s, 4, 0, false);
-  case XA_cmp: (void)m68k__sub(c, d, s, 4, 0, false, true); return d;
+  case XA_or: return d | s;
+  case XA_and: return d & s;
+  case XA_eor: return d ^ s;
+  case XA_sub:
+  case XA_suba: return d - s;
+  case XA_add:
   case XA_adda: return d + s;
-  default: return d - s; /* XA_suba */
+  default: return d; /* XA_cmp */
   }
 }
 
-/* op.L <ea>,Rn (t_alu_er, t_adda): the operand read, then the operation. */
+/* op.L <ea>,Rn (t_alu_er, t_adda): the operand read, then the operation
+ * (with nf its flags only when the read went through the core). */
+XT_INLINE void alu_er(m68k_cpu_t *c, int op, int sm, bool nf)
+{
+  bool out = false;
+  uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);
+  RREG = !nf || out ? alu(c, op, RREG, s) : alu_value(op, RREG, s);
+  mem_next(c, out);
+}
 #define XT_ER(op, sm)                                                                        \
-  void xt_er_##op##_##sm(m68k_cpu_t *c)                                                      \
-  {                                                                                          \
-    bool out = false;                                                                        \
-    uint32_t s = rd(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);          \
-    RREG = alu(c, XA_##op, RREG, s);                                                         \
-    mem_next(c, out);                                                                        \
-  }
+  void xt_er_##op##_##sm(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, false); }              \
+  void xt_er_##op##_##sm##_nf(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, true); }
 M68K_XLAT_ALU_ER(XT_ER)
 
 /* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store. */
+XT_INLINE void alu_re(m68k_cpu_t *c, int op, int dm, bool nf)
+{
+  bool out = false;
+  uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
+  uint32_t d = rd(c, a, 4, &out), s = RSRC;
+  wr_flagged(c, a, 4, alu_value(op, d, s), &out, nf, op, d, s);
+  mem_next(c, out);
+}
 #define XT_RE(op, dm)                                                                        \
-  void xt_re_##op##_##dm(m68k_cpu_t *c)                                                      \
-  {                                                                                          \
-    bool out = false;                                                                        \
-    uint32_t a = opnd_addr(XO_##dm, &RREG, HOLE32(xh_ddisp), DIDX);                         \
-    uint32_t r = alu(c, XA_##op, rd(c, a, 4, &out), RSRC);                                   \
-    wr(c, a, 4, r, &out);                                                                    \
-    mem_next(c, out);                                                                        \
-  }
+  void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, XO_##dm, false); }              \
+  void xt_re_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, XO_##dm, true); }
 M68K_XLAT_ALU_RE(XT_RE)
 
-/* TST.B, TST.L <ea>. */
+/* TST.B, TST.L <ea> (with nf, the read alone unless it went through the core). */
+XT_INLINE void tst(m68k_cpu_t *c, int sz, int sm, bool nf)
+{
+  bool out = false;
+  uint32_t v = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out);
+  if (!nf || out)
+    logic_flags_sz(c, v, sz);
+  mem_next(c, out);
+}
 #define XT_TST(sz, sm)                                                                       \
-  void xt_tst##sz##_##sm(m68k_cpu_t *c)                                                      \
-  {                                                                                          \
-    bool out = false;                                                                        \
-    logic_flags_sz(c, rd(c, opnd_addr(XO_##sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out), sz); \
-    mem_next(c, out);                                                                        \
-  }
+  void xt_tst##sz##_##sm(m68k_cpu_t *c) { tst(c, sz, XO_##sm, false); }                      \
+  void xt_tst##sz##_##sm##_nf(m68k_cpu_t *c) { tst(c, sz, XO_##sm, true); }
 M68K_XLAT_TSTS(XT_TST)
 
 /* LEA (d8,As,Xi),Ar: no access, so on registers alone. */
@@ -638,13 +689,14 @@ XT_CC(13)
 XT_CC(14)
 XT_CC(15)
 
-void xt_clr_l_d16(m68k_cpu_t *c) /* CLR.L (IMM,Ar): the 68030 does not read it first */
+XT_INLINE void clr_l_d16(m68k_cpu_t *c, bool nf) /* CLR.L (IMM,Ar): the 68030 does not read it */
 {
   bool out = false;
-  logic_flags(c, 0);
-  wr(c, RREG + IMM, 4, 0, &out);
+  wr_flagged(c, RREG + IMM, 4, 0, &out, nf, XA_N, 0, 0);
   mem_next(c, out);
 }
+void xt_clr_l_d16(m68k_cpu_t *c) { clr_l_d16(c, false); }
+void xt_clr_l_d16_nf(m68k_cpu_t *c) { clr_l_d16(c, true); }
 
 /* BSR, JSR to a known address (TARGET, even; xlat.c picks them, on the
  * 68030 only): the return address (NPC) pushed inline when the stack is

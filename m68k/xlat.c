@@ -97,7 +97,14 @@
  *    nothing...), one whose X alone is in it (ADD, SUB, ADDQ, SUBQ,
  *    ADDI, SUBI .L) the stencil storing X alone. Only stores that nothing
  *    reads are dropped, so the state at every exit and fault is the
- *    interpreter's.
+ *    interpreter's. The 68030's memory stencils (note 11) have twins
+ *    (_nf) that set their flags only when the instruction goes through the
+ *    core (a device, a bus error, a store into translated code), where an
+ *    exception or the loop (an interrupt taken after it) sees them; the
+ *    twin is used where none of the flags the instruction writes is live
+ *    after it. Before it every flag is live when it reads memory first (a
+ *    fault there stacks them), and otherwise every flag it does not write
+ *    (the block returns after it when it goes through the core).
  * 9. Calls. On the 68030 a BSR or JSR to a known address (BSR, JSR abs.W,
  *    abs.L, (d16,PC); an even target) is xt_call: it pushes the return
  *    address inline when the stack is RAM outside translated pages and
@@ -483,10 +490,27 @@ static uint32_t sext16(uint32_t v)
   return (uint32_t)(int32_t)(int16_t)v;
 }
 
+/* The condition codes as the translator tracks them (note 8): the split
+ * flags' fields (m68k-internal.h note 1). */
+enum { F_X = 1, F_N = 2, F_Z = 4, F_V = 8, F_C = 16, F_NZVC = 30, F_ALL = 31 };
+
+/* A memory stencil's flags (note 8): its twin that sets them only where
+ * the core sees them (nf), the flags it writes (w), and whether it reads
+ * memory before setting them (rd: a fault there stacks the flags before
+ * it). */
+typedef struct {
+  const jit_stencil_t *nf;
+  uint8_t w;
+  bool rd;
+} memflags_t;
+
 /* The MOVE family's stencils (note 11) by size (1, 2, 4 as 0, 1, 2), source
  * and destination kind. */
 #define XL_MV(sz, sm, dm) [(sz) >> 1][XO_##sm][XO_##dm] = &xl_stencil_xt_mv##sz##_##sm##_##dm,
 static const jit_stencil_t *const moves[3][XO_N][XO_N] = {M68K_XLAT_MOVES(XL_MV)};
+#undef XL_MV
+#define XL_MV(sz, sm, dm) [(sz) >> 1][XO_##sm][XO_##dm] = &xl_stencil_xt_mv##sz##_##sm##_##dm##_nf,
+static const jit_stencil_t *const moves_nf[3][XO_N][XO_N] = {M68K_XLAT_MOVES(XL_MV)};
 #undef XL_MV
 
 /* The long operations' (note 11) by operation (XA_*) and operand kind, and
@@ -497,6 +521,15 @@ static const jit_stencil_t *const moves[3][XO_N][XO_N] = {M68K_XLAT_MOVES(XL_MV)
 static const jit_stencil_t *const alu_er[XA_N][XO_N] = {M68K_XLAT_ALU_ER(XL_ER)};
 static const jit_stencil_t *const alu_re[XA_N][XO_N] = {M68K_XLAT_ALU_RE(XL_RE)};
 static const jit_stencil_t *const tsts[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
+#undef XL_ER
+#undef XL_RE
+#undef XL_TST
+#define XL_ER(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_er_##op##_##k##_nf,
+#define XL_RE(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_re_##op##_##k##_nf,
+#define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_tst##sz##_##k##_nf,
+static const jit_stencil_t *const alu_er_nf[XA_N][XO_N] = {M68K_XLAT_ALU_ER(XL_ER)};
+static const jit_stencil_t *const alu_re_nf[XA_N][XO_N] = {M68K_XLAT_ALU_RE(XL_RE)};
+static const jit_stencil_t *const tsts_nf[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
 #undef XL_ER
 #undef XL_RE
 #undef XL_TST
@@ -569,39 +602,54 @@ static bool mem_operand(const struct m68k__xlat *x, uint32_t ea, uint32_t off, u
  * (note 11): the family's stencil with its holes, or NULL. The register
  * operand is Rn (rx), the memory one mode, ry; `kind` is the handler's. */
 static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
-                                       uint32_t op, unsigned kind, uint32_t len, uint64_t *v)
+                                       uint32_t op, unsigned kind, uint32_t len, uint64_t *v,
+                                       memflags_t *mf)
 {
   static const uint8_t by_line[16] = {[0x8] = XA_or, [0x9] = XA_sub, [0xb] = XA_cmp,
                                       [0xc] = XA_and, [0xd] = XA_add};
   unsigned mode = (op >> 3) & 7, ry = op & 7, rx = (op >> 9) & 7, opmode = (op >> 6) & 7;
   unsigned line = op >> 12, xa = by_line[line], k;
   uint32_t el = 0;
-  const jit_stencil_t *const *tab;
+  const jit_stencil_t *const *tab = NULL, *const *nf = NULL;
+  unsigned xo = XA_N; /* the operation, for the flags it writes */
   if (mode < 2)
     return NULL;
   if (kind == TK_TST && (opmode & 3) != 1 && (opmode & 3) != 3) { /* TST.B, TST.L */
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, opmode ? 4 : 1, false, v, &k, &el))
       return NULL;
     tab = tsts[opmode >> 1];
+    nf = tsts_nf[opmode >> 1];
   } else if (kind == TK_ALU_ER && opmode == 2) {
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
       return NULL;
     v[XL_HOLE_xh_reg] = rx;
-    tab = alu_er[xa];
+    xo = xa;
   } else if (kind == TK_ADDA && opmode == 7) { /* ADDA, SUBA, CMPA .L */
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
       return NULL;
     v[XL_HOLE_xh_reg] = 8 + rx;
-    tab = alu_er[line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp];
+    xo = line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp;
   } else if (kind == TK_ALU_RE && opmode == 6) {
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, true, v, &k, &el))
       return NULL;
     v[XL_HOLE_xh_src] = rx;
-    tab = alu_re[line == 0xb ? XA_eor : xa];
+    xo = line == 0xb ? XA_eor : xa;
+    tab = alu_re[xo];
+    nf = alu_re_nf[xo];
   } else {
     return NULL;
   }
-  return 2 + el == len ? tab[k] : NULL;
+  if (kind == TK_ALU_ER || kind == TK_ADDA) {
+    tab = alu_er[xo];
+    nf = alu_er_nf[xo];
+  }
+  if (2 + el != len)
+    return NULL;
+  /* Every one reads memory first; ADD and SUB write X too, ADDA and SUBA nothing. */
+  mf->nf = nf[k];
+  mf->w = xo == XA_add || xo == XA_sub ? F_ALL : xo == XA_adda || xo == XA_suba ? 0 : F_NZVC;
+  mf->rd = true;
+  return tab[k];
 }
 
 /* The FPU's stencils from memory (note 12) by size (4, 8 as 0, 1) and kind. */
@@ -656,7 +704,7 @@ static const jit_stencil_t *fpu_family(const struct m68k__xlat *x, uint32_t pc, 
 /* MOVE and MOVEA at guest address pc on the 68030 (note 11): the family's
  * stencil with its holes, or NULL. */
 static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
-                                        uint32_t op, uint32_t len, uint64_t *v)
+                                        uint32_t op, uint32_t len, uint64_t *v, memflags_t *mf)
 {
   uint32_t line = op & 0xf000, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
   int sz = line == 0x1000 ? 1 : line == 0x3000 ? 2 : 4;
@@ -678,6 +726,9 @@ static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc,
   if (2 + sl + dl != len || (sz == 1 && dk == XO_a))
     return NULL;
   v[XL_HOLE_xh_spc] = pc + 2 + sl;
+  mf->nf = moves_nf[sz >> 1][sk][dk];
+  mf->w = dk == XO_a ? 0 : F_NZVC;
+  mf->rd = sk != XO_r;
   return moves[sz >> 1][sk][dk];
 }
 
@@ -689,7 +740,7 @@ static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc,
  * them and Scc (they count only when they leave the block: note 6). */
 static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
                                     uint32_t op, unsigned kind, uint32_t len, uint64_t *v,
-                                    bool *leave)
+                                    bool *leave, memflags_t *mf)
 {
   uint32_t rx = (op >> 9) & 7, ry = op & 7, mode = (op >> 3) & 7, dmode = (op >> 6) & 7;
   uint32_t src = mode * 8 + ry; /* Dn or An as 0-15, when mode is 0 or 1 */
@@ -706,11 +757,13 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   if ((op & 0xf1c0) == 0x3040 && IS(TK_MOVEA) && reg && len == 2) /* MOVEA.W Rs,Ar */
     return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
   if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
-    return *leave = true, SET(8 + rx, 0, w1 & 0xff), &xl_stencil_xt_move_b_imm_ai;
+    return *leave = true, SET(8 + rx, 0, w1 & 0xff),
+           *mf = (memflags_t){&xl_stencil_xt_move_b_imm_ai_nf, F_NZVC, false},
+           &xl_stencil_xt_move_b_imm_ai;
   if (IS(TK_FGEN) && m030 && len >= 4)
     return fpu_family(x, pc, off, op, len, v);
   if ((IS(TK_MOVE) || IS(TK_MOVEA)) && m030) {
-    const jit_stencil_t *s = move_family(x, pc, off, op, len, v);
+    const jit_stencil_t *s = move_family(x, pc, off, op, len, v, mf);
     *leave = s != NULL;
     return s;
   }
@@ -739,7 +792,9 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   if ((op & 0xf1f8) == 0xb180 && IS(TK_ALU_RE) && len == 2) /* EOR.L Dx,Dy */
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
   if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
-    return *leave = true, SET(8 + ry, 0, sext16(w1)), &xl_stencil_xt_clr_l_d16;
+    return *leave = true, SET(8 + ry, 0, sext16(w1)),
+           *mf = (memflags_t){&xl_stencil_xt_clr_l_d16_nf, F_NZVC, false},
+           &xl_stencil_xt_clr_l_d16;
   if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
     uint32_t q = rx ? rx : 8, sub = op & 0x100;
     if (mode == 1) /* ADDQ/SUBQ #q,Ar: any size, no flags */
@@ -818,7 +873,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
       return SET(ry, 0, 0), &xl_stencil_xt_tst_b;
   }
   if (m030 && (IS(TK_TST) || IS(TK_ALU_ER) || IS(TK_ADDA) || IS(TK_ALU_RE))) {
-    const jit_stencil_t *s = alu_family(x, pc, off, op, kind, len, v);
+    const jit_stencil_t *s = alu_family(x, pc, off, op, kind, len, v, mf);
     *leave = s != NULL;
     return s;
   }
@@ -827,9 +882,6 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
 #undef IS
 }
 
-/* The condition codes as the translator tracks them (note 8): the split
- * flags' fields (m68k-internal.h note 1). */
-enum { F_X = 1, F_N = 2, F_Z = 4, F_V = 8, F_C = 16, F_NZVC = 30, F_ALL = 31 };
 
 /* The stencils of instructions on registers alone (note 6): they count
  * nothing themselves. `w` is the flags they write (each field whole), `nf`
@@ -923,11 +975,20 @@ static int pure_index(const jit_stencil_t *s)
  * reads before writing them again gets the stencil without them. Every
  * other stencil (a handler, a memory access that can fault, a branch, the
  * exits) reads them all. */
-static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned first,
-                            unsigned last)
+static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
+                            const memflags_t *mf, unsigned first, unsigned last)
 {
   unsigned live = F_ALL;
   for (unsigned i = last; i-- > first;) {
+    if (mf[i].nf) {
+      /* A memory stencil: when it goes through the core, the block
+       * returns after it, so every flag it does not write is seen there,
+       * and all of them when it reads first (a fault stacks them). */
+      if ((live & mf[i].w) == 0)
+        links[i].stencil = mf[i].nf;
+      live = mf[i].rd ? F_ALL : F_ALL & ~mf[i].w;
+      continue;
+    }
     int p = pure_index(links[i].stencil);
     if (p < 0) {
       live = F_ALL;
@@ -1038,6 +1099,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   jit_link_t links[JIT_CHAIN_MAX];
   uint64_t vals[JIT_CHAIN_MAX][XL_HOLE__COUNT];
   bool leave[JIT_CHAIN_MAX] = {false};
+  memflags_t mf[JIT_CHAIN_MAX] = {{0}};
   /* The branch exits' targets and the links whose xh_taken go to them. */
   uint32_t taken_target[XLAT_EXITS];
   unsigned taken_link[XLAT_EXITS], ntaken = 0;
@@ -1077,7 +1139,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       is_b = true;
     }
     bool lv = false;
-    const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &lv);
+    memflags_t mfn = {0};
+    const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &lv, &mfn);
     if (kind == TK_MOVEQ) {
       s = &xl_stencil_xt_moveq;
       v[XL_HOLE_xh_reg] = (op >> 9) & 7;
@@ -1085,6 +1148,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     } else if (sp) {
       s = sp;
       leave[n] = lv;
+      mf[n] = mfn;
       open = kind != TK_JMP;
     } else if (is_b && blen == len && !(target & 1)) {
       /* Room for its exit, and for the fall-through's after it. */
@@ -1139,7 +1203,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   vals[0][XL_HOLE_xh_pc] = pc;
   links[0] = (jit_link_t){.stencil = &xl_stencil_xt_enter, .values = vals[0],
                           .next_hole = XL_HOLE_xh_next};
-  drop_dead_flags(links, vals, 1, n);
+  drop_dead_flags(links, vals, mf, 1, n);
   uint64_t rest = fill_counts(links, vals, leave, 1, n);
   /* The exits: the fall-through's first, right after the last
    * instruction, which falls into it; then the taken branches'. */

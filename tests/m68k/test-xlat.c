@@ -610,17 +610,23 @@ static void shifts_and_immediates_same(void)
   done2();
 }
 
-/* Vector 2 (bus error) to a handler that counts in d5 and returns to a5. */
-static void bus_error_resumes_at_a5(void)
+/* Vector 2 (bus error) to a handler that runs `first`, then returns to a5. */
+static void bus_error_handler(uint16_t first)
 {
-  static const uint16_t handler[] = {
-      0x5285,                  /* 3800 addql #1,%d5 */
+  const uint16_t handler[] = {
+      first,                   /* 3800 */
       0x2f4d, 0x0002,          /* 3802 movel %a5,%sp@(2) */
       0x4e73,                  /* 3806 rte */
   };
   both_w16(0x3800, handler, sizeof handler / 2);
   tm_w32(&ti, 2 * 4, 0x3800);
   tm_w32(&tj, 2 * 4, 0x3800);
+}
+
+/* A bus error handler that counts in d5. */
+static void bus_error_resumes_at_a5(void)
+{
+  bus_error_handler(0x5285); /* addql #1,%d5 */
 }
 
 /* The 68030's MOVE family: every size, (An)+ and -(An) (a byte on A7 by
@@ -763,6 +769,167 @@ static void alu_on_memory_same(void)
   };
   run_seeds(code, sizeof code / 2, bus_error_resumes_at_a5, 6);
   CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
+/* A bus error handler that copies the stacked SR to d6. */
+static void bus_error_keeps_sr_in_d6(void)
+{
+  bus_error_handler(0x3c17); /* movew %sp@,%d6 */
+}
+
+/* Memory stencils whose flags no later instruction reads set them only
+ * where the core sees them (xlat.c note 8): a MOVE.L, MOVE.B #imm, CLR.L
+ * and OR.L to memory outside RAM, each followed by an instruction that
+ * overwrites its flags, stack the flags they set in the bus error's frame
+ * (and X, which the ADD before the MOVE set and only a later ADDQ
+ * overwrites); the same kinds in RAM, and reads whose flags are dead, run
+ * inline. */
+static void dead_flags_of_memory_stencils_seen_by_faults(void)
+{
+  static const uint16_t code[] = {
+      0x49f9, 0x0002, 0x0000,    /* 1000 lea 20000,%a4 */
+      0x74ff,                    /* 1006 moveq #-1,%d2 */
+      0x7808,                    /* 1008 moveq #8,%d4 */
+      0x223c, 0x8000, 0x0000,    /* 100a movel #-2147483648,%d1 */
+      0x4bfa, 0x0008,            /* 1010 lea %pc@(101a),%a5 */
+      0x7600,                    /* 1014 moveq #0,%d3 */
+      0xd281,                    /* 1016 addl %d1,%d1 */
+      0x2882,                    /* 1018 movel %d2,%a4@ */
+      0x4a87,                    /* 101a tstl %d7 */
+      0x5287,                    /* 101c addql #1,%d7 */
+      0x3006,                    /* 101e movew %d6,%d0 */
+      0x4bfa, 0x0008,            /* 1020 lea %pc@(102a),%a5 */
+      0x7600,                    /* 1024 moveq #0,%d3 */
+      0x18bc, 0x0080,            /* 1026 moveb #-128,%a4@ */
+      0x4a87,                    /* 102a tstl %d7 */
+      0x3206,                    /* 102c movew %d6,%d1 */
+      0x4bfa, 0x0008,            /* 102e lea %pc@(1038),%a5 */
+      0x7601,                    /* 1032 moveq #1,%d3 */
+      0x42ac, 0x0008,            /* 1034 clrl %a4@(8) */
+      0x4a87,                    /* 1038 tstl %d7 */
+      0x3446,                    /* 103a moveaw %d6,%a2 */
+      0x4bfa, 0x0006,            /* 103c lea %pc@(1044),%a5 */
+      0x7600,                    /* 1040 moveq #0,%d3 */
+      0x8594,                    /* 1042 orl %d2,%a4@ */
+      0x7602,                    /* 1044 moveq #2,%d3 */
+      0x41f8, 0x5000,            /* 1046 lea 5000,%a0 */
+      0x20c2,                    /* 104a movel %d2,%a0@+ */
+      0x4a83,                    /* 104c tstl %d3 */
+      0x1a10,                    /* 104e moveb %a0@,%d5 */
+      0x8790,                    /* 1050 orl %d3,%a0@ */
+      0xb690,                    /* 1052 cmpl %a0@,%d3 */
+      0x2a06,                    /* 1054 movel %d6,%d5 */
+      0x5384,                    /* 1056 subql #1,%d4 */
+      0x6600, 0xffb0,            /* 1058 bnew 100a */
+      0x4e72, 0x2700,            /* 105c stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, bus_error_keeps_sr_in_d6, 6);
+  CU_ASSERT_EQUAL(tm_d(&tj, 0) & 0x1f, 0x18);  /* X N: the move of -1 after the ADD */
+  CU_ASSERT_EQUAL(tm_d(&tj, 1) & 0x1f, 0x08);  /* N: MOVE.B #$80 */
+  CU_ASSERT_EQUAL(tm_a(&tj, 2) & 0x1f, 0x04);  /* Z: CLR.L */
+  CU_ASSERT_EQUAL(tm_d(&tj, 6) & 0x1f, 0x04);  /* OR.L faults on its read: MOVEQ #0's flags */
+  done2();
+}
+
+/* A device at 100000 (outside RAM) for reads_through_the_core_set_dead_flags:
+ * each read returns the next of a sequence and raises interrupt level 1; a
+ * write lowers it. */
+typedef struct dev {
+  tm_t *t;
+  uint32_t n;
+} xdev_t;
+
+static uint32_t dev_next(xdev_t *d)
+{
+  m68k_set_irq(d->t->cpu, 1);
+  d->n = d->n * 1103515245u + 12345u;
+  return d->n ^ (d->n << 13); /* every sign, zero now and then in the low byte */
+}
+static bool dev_rd8(void *ctx, uint32_t a, unsigned fc, uint8_t *v)
+{
+  (void)fc;
+  *v = (uint8_t)dev_next(ctx);
+  return a >> 8 == 0x1000;
+}
+static bool dev_rd16(void *ctx, uint32_t a, unsigned fc, uint16_t *v)
+{
+  (void)fc;
+  *v = (uint16_t)dev_next(ctx);
+  return a >> 8 == 0x1000;
+}
+static bool dev_rd32(void *ctx, uint32_t a, unsigned fc, uint32_t *v)
+{
+  (void)fc;
+  *v = dev_next(ctx);
+  return a >> 8 == 0x1000;
+}
+static bool dev_wr32(void *ctx, uint32_t a, unsigned fc, uint32_t v)
+{
+  (void)fc;
+  (void)v;
+  m68k_set_irq(((xdev_t *)ctx)->t->cpu, 0);
+  return a >> 8 == 0x1000;
+}
+
+/* t's CPU again, on a bus with the device. */
+static void with_device(tm_t *t, xdev_t *d, m68k_model_t model)
+{
+  m68k_destroy(t->cpu);
+  *d = (xdev_t){t, 1};
+  m68k_bus_t bus = {.ram = t->ram, .ram_base = 0, .ram_size = sizeof t->ram, .ctx = d,
+                    .read8 = dev_rd8, .read16 = dev_rd16, .read32 = dev_rd32,
+                    .write32 = dev_wr32};
+  t->cpu = m68k_create(model, &bus);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t->cpu);
+  m68k_set_reg(t->cpu, M68K_REG_SR, 0x2700);
+  m68k_set_reg(t->cpu, M68K_REG_A0 + 7, TM_STACK);
+  m68k_set_reg(t->cpu, M68K_REG_PC, TM_CODE);
+}
+
+/* Both CPUs on the device's bus, the translating one translating again,
+ * and the level 1 interrupt's handler, which logs the stacked SR at a4. */
+static void device_and_log_handler(void)
+{
+  static xdev_t di, dj;
+  static const uint16_t handler[] = {
+      0x38d7,                  /* 3900 movew %sp@,%a4@+ */
+      0x42b9, 0x0010, 0x0000,  /* 3902 clrl 100000 (the interrupt off) */
+      0x4e73,                  /* 3908 rte */
+  };
+  with_device(&ti, &di, M68K_MODEL_68030);
+  with_device(&tj, &dj, M68K_MODEL_68030);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
+  both_w16(0x3900, handler, sizeof handler / 2);
+  tm_w32(&ti, 25 * 4, 0x3900);
+  tm_w32(&tj, 25 * 4, 0x3900);
+}
+
+/* CMP.L, MOVE.L and TST.B reading the device, their flags dead in the
+ * block (overwritten by the next instruction but one): each read goes
+ * through the core and raises an interrupt, taken right after the
+ * instruction, whose handler logs the stacked SR at a4: the flags there
+ * must be the instruction's (xlat.c note 8), in one run and in chunks. */
+static void reads_through_the_core_set_dead_flags(void)
+{
+  static const uint16_t code[] = {
+      0x46fc, 0x2000,          /* 1000 movew #8192,%sr */
+      0x47f9, 0x0010, 0x0000,  /* 1004 lea 100000,%a3 */
+      0x49f8, 0x6000,          /* 100a lea 6000,%a4 */
+      0x7814,                  /* 100e moveq #20,%d4 */
+      0x7600,                  /* 1010 moveq #0,%d3 */
+      0xb693,                  /* 1012 cmpl %a3@,%d3 */
+      0x4a84,                  /* 1014 tstl %d4 */
+      0x2a13,                  /* 1016 movel %a3@,%d5 */
+      0xd485,                  /* 1018 addl %d5,%d2 */
+      0x4a13,                  /* 101a tstb %a3@ */
+      0x7001,                  /* 101c moveq #1,%d0 */
+      0x5384,                  /* 101e subql #1,%d4 */
+      0x6600, 0xffee,          /* 1020 bnew 1010 */
+      0x4e72, 0x2700,          /* 1024 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, device_and_log_handler, 6);
+  CU_ASSERT_EQUAL(tm_a(&tj, 4), 0x6000 + 2 * 3 * 20); /* every read interrupted */
   done2();
 }
 
@@ -1038,6 +1205,8 @@ int main(void)
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
       {"fpu_operations_same", fpu_operations_same},
+      {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
+      {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
