@@ -54,6 +54,26 @@ extern int pt_get_n(qua__lfq_t *q, uint64_t *v, size_t n, size_t *done);
 extern int pt_put_n(qua__lfq_t *q, const uint64_t *v, size_t n, size_t *done);
 void qua__broadcast(qua_quaject_t *q, int cb, uint64_t arg);
 
+/* n items refused by the sink, kept in order in the hold for the pump's
+ * thread to retry. */
+static inline void hold(const uint64_t *items, size_t n) {
+  pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
+  for (size_t i = 0; i < n; i++)
+    h->items[i] = items[i];
+  h->first = 0;
+  h->n = (uint32_t)n;
+}
+
+/* Up to `want` items from the source into buf by its get_n, notfull
+ * broadcast on the edge; returns how many it took. */
+static inline size_t take(uint64_t *buf, size_t want) {
+  size_t got = 0;
+  if (__builtin_expect(pt_get_n((qua__lfq_t *)(uintptr_t)pt_src_lfq, buf, want, &got) ==
+                           QUA__LFQ_EDGE, 0))
+    qua__broadcast((qua_quaject_t *)(uintptr_t)pt_src_q, QUEUE_CB_NOTFULL, 0);
+  return got;
+}
+
 /* Returns QUA_OK with *ret = n, or the status of the call that stopped the
  * step early with *ret the items moved before it; when that call was the
  * sink's, the item is in the hold. */
@@ -66,10 +86,7 @@ int pt_step(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
       break;
     r = pt_sink((qua_site_t *)(uintptr_t)pt_sink_site, x, 0, NULL);
     if (__builtin_expect(r != QUA_OK, 0)) {
-      pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
-      h->items[0] = x;
-      h->first = 0;
-      h->n = 1;
+      hold(&x, 1);
       break;
     }
     k++;
@@ -87,10 +104,10 @@ int pt_move(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
   uint64_t k = 0;
   int r = QUA_OK;
   while (k < n) {
-    size_t want = n - k < PUMP_HOLD_MAX ? (size_t)(n - k) : PUMP_HOLD_MAX, got = 0, done = 0;
+    size_t want = n - k < PUMP_HOLD_MAX ? (size_t)(n - k) : PUMP_HOLD_MAX, done = 0;
     size_t room = qua__lfq_room_sp(dst);
     want = room < want ? room : want;
-    int st = want > 0 ? pt_get_n((qua__lfq_t *)(uintptr_t)pt_src_lfq, buf, want, &got) : 0;
+    size_t got = want > 0 ? take(buf, want) : 0;
     if (__builtin_expect(got == 0, 0)) {
       /* Nothing in the source, or no room in the sink: one item through
        * both sites' own code, as pt_step moves it. */
@@ -99,27 +116,18 @@ int pt_move(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
         break;
       r = pt_sink((qua_site_t *)(uintptr_t)pt_sink_site, buf[0], 0, NULL);
       if (r != QUA_OK) {
-        pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
-        h->items[0] = buf[0];
-        h->first = 0;
-        h->n = 1;
+        hold(buf, 1);
         break;
       }
       k++;
       continue;
     }
-    if (__builtin_expect(st == QUA__LFQ_EDGE, 0))
-      qua__broadcast((qua_quaject_t *)(uintptr_t)pt_src_q, QUEUE_CB_NOTFULL, 0);
-    st = pt_put_n(dst, buf, got, &done);
+    int st = pt_put_n(dst, buf, got, &done);
     if (__builtin_expect(st == QUA__LFQ_EDGE, 0))
       qua__broadcast((qua_quaject_t *)(uintptr_t)pt_dst_q, QUEUE_CB_NOTEMPTY, 0);
     k += done;
     if (__builtin_expect(done < got, 0)) { /* the sink closed meanwhile */
-      pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
-      for (size_t i = done; i < got; i++)
-        h->items[i - done] = buf[i];
-      h->first = 0;
-      h->n = (uint32_t)(got - done);
+      hold(buf + done, got - done);
       r = QUA_DIVERTED;
       break;
     }
@@ -135,8 +143,8 @@ int pt_drain(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
   uint64_t k = 0;
   int r = QUA_OK;
   while (k < n) {
-    size_t want = n - k < PUMP_HOLD_MAX ? (size_t)(n - k) : PUMP_HOLD_MAX, got = 0, i = 0;
-    int st = pt_get_n((qua__lfq_t *)(uintptr_t)pt_src_lfq, buf, want, &got);
+    size_t want = n - k < PUMP_HOLD_MAX ? (size_t)(n - k) : PUMP_HOLD_MAX, i = 0;
+    size_t got = take(buf, want);
     if (__builtin_expect(got == 0, 0)) {
       /* Nothing in the source, or anything unusual: one item through the
        * source's own code, which says what happens. */
@@ -144,8 +152,6 @@ int pt_drain(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
       if (r != QUA_OK)
         break;
       got = 1;
-    } else if (__builtin_expect(st == QUA__LFQ_EDGE, 0)) {
-      qua__broadcast((qua_quaject_t *)(uintptr_t)pt_src_q, QUEUE_CB_NOTFULL, 0);
     }
     for (; i < got; i++) {
       r = pt_sink((qua_site_t *)(uintptr_t)pt_sink_site, buf[i], 0, NULL);
@@ -154,11 +160,7 @@ int pt_drain(qua_site_t *s, uint64_t n, uint64_t a1, uint64_t *ret) {
     }
     k += i;
     if (__builtin_expect(i < got, 0)) {
-      pump_hold_t *h = (pump_hold_t *)(uintptr_t)pt_hold;
-      for (size_t j = i; j < got; j++)
-        h->items[j - i] = buf[j];
-      h->first = 0;
-      h->n = (uint32_t)(got - i);
+      hold(buf + i, got - i);
       break;
     }
   }

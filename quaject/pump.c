@@ -170,6 +170,15 @@ static qua_entry_fn pump_site_generic(const qua_quaject_t *q, const qua_site_t *
   return pump_step;
 }
 
+/* The holes of a batch step's source, the synthesised queue a: its ring,
+ * the quaject (for its count and notfull) and its get_n. */
+static void pump_source_holes(qua_synth_part_t *part, qua_quaject_t *a) {
+  queue_t *qa = QUA__STATE(a, queue_t);
+  qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)qa->lfq);
+  qua__synth_hole(part, "pt_src_q", (uint64_t)(uintptr_t)a);
+  qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));
+}
+
 static int pump_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *part) {
   if (s->entry != QUA_ENTRY_BODY)
     return QUA_ENOENTRY;
@@ -191,23 +200,17 @@ static int pump_site_synth(qua_quaject_t *q, qua_site_t *s, qua_synth_part_t *pa
       src->entry == QUEUE_E_GET && sink->entry == QUEUE_E_PUT && !QUA__STATE(b, queue_t)->mp &&
       a->synth == QUA_SYNTH_STENCIL && b->synth == QUA_SYNTH_STENCIL &&
       !QUA__STATE(a, queue_t)->closing && !QUA__STATE(b, queue_t)->closing) {
-    queue_t *qa = QUA__STATE(a, queue_t), *qb = QUA__STATE(b, queue_t);
     part->tmpl = &pt_tmpl_pt_move;
     part->variant = "move";
-    qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)qa->lfq);
-    qua__synth_hole(part, "pt_dst_lfq", (uint64_t)(uintptr_t)qb->lfq);
-    qua__synth_hole(part, "pt_src_q", (uint64_t)(uintptr_t)a);
+    pump_source_holes(part, a);
+    qua__synth_hole(part, "pt_dst_lfq", (uint64_t)(uintptr_t)QUA__STATE(b, queue_t)->lfq);
     qua__synth_hole(part, "pt_dst_q", (uint64_t)(uintptr_t)b);
-    qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));
     qua__synth_hole(part, "pt_put_n", (uint64_t)(uintptr_t)qua__lfq_put_n_sp);
   } else if (a != NULL && b != NULL && a->type == &qua__queue_type && src->entry == QUEUE_E_GET &&
              a->synth == QUA_SYNTH_STENCIL && !QUA__STATE(a, queue_t)->closing) {
-    queue_t *qa = QUA__STATE(a, queue_t);
     part->tmpl = &pt_tmpl_pt_drain;
     part->variant = "drain";
-    qua__synth_hole(part, "pt_src_lfq", (uint64_t)(uintptr_t)qa->lfq);
-    qua__synth_hole(part, "pt_src_q", (uint64_t)(uintptr_t)a);
-    qua__synth_hole(part, "pt_get_n", (uint64_t)(uintptr_t)(qa->mc ? qua__lfq_get_n_mc : qua__lfq_get_n_sc));
+    pump_source_holes(part, a);
   }
   qua__synth_hole(part, "pt_hold", (uint64_t)(uintptr_t)&p->hold);
   return QUA_OK;
