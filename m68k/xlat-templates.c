@@ -244,10 +244,12 @@ XT_PURE(lsl_l_i_nf, RREG <<= IMM)
 XT_PURE(lsr_l_i_nf, RREG >>= IMM)
 XT_PURE(asr_l_i_nf, RREG = (uint32_t)((int32_t)RREG >> IMM))
 
-XT_INLINE void shift_r(m68k_cpu_t *c, int kind)
+XT_INLINE void shift_r(m68k_cpu_t *c, int kind, bool nf)
 {
   uint32_t d = RREG, n = RSRC & 63, r, cy;
   if (n == 0) {
+    if (nf)
+      return;
     c->n = d;
     c->nz = d;
     c->v = 0;
@@ -265,11 +267,17 @@ XT_INLINE void shift_r(m68k_cpu_t *c, int kind)
     cy = n < 32 ? (d >> (n - 1)) & 1 : d >> 31;
   }
   RREG = r;
-  shift_flags(c, r, cy);
+  if (nf) /* X alone: set when the count is not 0 */
+    c->x = cy;
+  else
+    shift_flags(c, r, cy);
 }
-XT_PURE(lsl_l_r, shift_r(c, 0))
-XT_PURE(lsr_l_r, shift_r(c, 1))
-XT_PURE(asr_l_r, shift_r(c, 2))
+XT_PURE(lsl_l_r, shift_r(c, 0, false))
+XT_PURE(lsr_l_r, shift_r(c, 1, false))
+XT_PURE(asr_l_r, shift_r(c, 2, false))
+XT_PURE(lsl_l_r_nf, shift_r(c, 0, true))
+XT_PURE(lsr_l_r_nf, shift_r(c, 1, true))
+XT_PURE(asr_l_r_nf, shift_r(c, 2, true))
 
 /* ORI, ANDI, EORI .L #IMM,Dn; CMPI, ADDI .B #IMM,Dn. */
 XT_PURE(or_i, { RREG |= IMM; logic_flags(c, RREG); })

@@ -910,9 +910,11 @@ static const struct {
     {&xl_stencil_xt_lsl_l_i, F_ALL, false, &xl_stencil_xt_lsl_l_i_nf, NULL},
     {&xl_stencil_xt_lsr_l_i, F_ALL, false, &xl_stencil_xt_lsr_l_i_nf, NULL},
     {&xl_stencil_xt_asr_l_i, F_ALL, false, &xl_stencil_xt_asr_l_i_nf, NULL},
-    {&xl_stencil_xt_lsl_l_r, F_NZVC, false, NULL, NULL}, /* X only when the count is not 0 */
-    {&xl_stencil_xt_lsr_l_r, F_NZVC, false, NULL, NULL},
-    {&xl_stencil_xt_asr_l_r, F_NZVC, false, NULL, NULL},
+    /* X only when the count is not 0: not in w, so it stays as live as
+     * after them, and their twins without NZVC still set it. */
+    {&xl_stencil_xt_lsl_l_r, F_NZVC, false, &xl_stencil_xt_lsl_l_r_nf, NULL},
+    {&xl_stencil_xt_lsr_l_r, F_NZVC, false, &xl_stencil_xt_lsr_l_r_nf, NULL},
+    {&xl_stencil_xt_asr_l_r, F_NZVC, false, &xl_stencil_xt_asr_l_r_nf, NULL},
     {&xl_stencil_xt_or_i, F_NZVC, false, &xl_stencil_xt_or_i_nf, NULL},
     {&xl_stencil_xt_and_i, F_NZVC, false, &xl_stencil_xt_and_i_nf, NULL},
     {&xl_stencil_xt_eor_i, F_NZVC, false, &xl_stencil_xt_eor_i_nf, NULL},
@@ -939,6 +941,9 @@ static const struct {
     {&xl_stencil_xt_lsl_l_i_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsr_l_i_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_asr_l_i_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsl_l_r_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsr_l_r_nf, 0, false, NULL, NULL},
+    {&xl_stencil_xt_asr_l_r_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_or_i_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_and_i_nf, 0, false, NULL, NULL},
     {&xl_stencil_xt_eor_i_nf, 0, false, NULL, NULL},

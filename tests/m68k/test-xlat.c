@@ -610,6 +610,41 @@ static void shifts_and_immediates_same(void)
   done2();
 }
 
+/* LSL, LSR, ASR .L by a register whose NZVC no later instruction reads
+ * (xlat.c note 8) still set X when the count is not 0 and leave it when it
+ * is (the count 64 of the first pass), which ADDX reads. */
+static void shift_by_register_without_flags_keeps_x(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                    /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,    /* 1002 movel #305419896,%d0 */
+      0x7228,                    /* 1008 moveq #40,%d1 */
+      0x2c01,                    /* 100a movel %d1,%d6 */
+      0x7a18,                    /* 100c moveq #24,%d5 */
+      0xdc85,                    /* 100e addl %d5,%d6 */
+      0x283c, 0x8000, 0x0000,    /* 1010 movel #-2147483648,%d4 */
+      0xd884,                    /* 1016 addl %d4,%d4 */
+      0x2600,                    /* 1018 movel %d0,%d3 */
+      0xedab,                    /* 101a lsll %d6,%d3 */
+      0x4a87,                    /* 101c tstl %d7 */
+      0xd583,                    /* 101e addxl %d3,%d2 */
+      0x2600,                    /* 1020 movel %d0,%d3 */
+      0xe2a3,                    /* 1022 asrl %d1,%d3 */
+      0x2803,                    /* 1024 movel %d3,%d4 */
+      0xd584,                    /* 1026 addxl %d4,%d2 */
+      0x76ff,                    /* 1028 moveq #-1,%d3 */
+      0xecab,                    /* 102a lsrl %d6,%d3 */
+      0x7800,                    /* 102c moveq #0,%d4 */
+      0xd583,                    /* 102e addxl %d3,%d2 */
+      0x5381,                    /* 1030 subql #1,%d1 */
+      0x6600, 0xffd6,            /* 1032 bnew 100a */
+      0x4e72, 0x2700,            /* 1036 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, NULL, 6);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
 /* Vector 2 (bus error) to a handler that runs `first`, then returns to a5. */
 static void bus_error_handler(uint16_t first)
 {
@@ -1200,6 +1235,7 @@ int main(void)
       {"return_into_rewritten_code", return_into_rewritten_code},
       {"movem_same", movem_same},
       {"shifts_and_immediates_same", shifts_and_immediates_same},
+      {"shift_by_register_without_flags_keeps_x", shift_by_register_without_flags_keeps_x},
       {"postincrement_and_indexed_same", postincrement_and_indexed_same},
       {"jump_tables_and_copies_same", jump_tables_and_copies_same},
       {"alu_on_memory_same", alu_on_memory_same},
