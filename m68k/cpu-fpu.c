@@ -111,9 +111,15 @@
  *    FADD, FSUB, FMUL, FDIV, FCMP and FTST from an FP register or a long,
  *    single or double, in the FPCR's default mode (nearest, extended, no
  *    exception enabled, so none traps) on normal or zero operands. It is
- *    arith() cut to those cases: the same basic_nearest, the same FPSR
- *    bits, the same register; it declines anything else, having changed
- *    nothing, and the stencil runs the instruction's handler instead.
+ *    arith() cut to those cases: basic_nearest's arithmetic and INEX2, the
+ *    same FPSR bits, the same register; it declines anything else, having
+ *    changed nothing, and the stencil runs the instruction's handler
+ *    instead. The x87's 80-bit store is slow to read back (a load after
+ *    FSTPT waits for it), so the fast path never reads what it stores: a
+ *    source is converted to the register format with integer operations
+ *    (FMOVE and FTST use no x87 at all), operands and results are
+ *    classified by FXAM (normal, zero, denormal, infinite) rather than by
+ *    their bits, and a result is stored once, by FSTPT into its register.
  */
 #include <fenv.h>
 #include <float.h>
@@ -1259,104 +1265,134 @@ static unsigned mant_product_bits(uint64_t a, uint64_t b)
   return top - low;
 }
 
+/* The class of v by FXAM (Intel SDM, FXAM): the condition bits C3 C2 C0
+ * of the status word, and C1, v's sign. */
+enum { X87_NAN = 0x100, X87_SIGN = 0x200, X87_NORMAL = 0x400, X87_INF = 0x500, X87_ZERO = 0x4000,
+       X87_DENORMAL = 0x4400, X87_CLASS = 0x4500 };
+
+static inline unsigned x87_class(long double v)
+{
+  uint16_t sw;
+  __asm__("fxam\n\tfnstsw %0" : "=a"(sw) : "t"(v));
+  return sw & (X87_CLASS | X87_SIGN);
+}
+
+/* The normal or zero register for sign `neg` and magnitude m * 2^e (m != 0
+ * any integer up to 64 bits): exact, as the 68881's conversions are. */
+static m68k__fpreg_t fp_of(bool neg, uint64_t m, int e)
+{
+  m68k__fpreg_t r = {.mant = 0, .se = (uint16_t)(neg ? 0x8000 : 0)};
+  if (m == 0)
+    return r;
+  int z = __builtin_clzll(m);
+  r.mant = m << z;
+  r.se |= (uint16_t)(16383 + 63 - z + e);
+  return r;
+}
+
+/* v into register r by one FSTPT, read back by nothing here (note 11). */
+static inline void fp_store(m68k__fpreg_t *r, long double v)
+{
+  __asm__("fstpt %0" : "=m"(*r) : "t"(v) : "st");
+}
+
 bool m68k__fpu_fast(m68k_cpu_t *c, uint32_t how, uint64_t bits, uint32_t pc)
 {
-  unsigned cmd = how & 0x7f, dst = (how >> 7) & 7;
+  unsigned cmd = how & 0x7f, dst = (how >> 7) & 7, kind = how >> 10;
   /* The FPCR's default, and the x87's: nearest, extended, all masked. */
   if (c->fpcr != 0 || (x87_get_cw() & 0xf3f) != 0x33f)
     return false;
-  /* The source: its value and its mantissa, finite. */
-  long double s, d = 0, r;
-  uint64_t sm;
-  switch (how >> 10) {
-  case M68K_FPU_FAST_REG: {
-    const m68k__fpreg_t *sr = &c->fp[bits & 7];
-    if (!is_plain(*sr))
+  m68k__fpreg_t *dr = &c->fp[dst], src;
+  uint64_t sm; /* the source's mantissa, any alignment */
+  switch (kind) {
+  case M68K_FPU_FAST_REG:
+    src = c->fp[bits & 7];
+    if (!is_plain(src))
       return false;
-    memcpy(&s, sr, sizeof s);
-    sm = sr->mant;
+    sm = src.mant;
     break;
-  }
   case M68K_FPU_FAST_L: {
     int32_t v = (int32_t)(uint32_t)bits;
-    s = v;
     sm = v < 0 ? 0u - (uint64_t)(int64_t)v : (uint64_t)v;
+    src = fp_of(v < 0, sm, 0);
     break;
   }
   case M68K_FPU_FAST_S: {
-    uint32_t w = (uint32_t)bits;
-    if ((w & 0x7f800000u) == 0x7f800000u)
-      return false;
-    float f;
-    memcpy(&f, &w, 4);
-    s = f;
-    sm = (w & 0x7fffff) | ((w & 0x7f800000u) ? 0x800000u : 0);
+    unsigned e = (bits >> 23) & 0xff;
+    if (e == 0xff)
+      return false; /* an infinity or a NaN: arith's */
+    sm = (bits & 0x7fffff) | (e ? 0x800000u : 0);
+    src = fp_of(bits & 0x80000000u, sm, (e ? (int)e : 1) - 127 - 23);
     break;
   }
   default: {
-    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+    unsigned e = (bits >> 52) & 0x7ff;
+    if (e == 0x7ff)
       return false;
-    double v;
-    memcpy(&v, &bits, 8);
-    s = v;
-    sm = (bits & 0xfffffffffffffull) | ((bits & 0x7ff0000000000000ull) ? 1ull << 52 : 0);
+    sm = (bits & 0xfffffffffffffull) | (e ? 1ull << 52 : 0);
+    src = fp_of(bits >> 63, sm, (e ? (int)e : 1) - 1023 - 52);
     break;
   }
   }
-  m68k__fpreg_t *dr = &c->fp[dst];
-  if (cmd != F_MOVE && cmd != F_TST) {
-    if (!is_plain(*dr))
-      return false;
+  uint32_t exc = 0, cc = 0;
+  if (cmd == F_MOVE || cmd == F_TST) {
+    /* No rounding: the source's bits, no x87. */
+    cc = (src.se & 0x8000 ? FPCC_N : 0) | (src.mant == 0 ? FPCC_Z : 0);
+    if (cmd == F_MOVE)
+      *dr = src;
+  } else {
+    long double s, d, r;
+    memcpy(&s, &src, sizeof s);
     memcpy(&d, dr, sizeof d);
+    unsigned dc = x87_class(d) & X87_CLASS;
+    if (dc != X87_NORMAL && dc != X87_ZERO)
+      return false; /* not normal or zero: arith's */
+    bool inexact = false, zero_exact = true;
+    switch (cmd) {
+    case F_CMP: r = d == s ? d - s : d < s ? -1.0L : 1.0L; break; /* arith's */
+    case F_ADD:
+    case F_SUB: {
+      long double b = cmd == F_SUB ? -s : s;
+      r = d + b;
+      long double bv = r - d, av = r - bv; /* TwoSum (note 10) */
+      inexact = (d - av) + (b - bv) != 0;
+      break; /* a tiny sum is exact */
+    }
+    case F_MUL:
+      r = d * s;
+      inexact = mant_product_bits(dr->mant, sm) > 64;
+      zero_exact = d == 0 || s == 0;
+      break;
+    case F_DIV: {
+      if (s == 0)
+        return false;
+      r = d / s;
+      m68k__fpreg_t q;
+      memcpy(&q, &r, sizeof q);
+      inexact = mant_product_bits(q.mant, sm) > 64 || r * s != d;
+      zero_exact = d == 0;
+      break;
+    }
+    default: return false;
+    }
+    unsigned rc = x87_class(r);
+    switch (rc & X87_CLASS) {
+    case X87_NORMAL: break;
+    case X87_ZERO:
+    case X87_DENORMAL:
+      if (cmd == F_ADD || cmd == F_SUB || cmd == F_CMP || ((rc & X87_CLASS) == X87_ZERO && zero_exact))
+        break;
+      return false; /* tiny: UNFL's affair */
+    default: return false; /* overflowed */
+    }
+    cc = (rc & X87_SIGN ? FPCC_N : 0) | ((rc & X87_CLASS) == X87_ZERO ? FPCC_Z : 0);
+    if (inexact)
+      exc = EXC_INEX2 | AEXC_INEX;
+    if (cmd != F_CMP)
+      fp_store(dr, r);
   }
-  /* The operation (basic_nearest's, on the mantissas at hand). */
-  uint32_t exc = 0;
-  bool inexact = false, zero_exact = false;
-  switch (cmd) {
-  case F_MOVE:
-  case F_TST: r = s; break;
-  case F_CMP: r = d == s ? d - s : d < s ? -1.0L : 1.0L; break; /* arith's */
-  case F_ADD:
-  case F_SUB: {
-    long double b = cmd == F_SUB ? -s : s;
-    r = d + b;
-    long double bv = r - d, av = r - bv; /* TwoSum (note 10) */
-    inexact = (d - av) + (b - bv) != 0;
-    zero_exact = true; /* a tiny sum is exact */
-    break;
-  }
-  case F_MUL:
-    r = d * s;
-    inexact = mant_product_bits(dr->mant, sm) > 64;
-    zero_exact = d == 0 || s == 0;
-    break;
-  case F_DIV:
-    if (s == 0)
-      return false;
-    r = d / s;
-    break;
-  default: return false;
-  }
-  m68k__fpreg_t res;
-  memcpy(&res, &r, sizeof r);
-  unsigned e = res.se & 0x7fff;
-  if (e == 0x7fff)
-    return false; /* overflowed */
-  if (cmd == F_DIV) {
-    inexact = mant_product_bits(res.mant, sm) > 64 || r * s != d;
-    zero_exact = d == 0;
-  }
-  if (e == 0 && !(res.mant == 0 && zero_exact) && cmd != F_ADD && cmd != F_SUB)
-    return false; /* tiny: UNFL's affair */
-  if (inexact)
-    exc = EXC_INEX2 | AEXC_INEX;
-  uint32_t cc = (res.se & 0x8000) ? FPCC_N : 0;
-  if (res.mant == 0)
-    cc |= FPCC_Z;
   c->fpsr = (c->fpsr & 0x00ff00ffu) | cc | exc; /* set_exc, set_cc */
   c->fpiar = pc;
-  if (cmd != F_CMP && cmd != F_TST)
-    memcpy(dr, &r, 10);
   return true;
 }
 

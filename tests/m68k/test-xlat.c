@@ -977,7 +977,7 @@ static void fpu_table(void)
       0x4008000000000000ull, /* 3 */
       0x0000000000000000ull, /* +0 */
       0x8000000000000000ull, /* -0 */
-      0x0000000000000001ull, /* the smallest denormal */
+      0x0004000000000001ull, /* a denormal; its high half a denormal single */
       0x7e37e43c8800759cull, /* 1e300 */
       0x7ff0000000000000ull, /* +inf */
       0x7ff8000000000000ull, /* a NaN */
@@ -1006,7 +1006,8 @@ static void fpu_table(void)
  * exact product of 64 significant bits, 2/3), in the
  * default mode, then rounding toward zero, down and up, single precision,
  * and with INEX enabled (each inexact result traps); the FPSR after each
- * step and the results are stored. Last, a double read from outside RAM
+ * step, the results and the sources as loaded (a double, a single and a
+ * long, denormals among them) are stored. Last, a double read from outside RAM
  * (a bus error, resumed at a5: (A2)+ must be as the interpreter leaves
  * it). */
 static void fpu_operations_same(void)
@@ -1021,59 +1022,64 @@ static void fpu_operations_same(void)
       0xf23c, 0x5580, 0x3ff8, 0x0000, 0x0000, 0x0000, /* 101e fmoved #0e1.5,%fp3 */
       0xf238, 0x5500, 0x5028,    /* 102a fmoved 5028,%fp2 */
       0xf218, 0x5480,            /* 1030 fmoved %a0@+,%fp1 */
-      0xf200, 0x0422,            /* 1034 faddx %fp1,%fp0 */
-      0xf210, 0x5423,            /* 1038 fmuld %a0@,%fp0 */
-      0xf219, 0xa800,            /* 103c fmovel %fpsr,%a1@+ */
-      0xf228, 0x55a0, 0x0008,    /* 1040 fdivd %a0@(8),%fp3 */
-      0xf219, 0xa800,            /* 1046 fmovel %fpsr,%a1@+ */
-      0xf200, 0x05a8,            /* 104a fsubx %fp1,%fp3 */
-      0xf200, 0x01b8,            /* 104e fcmpx %fp0,%fp3 */
-      0xf219, 0xa800,            /* 1052 fmovel %fpsr,%a1@+ */
-      0xf200, 0x0c3a,            /* 1056 ftstx %fp3 */
-      0xf219, 0xa800,            /* 105a fmovel %fpsr,%a1@+ */
-      0xf200, 0x0923,            /* 105e fmulx %fp2,%fp2 */
-      0xf219, 0xa800,            /* 1062 fmovel %fpsr,%a1@+ */
-      0xf23c, 0x4200, 0x0000, 0x0001, /* 1066 fmovel #1,%fp4 */
-      0xf23c, 0x4220, 0x0000, 0x0003, /* 106e fdivl #3,%fp4 */
-      0xf23c, 0x4223, 0x0000, 0x0002, /* 1076 fmull #2,%fp4 */
-      0xf219, 0xa800,            /* 107e fmovel %fpsr,%a1@+ */
-      0xf201, 0x4200,            /* 1082 fmovel %d1,%fp4 */
-      0xf201, 0x4220,            /* 1086 fdivl %d1,%fp4 */
-      0xf219, 0xa800,            /* 108a fmovel %fpsr,%a1@+ */
-      0xf23c, 0x4680, 0x3dcc, 0xcccd, /* 108e fmoves #0e0.1,%fp5 */
-      0xf23c, 0x56a2, 0x3fb9, 0x9999, 0x9999, 0x999a, /* 1096 faddd #0e0.1,%fp5 */
-      0xf210, 0x46a8,            /* 10a2 fsubs %a0@,%fp5 */
-      0xf228, 0x42a3, 0x0004,    /* 10a6 fmull %a0@(4),%fp5 */
-      0xf219, 0xa800,            /* 10ac fmovel %fpsr,%a1@+ */
-      0xf200, 0x1700,            /* 10b0 fmovex %fp5,%fp6 */
-      0xf200, 0x0b20,            /* 10b4 fdivx %fp2,%fp6 */
-      0xf200, 0x1b23,            /* 10b8 fmulx %fp6,%fp6 */
-      0xf219, 0xa800,            /* 10bc fmovel %fpsr,%a1@+ */
-      0xf210, 0x5738,            /* 10c0 fcmpd %a0@,%fp6 */
-      0xf219, 0xa800,            /* 10c4 fmovel %fpsr,%a1@+ */
-      0xf219, 0x7400,            /* 10c8 fmoved %fp0,%a1@+ */
-      0xf219, 0x6980,            /* 10cc fmovex %fp3,%a1@+ */
-      0xf219, 0x7700,            /* 10d0 fmoved %fp6,%a1@+ */
-      0x51c9, 0xff5a,            /* 10d4 dbf %d1,1030 */
-      0xf202, 0xa800,            /* 10d8 fmovel %fpsr,%d2 */
-      0xf203, 0xa400,            /* 10dc fmovel %fpiar,%d3 */
-      0x0684, 0x0000, 0x0010,    /* 10e0 addil #16,%d4 */
-      0xf204, 0x9000,            /* 10e6 fmovel %d4,%fpcr */
-      0x41f8, 0x5000,            /* 10ea lea 5000,%a0 */
-      0x7209,                    /* 10ee moveq #9,%d1 */
-      0x0c84, 0x0000, 0x0040,    /* 10f0 cmpil #64,%d4 */
-      0x6300, 0xff38,            /* 10f6 blsw 1030 */
-      0xf23c, 0x9000, 0x0000, 0x0200, /* 10fa fmovel #512,%fpcr */
-      0x41f8, 0x5000,            /* 1102 lea 5000,%a0 */
-      0x7209,                    /* 1106 moveq #9,%d1 */
-      0x0c84, 0x0000, 0x0050,    /* 1108 cmpil #80,%d4 */
-      0x6300, 0xff20,            /* 110e blsw 1030 */
-      0x45f9, 0x00ff, 0xfff0,    /* 1112 lea fffff0,%a2 */
-      0x4bfa, 0x0006,            /* 1118 lea %pc@(1120),%a5 */
-      0xf21a, 0x5780,            /* 111c fmoved %a2@+,%fp7 */
-      0xf23c, 0x9000, 0x0000, 0x0000, /* 1120 fmovel #0,%fpcr */
-      0xf218, 0x5780,            /* 1128 fmoved %a0@+,%fp7 */
-      0x4e72, 0x2700,            /* 112c stop #9984 */
+      0xf219, 0x6880,            /* 1034 fmovex %fp1,%a1@+ */
+      0xf200, 0x0422,            /* 1038 faddx %fp1,%fp0 */
+      0xf210, 0x5423,            /* 103c fmuld %a0@,%fp0 */
+      0xf219, 0xa800,            /* 1040 fmovel %fpsr,%a1@+ */
+      0xf228, 0x55a0, 0x0008,    /* 1044 fdivd %a0@(8),%fp3 */
+      0xf219, 0xa800,            /* 104a fmovel %fpsr,%a1@+ */
+      0xf200, 0x05a8,            /* 104e fsubx %fp1,%fp3 */
+      0xf200, 0x01b8,            /* 1052 fcmpx %fp0,%fp3 */
+      0xf219, 0xa800,            /* 1056 fmovel %fpsr,%a1@+ */
+      0xf200, 0x0c3a,            /* 105a ftstx %fp3 */
+      0xf219, 0xa800,            /* 105e fmovel %fpsr,%a1@+ */
+      0xf200, 0x0923,            /* 1062 fmulx %fp2,%fp2 */
+      0xf219, 0xa800,            /* 1066 fmovel %fpsr,%a1@+ */
+      0xf23c, 0x4200, 0x0000, 0x0001, /* 106a fmovel #1,%fp4 */
+      0xf23c, 0x4220, 0x0000, 0x0003, /* 1072 fdivl #3,%fp4 */
+      0xf23c, 0x4223, 0x0000, 0x0002, /* 107a fmull #2,%fp4 */
+      0xf219, 0xa800,            /* 1082 fmovel %fpsr,%a1@+ */
+      0xf201, 0x4200,            /* 1086 fmovel %d1,%fp4 */
+      0xf201, 0x4220,            /* 108a fdivl %d1,%fp4 */
+      0xf219, 0xa800,            /* 108e fmovel %fpsr,%a1@+ */
+      0xf23c, 0x4680, 0x3dcc, 0xcccd, /* 1092 fmoves #0e0.1,%fp5 */
+      0xf23c, 0x56a2, 0x3fb9, 0x9999, 0x9999, 0x999a, /* 109a faddd #0e0.1,%fp5 */
+      0xf210, 0x46a8,            /* 10a6 fsubs %a0@,%fp5 */
+      0xf228, 0x42a3, 0x0004,    /* 10aa fmull %a0@(4),%fp5 */
+      0xf210, 0x4780,            /* 10b0 fmoves %a0@,%fp7 */
+      0xf219, 0x6b80,            /* 10b4 fmovex %fp7,%a1@+ */
+      0xf228, 0x4380, 0x0004,    /* 10b8 fmovel %a0@(4),%fp7 */
+      0xf219, 0x6b80,            /* 10be fmovex %fp7,%a1@+ */
+      0xf219, 0xa800,            /* 10c2 fmovel %fpsr,%a1@+ */
+      0xf200, 0x1700,            /* 10c6 fmovex %fp5,%fp6 */
+      0xf200, 0x0b20,            /* 10ca fdivx %fp2,%fp6 */
+      0xf200, 0x1b23,            /* 10ce fmulx %fp6,%fp6 */
+      0xf219, 0xa800,            /* 10d2 fmovel %fpsr,%a1@+ */
+      0xf210, 0x5738,            /* 10d6 fcmpd %a0@,%fp6 */
+      0xf219, 0xa800,            /* 10da fmovel %fpsr,%a1@+ */
+      0xf219, 0x7400,            /* 10de fmoved %fp0,%a1@+ */
+      0xf219, 0x6980,            /* 10e2 fmovex %fp3,%a1@+ */
+      0xf219, 0x7700,            /* 10e6 fmoved %fp6,%a1@+ */
+      0x51c9, 0xff44,            /* 10ea dbf %d1,1030 */
+      0xf202, 0xa800,            /* 10ee fmovel %fpsr,%d2 */
+      0xf203, 0xa400,            /* 10f2 fmovel %fpiar,%d3 */
+      0x0684, 0x0000, 0x0010,    /* 10f6 addil #16,%d4 */
+      0xf204, 0x9000,            /* 10fc fmovel %d4,%fpcr */
+      0x41f8, 0x5000,            /* 1100 lea 5000,%a0 */
+      0x7209,                    /* 1104 moveq #9,%d1 */
+      0x0c84, 0x0000, 0x0040,    /* 1106 cmpil #64,%d4 */
+      0x6300, 0xff22,            /* 110c blsw 1030 */
+      0xf23c, 0x9000, 0x0000, 0x0200, /* 1110 fmovel #512,%fpcr */
+      0x41f8, 0x5000,            /* 1118 lea 5000,%a0 */
+      0x7209,                    /* 111c moveq #9,%d1 */
+      0x0c84, 0x0000, 0x0050,    /* 111e cmpil #80,%d4 */
+      0x6300, 0xff0a,            /* 1124 blsw 1030 */
+      0x45f9, 0x00ff, 0xfff0,    /* 1128 lea fffff0,%a2 */
+      0x4bfa, 0x0006,            /* 112e lea %pc@(1136),%a5 */
+      0xf21a, 0x5780,            /* 1132 fmoved %a2@+,%fp7 */
+      0xf23c, 0x9000, 0x0000, 0x0000, /* 1136 fmovel #0,%fpcr */
+      0xf218, 0x5780,            /* 113e fmoved %a0@+,%fp7 */
+      0x4e72, 0x2700,            /* 1142 stop #9984 */
   };
   /* The FMOVEs to and from control registers and the stores run their
    * handlers: more than half of what is translated has stencils of its own. */
