@@ -115,11 +115,12 @@
  *    same FPSR bits, the same register; it declines anything else, having
  *    changed nothing, and the stencil runs the instruction's handler
  *    instead. The x87's 80-bit store is slow to read back (a load after
- *    FSTPT waits for it), so the fast path never reads what it stores: a
- *    source is converted to the register format with integer operations
- *    (FMOVE and FTST use no x87 at all), operands and results are
- *    classified by FXAM (normal, zero, denormal, infinite) rather than by
- *    their bits, and a result is stored once, by FSTPT into its register.
+ *    FSTPT waits for it), so the fast path reads back no bits it stored
+ *    but a quotient's (for its INEX2): a source is converted to the
+ *    register format with integer operations (FMOVE and FTST use no x87
+ *    at all), operands and results are classified by FXAM (normal, zero,
+ *    denormal, infinite) rather than by their bits, and a result is
+ *    stored once, by FSTPT into its register.
  */
 #include <fenv.h>
 #include <float.h>
