@@ -332,9 +332,8 @@ static const char *const fpu_ops[0x3b] = {
     [0x3a] = "ftst",
 };
 
-/* Data formats by the extension word's bits 12-10, and their sizes. */
+/* Data formats by the extension word's bits 12-10 (sizes: m68k__fpu_fmt_size). */
 static const char fpu_fmt[8] = {'l', 's', 'x', 'p', 'w', 'd', 'b', 'p'};
-static const int fpu_size[8] = {4, 4, 12, 12, 2, 8, 1, 12};
 
 static const char *const fpu_cc[32] = {
     "f",  "eq",  "ogt", "oge", "olt", "ole", "ogl", "or",  "un",  "ueq", "ugt",
@@ -436,7 +435,7 @@ static bool dis_fpu(dis_t *d, uint32_t op)
     if (opclass == 0)
       put(d, "fp%u", src);
     else
-      put_fea(d, mode, reg, fpu_size[src]);
+      put_fea(d, mode, reg, m68k__fpu_fmt_size[src]);
     if (cmd >= 0x30 && cmd <= 0x37)
       put(d, ",fp%u:fp%u", cmd & 7, dst);
     else if (cmd != 0x3a)
@@ -598,9 +597,7 @@ int m68k_disassemble(const m68k_cpu_t *cpu, uint32_t addr, char *buf, size_t len
     case 'b': {
       uint32_t base = d.pc;
       int32_t disp;
-      if ((op & 0xf000) == 0xf000)
-        disp = (op & 0x40) ? (int32_t)next32(&d) : (int16_t)next16(&d);
-      else if ((op & 0xff) == 0)
+      if ((op & 0xff) == 0)
         disp = (int16_t)next16(&d);
       else if ((op & 0xff) == 0xff && cpu->model != M68K_MODEL_68000)
         disp = (int32_t)next32(&d);

@@ -312,6 +312,9 @@ void m68k__fpu_restore(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_bcc(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_scc(m68k_cpu_t *c, uint32_t op);
 void m68k__fpu_reset(m68k_cpu_t *c);
+/* The bytes of an FPU operand by its format, the extension word's bits
+ * 12-10 (L S X P W D B P). */
+extern const int m68k__fpu_fmt_size[8];
 /* The translator's FPU path (cpu-fpu.c note 11): opmode `how & 0x7f`
  * (FMOVE FADD FSUB FMUL FDIV FCMP FTST) into FPn, n = (how >> 7) & 7, from
  * the source kind how >> 10 (M68K_FPU_FAST_*: FP register bits & 7, or a
