@@ -826,23 +826,17 @@ XT_INLINE bool fop_fast(m68k_cpu_t *c, uint64_t bits)
   return false;
 }
 
-void xt_fop_k(m68k_cpu_t *c)
+/* The instruction on the source `bits`, or by its handler. */
+XT_INLINE void fop(m68k_cpu_t *c, uint64_t bits)
 {
-  if (fop_fast(c, (uint64_t)(uintptr_t)xh_sdisp)) {
+  if (fop_fast(c, bits))
     xh_next(c);
-    return;
-  }
-  by_handler(c);
+  else
+    by_handler(c);
 }
 
-void xt_fop_dn(m68k_cpu_t *c)
-{
-  if (fop_fast(c, RSRC)) {
-    xh_next(c);
-    return;
-  }
-  by_handler(c);
-}
+void xt_fop_k(m68k_cpu_t *c) { fop(c, (uint64_t)(uintptr_t)xh_sdisp); }
+void xt_fop_dn(m68k_cpu_t *c) { fop(c, RSRC); }
 
 /* sz bytes (4 or 8) of RAM at a, big-endian, into *v; false elsewhere. */
 XT_INLINE bool rd_ram(const m68k_cpu_t *c, uint32_t a, int sz, uint64_t *v)

@@ -610,7 +610,7 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
   unsigned mode = (op >> 3) & 7, ry = op & 7, rx = (op >> 9) & 7, opmode = (op >> 6) & 7;
   unsigned line = op >> 12, xa = by_line[line], k;
   uint32_t el = 0;
-  const jit_stencil_t *const *tab = NULL, *const *nf = NULL;
+  const jit_stencil_t *const *tab, *const *nf;
   unsigned xo = XA_N; /* the operation, for the flags it writes */
   if (mode < 2)
     return NULL;
@@ -624,11 +624,15 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
       return NULL;
     v[XL_HOLE_xh_reg] = rx;
     xo = xa;
+    tab = alu_er[xo];
+    nf = alu_er_nf[xo];
   } else if (kind == TK_ADDA && opmode == 7) { /* ADDA, SUBA, CMPA .L */
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
       return NULL;
     v[XL_HOLE_xh_reg] = 8 + rx;
     xo = line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp;
+    tab = alu_er[xo];
+    nf = alu_er_nf[xo];
   } else if (kind == TK_ALU_RE && opmode == 6) {
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, true, v, &k, &el))
       return NULL;
@@ -638,10 +642,6 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
     nf = alu_re_nf[xo];
   } else {
     return NULL;
-  }
-  if (kind == TK_ALU_ER || kind == TK_ADDA) {
-    tab = alu_er[xo];
-    nf = alu_er_nf[xo];
   }
   if (2 + el != len)
     return NULL;
@@ -881,7 +881,6 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
 #undef SET
 #undef IS
 }
-
 
 /* The stencils of instructions on registers alone (note 6): they count
  * nothing themselves. `w` is the flags they write (each field whole), `nf`

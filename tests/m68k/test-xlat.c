@@ -506,6 +506,12 @@ static void both_w16(uint32_t addr, const uint16_t *w, size_t n)
   }
 }
 
+static void both_w32(uint32_t addr, uint32_t v)
+{
+  tm_w32(&ti, addr, v);
+  tm_w32(&tj, addr, v);
+}
+
 static void done2(void)
 {
   tm_done(&ti);
@@ -654,8 +660,7 @@ static void bus_error_handler(uint16_t first)
       0x4e73,                  /* 3806 rte */
   };
   both_w16(0x3800, handler, sizeof handler / 2);
-  tm_w32(&ti, 2 * 4, 0x3800);
-  tm_w32(&tj, 2 * 4, 0x3800);
+  both_w32(2 * 4, 0x3800);
 }
 
 /* A bus error handler that counts in d5. */
@@ -936,8 +941,7 @@ static void device_and_log_handler(void)
   with_device(&tj, &dj, M68K_MODEL_68030);
   CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
   both_w16(0x3900, handler, sizeof handler / 2);
-  tm_w32(&ti, 25 * 4, 0x3900);
-  tm_w32(&tj, 25 * 4, 0x3900);
+  both_w32(25 * 4, 0x3900);
 }
 
 /* CMP.L, MOVE.L and TST.B reading the device, their flags dead in the
@@ -989,10 +993,8 @@ static void fpu_table(void)
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     uint32_t a = 0x5000 + 8 * (uint32_t)i;
-    tm_w32(&ti, a, (uint32_t)(table[i] >> 32));
-    tm_w32(&ti, a + 4, (uint32_t)table[i]);
-    tm_w32(&tj, a, (uint32_t)(table[i] >> 32));
-    tm_w32(&tj, a + 4, (uint32_t)table[i]);
+    both_w32(a, (uint32_t)(table[i] >> 32));
+    both_w32(a + 4, (uint32_t)table[i]);
   }
   handler2(49, 0x4e73, 0x4e71); /* INEX: rte */
   bus_error_resumes_at_a5();
