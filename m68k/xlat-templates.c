@@ -425,12 +425,18 @@ XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
   return false;
 }
 
+/* A store through the core, its instruction ended first (mem_out). */
+XT_INLINE void wr_core(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
+{
+  mem_out(c, out);
+  m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
+}
+
 XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
 {
   if (XT_LIKELY(wr_inline(c, a, sz, v)))
     return;
-  mem_out(c, out);
-  m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
+  wr_core(c, a, sz, v, out);
 }
 
 /* On with the next instruction, or back to the loop after an access
@@ -482,8 +488,7 @@ XT_INLINE void wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *o
     wr(c, a, sz, v, out);
   } else if (XT_UNLIKELY(!wr_inline(c, a, sz, v))) {
     store_flags(c, op, d, s, v, sz);
-    mem_out(c, out);
-    m68k__xlat_wr(c, a, sz, v);
+    wr_core(c, a, sz, v, out);
   }
 }
 
