@@ -84,6 +84,7 @@ void xt_enter(m68k_cpu_t *c)
  * the 68000's address-error bookkeeping reset, its first word fetched. */
 XT_INLINE void begin(m68k_cpu_t *c)
 {
+  m68k__lz_sync(c); /* the handler, or its exception, may read the flags */
   c->icount += COUNT;
   c->ae_adj = 0;
   c->ae_prog = false;
@@ -217,6 +218,14 @@ XT_PURE(cmp_l, (void)m68k__sub(c, RREG, RSRC, 4, 0, false, true)) /* CMP, CMPA *
 XT_PURE(addi_l, RREG = m68k__add(c, RREG, IMM, 4, 0, false))   /* ADDQ/ADDI.L */
 XT_PURE(subi_l, RREG = m68k__sub(c, RREG, IMM, 4, 0, false, false))
 XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
+/* The same compares with lazy flags (xlat.c note 13): the operands kept,
+ * the flags computed only where something reads them. */
+XT_PURE(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = 1; })
+XT_PURE(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = 1; })
+/* Before an instruction writing every one of N, Z, V and C: the lazy ones
+ * are dropped. Before any other that reads them: into the split flags. */
+XT_PURE(lz_clear, c->lz_op = 0)
+XT_PURE(lz_sync, m68k__lz_sync(c))
 XT_PURE(and_l, { RREG &= RSRC; logic_flags(c, RREG); })
 XT_PURE(or_l, { RREG |= RSRC; logic_flags(c, RREG); })
 XT_PURE(eor_l, { RREG ^= RSRC; logic_flags(c, RREG); })
@@ -360,6 +369,7 @@ XT_INLINE void mem_out_at(m68k_cpu_t *c, bool *out, uint32_t pc)
 {
   if (!*out) {
     *out = true;
+    m68k__lz_sync(c); /* before the instruction's own flags, and any fault */
     c->icount += COUNT;
     c->ppc = PC;
     c->ir = OP;
@@ -487,6 +497,7 @@ XT_INLINE void wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *o
     store_flags(c, op, d, s, v, sz);
     wr(c, a, sz, v, out);
   } else if (XT_UNLIKELY(!wr_inline(c, a, sz, v))) {
+    mem_out(c, out); /* first: it brings lazy flags in (note 13) */
     store_flags(c, op, d, s, v, sz);
     wr_core(c, a, sz, v, out);
   }
@@ -685,6 +696,53 @@ void xt_bra(m68k_cpu_t *c)
     }                                                                                        \
     not_taken(c);                                                                            \
   }
+/* Bcc after a lazy CMP.L in the same block (xlat.c note 13): the
+ * condition on the operands, as the host compares them. */
+XT_INLINE bool lz_cc(uint32_t d, uint32_t s, int cc)
+{
+  int32_t sd = (int32_t)d, ss = (int32_t)s;
+  int32_t r;
+  switch (cc) {
+  case 2: return d > s;
+  case 3: return d <= s;
+  case 4: return d >= s;
+  case 5: return d < s;
+  case 6: return d != s;
+  case 7: return d == s;
+  case 8: return !__builtin_sub_overflow(sd, ss, &r);
+  case 9: return __builtin_sub_overflow(sd, ss, &r);
+  case 10: return (int32_t)(d - s) >= 0;
+  case 11: return (int32_t)(d - s) < 0;
+  case 12: return sd >= ss;
+  case 13: return sd < ss;
+  case 14: return sd > ss;
+  default: return sd <= ss;
+  }
+}
+
+#define XT_LCC(cc)                                                                           \
+  void xt_lbcc##cc(m68k_cpu_t *c)                                                            \
+  {                                                                                          \
+    if (lz_cc(c->lz_d, c->lz_s, cc))                                                         \
+      taken(c);                                                                              \
+    else                                                                                     \
+      not_taken(c);                                                                          \
+  }
+XT_LCC(2)
+XT_LCC(3)
+XT_LCC(4)
+XT_LCC(5)
+XT_LCC(6)
+XT_LCC(7)
+XT_LCC(8)
+XT_LCC(9)
+XT_LCC(10)
+XT_LCC(11)
+XT_LCC(12)
+XT_LCC(13)
+XT_LCC(14)
+XT_LCC(15)
+
 XT_CC(0)
 XT_CC(1)
 XT_CC(2)

@@ -20,14 +20,16 @@
  *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family and
  *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
  *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, JMP
- *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every other instruction calls its interpreter
- *    handler (xt_insn), so it computes exactly what the interpreter does.
- *    The condition codes are the interpreter's split flags (m68k-internal.h
- *    note 1): a store or two per instruction that sets them (none where no
- *    later instruction reads them: note 8), evaluated only where a branch
- *    tests them. A block ends after a jump, call, return or trap (xt_last: the
- *    loop finds the block at the new PC), at a BRA, or after XLAT_INSNS
- *    instructions, XLAT_EXITS branch exits, or the end of RAM.
+ *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every
+ *    other instruction calls its interpreter handler (xt_insn), so it
+ *    computes exactly what the interpreter does. The condition codes are
+ *    the interpreter's split flags (m68k-internal.h note 1): a store or
+ *    two per instruction that sets them (none where no later instruction
+ *    reads them: note 8), evaluated only where a branch tests them; a
+ *    compare's are lazy (note 13). A block ends after a jump, call, return
+ *    or trap (xt_last: the loop finds the block at the new PC), at a BRA,
+ *    or after XLAT_INSNS instructions, XLAT_EXITS branch exits, or the end
+ *    of RAM.
  * 3. Chaining. An exit to a known address (a branch target, the address
  *    after the block) is an m68k__xlat_exit_t the exit's stencil jumps
  *    through: NULL sends it back to the loop, which then links it to the
@@ -157,6 +159,39 @@
  *    (another mode, an infinity, a NaN, a denormal, an underflow or
  *    overflow, an operand outside RAM) finds the registers as they were
  *    and runs the handler, as xt_insn does.
+ * 13. Lazy compares. A CMP.L (CMPA.L, CMPI.L) on registers whose flags
+ *    some later instruction reads is xt_lcmp_l/xt_lcmpi_l: it stores its
+ *    operands (lz_d, lz_s) and lz_op = 1, and N, Z, V and C are then
+ *    those of lz_d - lz_s, computed (m68k__lz_sync) only where something
+ *    needs them in the split fields, as QEMU's cc_op does. A Bcc after it
+ *    in the same block compares the operands as the host does (xt_lbcc:
+ *    HI is d > s unsigned, GE is d >= s signed...), and a taken branch
+ *    leaves the flags lazy into the next block, so that a loop's CMP and
+ *    Bcc never compute them. The invariant: lz_op is 0 everywhere outside
+ *    translated code and at every read of the split fields. It holds
+ *    because (a) the loop syncs after every return from translated code;
+ *    (b) a stencil's way into the core syncs first: begin() before a
+ *    handler (which may read the flags or take an exception that stacks
+ *    them), mem_out_at() before a device, bus error or store into
+ *    translated code, and before the instruction's own flags on that
+ *    path (wr_flagged); those paths are the only calls out of translated
+ *    code, and an exception's longjmp leaves from inside them, after the
+ *    sync; (c) inside a block, lazy_flags follows the state the
+ *    translator knows (clean; lazy; unknown at the block's entry, which
+ *    a chained exit may reach with lz_op set) and inserts xt_lz_clear
+ *    before an instruction on registers that writes all four (lz_op = 0:
+ *    nothing can read between), xt_lz_sync before any other stencil that
+ *    reads or writes them inline (Scc, DBcc, a Bcc not after a lazy CMP,
+ *    a memory stencil setting them on its inline path, whose fault must
+ *    stack the flags from before it), except a memory stencil setting
+ *    all four after its access, which gets xt_lz_clear after it (a fault
+ *    syncs in mem_out_at, before they are written). Stencils that touch
+ *    none of them inline (moves to An, the flagless twins of note 8,
+ *    BRA, calls, returns, MOVEM) keep the state; a handler's begin()
+ *    leaves it clean. Inserted stencils are not instructions: they count
+ *    nothing (fill_counts), and a block that would exceed JIT_CHAIN_MAX
+ *    links with them is translated without lazy compares (one sync at
+ *    most is then inserted). X is never lazy (CMP does not write it).
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -477,6 +512,13 @@ static const jit_stencil_t *const scc_stencils[16] = {
     &xl_stencil_xt_scc4,  &xl_stencil_xt_scc5,  &xl_stencil_xt_scc6,  &xl_stencil_xt_scc7,
     &xl_stencil_xt_scc8,  &xl_stencil_xt_scc9,  &xl_stencil_xt_scc10, &xl_stencil_xt_scc11,
     &xl_stencil_xt_scc12, &xl_stencil_xt_scc13, &xl_stencil_xt_scc14, &xl_stencil_xt_scc15,
+};
+/* Bcc on the lazy flags of a CMP.L (note 13); none for BT and BF. */
+static const jit_stencil_t *const lbcc_stencils[16] = {
+    NULL,                  NULL,                  &xl_stencil_xt_lbcc2,  &xl_stencil_xt_lbcc3,
+    &xl_stencil_xt_lbcc4,  &xl_stencil_xt_lbcc5,  &xl_stencil_xt_lbcc6,  &xl_stencil_xt_lbcc7,
+    &xl_stencil_xt_lbcc8,  &xl_stencil_xt_lbcc9,  &xl_stencil_xt_lbcc10, &xl_stencil_xt_lbcc11,
+    &xl_stencil_xt_lbcc12, &xl_stencil_xt_lbcc13, &xl_stencil_xt_lbcc14, &xl_stencil_xt_lbcc15,
 };
 static const jit_stencil_t *const dbcc_stencils[16] = {
     &xl_stencil_xt_dbcc0,  &xl_stencil_xt_dbcc1,  &xl_stencil_xt_dbcc2,  &xl_stencil_xt_dbcc3,
@@ -962,6 +1004,11 @@ static const struct {
     {&xl_stencil_xt_sub_l_x, 0, false, NULL, NULL}, /* drop_dead_flags runs once, */
     {&xl_stencil_xt_addi_l_x, 0, false, NULL, NULL}, /* before any is chosen */
     {&xl_stencil_xt_subi_l_x, 0, false, NULL, NULL},
+    /* Note 13's, chosen after drop_dead_flags. */
+    {&xl_stencil_xt_lcmp_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lcmpi_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lz_clear, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lz_sync, 0, false, NULL, NULL},
 };
 
 /* pure[]'s entry for stencil s, or -1 when s can fault, calls out or
@@ -1012,6 +1059,115 @@ static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
   }
 }
 
+/* Note 13: the state of the lazy flags before a link, as the translator
+ * knows it. */
+enum { LZ_CLEAN, LZ_LAZY, LZ_UNKNOWN };
+
+/* Stencils that neither read nor write N, Z, V or C inline (a handler
+ * they call brings lazy flags in first: begin()), so lazy flags stay
+ * lazy across them. */
+static bool lz_through(const jit_stencil_t *s)
+{
+  return s == &xl_stencil_xt_bra || s == &xl_stencil_xt_call || s == &xl_stencil_xt_rts ||
+         s == &xl_stencil_xt_jmp_pcix || s == &xl_stencil_xt_movem_st_pd ||
+         s == &xl_stencil_xt_movem_ld_pi;
+}
+
+/* The stencil before link i (NULL: none), link i's own and the one after
+ * it, for lazy flags in state *st (or none, !lazy); *st becomes the state
+ * after. */
+static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, uint32_t op,
+                                    bool lazy, int *st, const jit_stencil_t **own,
+                                    const jit_stencil_t **after)
+{
+  const jit_stencil_t *s = l->stencil;
+  *own = s;
+  *after = NULL;
+  if (lazy && (s == &xl_stencil_xt_cmp_l || s == &xl_stencil_xt_cmpi_l)) {
+    *own = s == &xl_stencil_xt_cmp_l ? &xl_stencil_xt_lcmp_l : &xl_stencil_xt_lcmpi_l;
+    *st = LZ_LAZY;
+    return NULL;
+  }
+  if (*st == LZ_LAZY && s == bcc_stencils[(op >> 8) & 15] && lbcc_stencils[(op >> 8) & 15]) {
+    *own = lbcc_stencils[(op >> 8) & 15];
+    return NULL;
+  }
+  int p = pure_index(s);
+  bool before = *st != LZ_CLEAN;
+  if (p >= 0) {
+    if (pure[p].w == 0)
+      return NULL; /* writes none of them */
+    *st = LZ_CLEAN;
+    return before ? &xl_stencil_xt_lz_clear : NULL;
+  }
+  if ((mf->nf && (s == mf->nf || mf->w == 0)) || lz_through(s))
+    return NULL; /* flags only through the core, which brings lazy ones in first */
+  if (mf->nf && (mf->w & F_NZVC) == F_NZVC) {
+    /* Every one of them inline, after any fault (which brings lazy ones
+     * in first): the lazy ones dropped after it. */
+    *st = LZ_CLEAN;
+    *after = before ? &xl_stencil_xt_lz_clear : NULL;
+    return NULL;
+  }
+  if (s == &xl_stencil_xt_insn || s == &xl_stencil_xt_last) {
+    *st = LZ_CLEAN; /* begin() brought them in */
+    return NULL;
+  }
+  *st = LZ_CLEAN;
+  return before ? &xl_stencil_xt_lz_sync : NULL;
+}
+
+/* Note 13: lazy CMP.L flags for links [1, *n) of a block; the stencils
+ * that keep them right are inserted (at most `room` links in all), and
+ * the arrays indexed by link (taken_link's values too) follow. */
+static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool *leave,
+                       memflags_t *mf, unsigned *taken_link, unsigned ntaken, unsigned *n,
+                       unsigned room)
+{
+  static const uint64_t none[XL_HOLE__COUNT];
+  const jit_stencil_t *ins[JIT_CHAIN_MAX], *own[JIT_CHAIN_MAX], *post[JIT_CHAIN_MAX];
+  unsigned extra = 0;
+  for (int lazy = 1; lazy >= 0; lazy--) {
+    int st = LZ_UNKNOWN;
+    extra = 0;
+    for (unsigned i = 1; i < *n; i++) {
+      ins[i] = lz_step(&links[i], &mf[i], (uint32_t)vals[i][XL_HOLE_xh_op], lazy, &st, &own[i],
+                       &post[i]);
+      extra += (ins[i] != NULL) + (post[i] != NULL);
+    }
+    if (*n + extra <= room)
+      break;
+  }
+  unsigned to[JIT_CHAIN_MAX];
+  for (unsigned i = *n, j = *n + extra; i-- > 1;) {
+    if (post[i]) {
+      j--;
+      links[j] = (jit_link_t){.stencil = post[i], .values = none, .next_hole = XL_HOLE_xh_next};
+      leave[j] = false;
+      mf[j] = (memflags_t){0};
+    }
+    j--;
+    to[i] = j;
+    if (j != i) {
+      memcpy(vals[j], vals[i], sizeof vals[i]);
+      links[j] = links[i];
+      leave[j] = leave[i];
+      mf[j] = mf[i];
+    }
+    links[j].values = vals[j];
+    links[j].stencil = own[i];
+    if (ins[i]) {
+      j--;
+      links[j] = (jit_link_t){.stencil = ins[i], .values = none, .next_hole = XL_HOLE_xh_next};
+      leave[j] = false;
+      mf[j] = (memflags_t){0};
+    }
+  }
+  for (unsigned k = 0; k < ntaken; k++)
+    taken_link[k] = to[taken_link[k]];
+  *n += extra;
+}
+
 /* Note 6: fills each counting stencil's xh_count of links [first, last)
  * (a block's instructions) with the instructions since the last count, its
  * own included, and returns those left for the fall-through exit. leave[i]:
@@ -1023,6 +1179,8 @@ static uint64_t fill_counts(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
 {
   uint64_t carry = 0;
   for (unsigned i = first; i < last; i++) {
+    if (links[i].stencil == &xl_stencil_xt_lz_clear || links[i].stencil == &xl_stencil_xt_lz_sync)
+      continue; /* not instructions (note 13) */
     carry++;
     if (pure_index(links[i].stencil) >= 0)
       continue;
@@ -1208,6 +1366,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   links[0] = (jit_link_t){.stencil = &xl_stencil_xt_enter, .values = vals[0],
                           .next_hole = XL_HOLE_xh_next};
   drop_dead_flags(links, vals, mf, 1, n);
+  lazy_flags(links, vals, leave, mf, taken_link, ntaken, &n,
+             JIT_CHAIN_MAX - ntaken - (open ? 1 : 0));
   uint64_t rest = fill_counts(links, vals, leave, 1, n);
   /* The exits: the fall-through's first, right after the last
    * instruction, which falls into it; then the taken branches'. */
@@ -1306,6 +1466,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
       jc_fill(x, b);
       c->xlat_last = NULL;
       b->entry(c);
+      m68k__lz_sync(c); /* nothing outside translated code sees lazy flags */
       if (c->xlat_last && !c->xlat_dirty)
         chain(x, c->xlat_last, c->pc);
       continue;
@@ -1314,6 +1475,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     /* It does not fit: its first instruction alone, never chained. */
     if (b && (b->one || translate(x, c, 1, &b->one) == 0)) {
       b->one->entry(c);
+      m68k__lz_sync(c);
       c->xlat_last = NULL;
       continue;
     }

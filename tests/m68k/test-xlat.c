@@ -974,6 +974,123 @@ static void reads_through_the_core_set_dead_flags(void)
 
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
+/* Lazy compares (xlat.c note 13): CMP.L's flags read in its block by
+ * Bcc of most conditions and by Scc, and after a block boundary by Scc,
+ * Bcc, MOVE from SR (a handler) and TST (An)+ (a memory stencil setting
+ * them all), or stacked by a zero divide (the handler's begin) and a bus
+ * error on a read (the memory stencil's way through the core), both
+ * handlers adding the stacked SR into d7. The operands are pseudo-random,
+ * and every fourth round the source is $80000000 (V set), every eighth
+ * the destination's own value (Z set). */
+static void lazy_setup(void)
+{
+  handler2(5, 0xde57, 0x4e73); /* addw %sp@,%d7; rte */
+  bus_error_handler(0xde57);
+}
+
+static void lazy_compares_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                   /* 1000 moveq #0,%d2 */
+      0x7e00,                   /* 1002 moveq #0,%d7 */
+      0x7c00,                   /* 1004 moveq #0,%d6 */
+      0x263c, 0x1234, 0x5678,   /* 1006 movel #305419896,%d3 */
+      0x722f,                   /* 100c moveq #47,%d1 */
+      0x41f8, 0x5000,           /* 100e lea 5000,%a0 */
+      0x49f9, 0x0002, 0x0000,   /* 1012 lea 20000,%a4 */
+      0x4c3c, 0x3000, 0x41c6,   /* 1018 mulul #1103515245,%d3 */
+      0x4e6d,                   /* 101e */
+      0x0683, 0x0000, 0x3039,   /* 1020 addil #12345,%d3 */
+      0x2803,                   /* 1026 movel %d3,%d4 */
+      0x4844,                   /* 1028 swap %d4 */
+      0x2a01,                   /* 102a movel %d1,%d5 */
+      0x0285, 0x0000, 0x0003,   /* 102c andil #3,%d5 */
+      0x6606,                   /* 1032 bnes 103a */
+      0x283c, 0x8000, 0x0000,   /* 1034 movel #-2147483648,%d4 */
+      0x2a01,                   /* 103a movel %d1,%d5 */
+      0x0285, 0x0000, 0x0007,   /* 103c andil #7,%d5 */
+      0x6602,                   /* 1042 bnes 1046 */
+      0x2803,                   /* 1044 movel %d3,%d4 */
+      0xb684,                   /* 1046 cmpl %d4,%d3 */
+      0x52c5,                   /* 1048 shi %d5 */
+      0xd485,                   /* 104a addl %d5,%d2 */
+      0xb684,                   /* 104c cmpl %d4,%d3 */
+      0x6e02,                   /* 104e bgts 1052 */
+      0x5282,                   /* 1050 addql #1,%d2 */
+      0xb684,                   /* 1052 cmpl %d4,%d3 */
+      0x6902,                   /* 1054 bvss 1058 */
+      0x5682,                   /* 1056 addql #3,%d2 */
+      0x0c83, 0x7fff, 0xffff,   /* 1058 cmpil #2147483647,%d3 */
+      0x6b02,                   /* 105e bmis 1062 */
+      0x5a82,                   /* 1060 addql #5,%d2 */
+      0xb883,                   /* 1062 cmpl %d3,%d4 */
+      0x6302,                   /* 1064 blss 1068 */
+      0xd482,                   /* 1066 addl %d2,%d2 */
+      0xb883,                   /* 1068 cmpl %d3,%d4 */
+      0x6000, 0x0002,           /* 106a braw 106e */
+      0x5fc5,                   /* 106e sle %d5 */
+      0xd485,                   /* 1070 addl %d5,%d2 */
+      0xb883,                   /* 1072 cmpl %d3,%d4 */
+      0x6000, 0x0002,           /* 1074 braw 1078 */
+      0x6d02,                   /* 1078 blts 107c */
+      0x5e82,                   /* 107a addql #7,%d2 */
+      0xb684,                   /* 107c cmpl %d4,%d3 */
+      0x6000, 0x0002,           /* 107e braw 1082 */
+      0x40c5,                   /* 1082 movew %sr,%d5 */
+      0xd485,                   /* 1084 addl %d5,%d2 */
+      0xb684,                   /* 1086 cmpl %d4,%d3 */
+      0x6000, 0x0002,           /* 1088 braw 108c */
+      0x4a18,                   /* 108c tstb %a0@+ */
+      0x6602,                   /* 108e bnes 1092 */
+      0x5282,                   /* 1090 addql #1,%d2 */
+      0xb684,                   /* 1092 cmpl %d4,%d3 */
+      0x6506,                   /* 1094 bcss 109c */
+      0x4a10,                   /* 1096 tstb %a0@ */
+      0x6702,                   /* 1098 beqs 109c */
+      0x5482,                   /* 109a addql #2,%d2 */
+      0xb684,                   /* 109c cmpl %d4,%d3 */
+      0x80c6,                   /* 109e divuw %d6,%d0 */
+      0x2a7c, 0x0000, 0x10ae,   /* 10a0 moveal #4270,%a5 */
+      0x0c84, 0x4000, 0x0000,   /* 10a6 cmpil #1073741824,%d4 */
+      0x2014,                   /* 10ac movel %a4@,%d0 */
+      0x2a7c, 0x0000, 0x10ba,   /* 10ae moveal #4282,%a5 */
+      0xb684,                   /* 10b4 cmpl %d4,%d3 */
+      0x6e02,                   /* 10b6 bgts 10ba */
+      0x2883,                   /* 10b8 movel %d3,%a4@ */
+      0xb684,                   /* 10ba cmpl %d4,%d3 */
+      0x4a18,                   /* 10bc tstb %a0@+ */
+      0x6000, 0x0002,           /* 10be braw 10c2 */
+      0x5bc5,                   /* 10c2 smi %d5 */
+      0xd485,                   /* 10c4 addl %d5,%d2 */
+      0xb684,                   /* 10c6 cmpl %d4,%d3 */
+      0x6e02,                   /* 10c8 bgts 10cc */
+      0x5282,                   /* 10ca addql #1,%d2 */
+      0x2a04,                   /* 10cc movel %d4,%d5 */
+      0x6000, 0x0002,           /* 10ce braw 10d2 */
+      0x5bc5,                   /* 10d2 smi %d5 */
+      0xd485,                   /* 10d4 addl %d5,%d2 */
+      0xb883,                   /* 10d6 cmpl %d3,%d4 */
+      0x6c02,                   /* 10d8 bges 10dc */
+      0x1083,                   /* 10da moveb %d3,%a0@ */
+      0xb684,                   /* 10dc cmpl %d4,%d3 */
+      0x6404,                   /* 10de bccs 10e4 */
+      0x6602,                   /* 10e0 bnes 10e4 */
+      0x5282,                   /* 10e2 addql #1,%d2 */
+      0xb684,                   /* 10e4 cmpl %d4,%d3 */
+      0x6a04,                   /* 10e6 bpls 10ec */
+      0x6802,                   /* 10e8 bvcs 10ec */
+      0x5282,                   /* 10ea addql #1,%d2 */
+      0xb684,                   /* 10ec cmpl %d4,%d3 */
+      0x5381,                   /* 10ee subql #1,%d1 */
+      0x6600, 0xff26,           /* 10f0 bnew 1018 */
+      0x4e72, 0x2700,           /* 10f4 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, lazy_setup, 6);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  CU_ASSERT_NOT_EQUAL(tm_d(&tj, 7), 0);
+  done2();
+}
+
 static void fpu_table(void)
 {
   static const uint64_t table[] = {
@@ -1248,6 +1365,7 @@ int main(void)
       {"jump_tables_and_copies_same", jump_tables_and_copies_same},
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
+      {"lazy_compares_same", lazy_compares_same},
       {"fpu_operations_same", fpu_operations_same},
       {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
       {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
