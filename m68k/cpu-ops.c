@@ -59,14 +59,15 @@ static inline uint32_t sext(uint32_t v, int sz)
 #define fetch16 m68k__fetch16
 #define fetch32 m68k__fetch32
 
+/* Dn's low sz bytes. Stored whole: the host forwards no byte or word
+ * store to the long load of the register that usually follows (an index,
+ * a long operation), which would wait until the store commits. */
 M68K_INLINE void set_dreg(m68k_cpu_t *c, int n, int sz, uint32_t v)
 {
-  if (sz == 4)
-    c->r[n] = v;
-  else if (sz == 2)
-    c->r[n] = (c->r[n] & 0xffff0000u) | (v & 0xffff);
-  else
-    c->r[n] = (c->r[n] & 0xffffff00u) | (v & 0xff);
+  uint32_t m = sz == 4 ? 0xffffffffu : sz == 2 ? 0xffffu : 0xffu;
+  uint32_t r = (c->r[n] & ~m) | (v & m);
+  __asm__("" : "+r"(r));
+  c->r[n] = r;
 }
 
 M68K_INLINE void flags_nz(m68k_cpu_t *c, uint32_t r, int sz)

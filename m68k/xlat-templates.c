@@ -183,7 +183,12 @@ XT_INLINE void logic_flags_sz(m68k_cpu_t *c, uint32_t v, int sz)
 XT_INLINE void set_dreg(m68k_cpu_t *c, int sz, uint32_t v)
 {
   uint32_t m = XT_MASK(sz);
-  RREG = (RREG & ~m) | (v & m);
+  uint32_t r = (RREG & ~m) | (v & m);
+  /* Stored whole: a byte or word store into the register would make the
+   * next long load of it (an index, an ADD.L) wait until the store
+   * commits, as the host cannot forward a narrow store to a wider load. */
+  __asm__("" : "+r"(r));
+  RREG = r;
 }
 
 /* MOVEQ #IMM,Dn (xh_reg): the flags of a constant are constants. */
