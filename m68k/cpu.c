@@ -310,6 +310,7 @@ m68k_cpu_t *m68k_create(m68k_model_t model, const m68k_bus_t *bus)
     c->bus = *bus;
   c->ram = c->bus.ram;
   c->ram_base = c->bus.ram_base;
+  c->ram_host = (uintptr_t)c->ram - c->ram_base;
   c->ram_size = c->ram ? c->bus.ram_size : 0;
   c->ram_lim1 = c->ram_size;
   c->ram_lim2 = c->ram_size >= 2 ? c->ram_size - 1 : 0;

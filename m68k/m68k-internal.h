@@ -118,6 +118,9 @@ struct m68k_cpu {
    * limits for 2- and 4-byte accesses. */
   uint8_t *ram;
   uint32_t ram_base, ram_size, ram_lim1, ram_lim2, ram_lim4;
+  /* (uintptr_t)ram - ram_base: the guest address a of RAM is at host
+   * address ram_host + a (the translator's stencils: one add). */
+  uintptr_t ram_host;
   m68k_bus_t bus;
 
   const uint16_t *optab; /* 64K handler indexes for this model */

@@ -387,13 +387,25 @@ XT_INLINE void mem_out(m68k_cpu_t *c, bool *out)
   mem_out_at(c, out, NPC);
 }
 
+/* RAM on the 68030, whose addresses are 32 bits (no mask): the offset of
+ * address a in RAM, checked against a limit, and its host address, which
+ * depends on a alone so that the access does not wait for the check. */
+XT_INLINE uint32_t ram_off(const m68k_cpu_t *c, uint32_t a)
+{
+  return a - c->ram_base;
+}
+
+XT_INLINE uint8_t *ram_at(const m68k_cpu_t *c, uint32_t a)
+{
+  return (uint8_t *)(c->ram_host + a);
+}
+
 /* A read; `pc` is the PC the interpreter has reached when it reads (past
  * the operand's extension words), which a bus error stacks. */
 XT_INLINE uint32_t rd_at(m68k_cpu_t *c, uint32_t a, int sz, bool *out, uint32_t pc)
 {
-  a &= c->addr_mask;
-  uint32_t off = a - c->ram_base;
-  const uint8_t *p = c->ram + off;
+  uint32_t off = ram_off(c, a);
+  const uint8_t *p = ram_at(c, a);
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1))
     return p[0];
   if (sz == 2 && XT_LIKELY(off < c->ram_lim2))
@@ -413,9 +425,8 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
  * stored) for any other, which must go through the core. */
 XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
 {
-  a &= c->addr_mask;
-  uint32_t off = a - c->ram_base;
-  uint8_t *p = c->ram + off;
+  uint32_t off = ram_off(c, a);
+  uint8_t *p = ram_at(c, a);
   /* The page map covers RAM and a page past it (m68k__wr). */
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1 && !c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT])) {
     p[0] = (uint8_t)v;
@@ -800,9 +811,8 @@ void xt_call(m68k_cpu_t *c)
  * the loop with the PC. Any other pop goes through the handler. */
 void xt_rts(m68k_cpu_t *c)
 {
-  uint32_t off = (c->r[15] & c->addr_mask) - c->ram_base;
-  if (XT_LIKELY(off < c->ram_lim4)) {
-    const uint8_t *p = c->ram + off;
+  if (XT_LIKELY(ram_off(c, c->r[15]) < c->ram_lim4)) {
+    const uint8_t *p = ram_at(c, c->r[15]);
     uint32_t ret = m68k__be32(p);
     if (XT_LIKELY(!(ret & 1))) {
       c->r[15] += 4;
@@ -828,7 +838,7 @@ void xt_rts(m68k_cpu_t *c)
  * and the block returns to the loop after it. */
 XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_t *off)
 {
-  *off = (a & c->addr_mask) - c->ram_base;
+  *off = ram_off(c, a);
   if (XT_UNLIKELY(*off >= c->ram_size || c->ram_size - *off < TARGET))
     return false;
   /* At most 64 bytes: two pages at most, the first and the last byte's. */
@@ -849,7 +859,7 @@ void xt_movem_st_pd(m68k_cpu_t *c) /* MOVEM.L list,-(Ar) (IMM bit i: register 15
     movem_slow(c);
     return;
   }
-  uint8_t *p = c->ram + off + TARGET;
+  uint8_t *p = ram_at(c, lo) + TARGET;
   for (uint32_t m = IMM; m; m &= m - 1) {
     uint32_t v = c->r[15 - __builtin_ctz(m)];
     p -= 4;
@@ -869,7 +879,7 @@ void xt_movem_ld_pi(m68k_cpu_t *c) /* MOVEM.L (Ar)+,list (IMM bit i: register i)
     movem_slow(c);
     return;
   }
-  const uint8_t *p = c->ram + off;
+  const uint8_t *p = ram_at(c, a);
   for (uint32_t m = IMM; m; m &= m - 1) {
     c->r[__builtin_ctz(m)] = m68k__be32(p);
     p += 4;
@@ -909,10 +919,10 @@ void xt_fop_dn(m68k_cpu_t *c) { fop(c, RSRC); }
 /* sz bytes (4 or 8) of RAM at a, big-endian, into *v; false elsewhere. */
 XT_INLINE bool rd_ram(const m68k_cpu_t *c, uint32_t a, int sz, uint64_t *v)
 {
-  uint32_t off = (a & c->addr_mask) - c->ram_base;
+  uint32_t off = ram_off(c, a);
   if (XT_UNLIKELY(off >= c->ram_lim4 || (sz == 8 && c->ram_lim4 - off <= 4)))
     return false;
-  const uint8_t *p = c->ram + off;
+  const uint8_t *p = ram_at(c, a);
   *v = sz == 8 ? (uint64_t)m68k__be32(p) << 32 | m68k__be32(p + 4) : m68k__be32(p);
   return true;
 }
