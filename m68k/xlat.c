@@ -36,7 +36,10 @@
  *    block at its target when there is one (the "patched jump" of a
  *    translating JIT, patched in the exit record rather than in the code
  *    so that code memory stays read-execute). Every block keeps the exits
- *    linked to it (`in`), which are unlinked when it dies.
+ *    linked to it (`in`), which are unlinked when it dies. A branch back
+ *    to the block's own start (a loop) needs no exit: it jumps straight
+ *    to the block's entry in the same code, which checks the budget and
+ *    anything pending as any entry does, and dies with the block.
  * 4. Self-modifying code. pages[] has one byte per RAM page
  *    (M68K_XLAT_PAGE_SHIFT) a live block was translated from. A CPU's
  *    store into such a page (m68k__wr) and a host write through the
@@ -1374,6 +1377,14 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   if (!open)
     links[n - 1].next_hole = -1;
   for (int i = open ? -1 : 0; i < (int)ntaken; i++) {
+    if (i >= 0 && live && taken_target[i] == pc) {
+      /* Back to the block's own start: straight into its entry (note 3). */
+      jit_link_t *l = &links[taken_link[i]];
+      l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
+      l->calls[l->ncalls].link = 0;
+      l->ncalls++;
+      continue;
+    }
     m68k__xlat_exit_t *e = &b->exits[b->nexits++];
     e->target = i < 0 ? a : taken_target[i];
     e->from = b;
