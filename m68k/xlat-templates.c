@@ -607,6 +607,22 @@ XT_INLINE void alu_er(m68k_cpu_t *c, int op, int sm, bool nf)
   void xt_er_##op##_##sm##_nf(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, true); }
 M68K_XLAT_ALU_ER(XT_ER)
 
+/* CMP.L and CMPA.L <ea>,Rn with lazy flags (xlat.c note 13): the operand
+ * read (a fault, or a read through the core, first brings lazy ones in:
+ * mem_out_at), then its operands kept. */
+XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm)
+{
+  bool out = false;
+  uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);
+  c->lz_d = RREG;
+  c->lz_s = s;
+  c->lz_op = 1;
+  mem_next(c, out);
+}
+#define XT_ERL(op, sm)                                                                       \
+  void xt_er_lcmp_##sm(m68k_cpu_t *c) { er_lcmp(c, XO_##sm); }
+M68K_XLAT_MEM_KINDS(XT_ERL, lcmp)
+
 /* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store. */
 XT_INLINE void alu_re(m68k_cpu_t *c, int op, int dm, bool nf)
 {

@@ -162,8 +162,9 @@
  *    (another mode, an infinity, a NaN, a denormal, an underflow or
  *    overflow, an operand outside RAM) finds the registers as they were
  *    and runs the handler, as xt_insn does.
- * 13. Lazy compares. A CMP.L (CMPA.L, CMPI.L) on registers whose flags
- *    some later instruction reads is xt_lcmp_l/xt_lcmpi_l: it stores its
+ * 13. Lazy compares. A CMP.L (CMPA.L, CMPI.L) on registers or with a
+ *    memory source (68030) whose flags some later instruction reads is
+ *    xt_lcmp_l, xt_lcmpi_l or xt_er_lcmp_<kind>: it stores its
  *    operands (lz_d, lz_s) and lz_op = 1, and N, Z, V and C are then
  *    those of lz_d - lz_s, computed (m68k__lz_sync) only where something
  *    needs them in the split fields, as QEMU's cc_op does. A Bcc after it
@@ -573,6 +574,9 @@ static const jit_stencil_t *const tsts[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
 #define XL_RE(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_re_##op##_##k##_nf,
 #define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_tst##sz##_##k##_nf,
 static const jit_stencil_t *const alu_er_nf[XA_N][XO_N] = {M68K_XLAT_ALU_ER(XL_ER)};
+#undef XL_ER
+#define XL_ER(op, sm) [XO_##sm] = &xl_stencil_xt_er_lcmp_##sm,
+static const jit_stencil_t *const er_lcmp[XO_N] = {M68K_XLAT_MEM_KINDS(XL_ER, lcmp)};
 static const jit_stencil_t *const alu_re_nf[XA_N][XO_N] = {M68K_XLAT_ALU_RE(XL_RE)};
 static const jit_stencil_t *const tsts_nf[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
 #undef XL_ER
@@ -1091,6 +1095,12 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
     *st = LZ_LAZY;
     return NULL;
   }
+  for (unsigned k = 0; lazy && k < XO_N; k++)
+    if (er_lcmp[k] && s == alu_er[XA_cmp][k]) { /* CMP.L <ea>,Rn */
+      *own = er_lcmp[k];
+      *st = LZ_LAZY;
+      return NULL;
+    }
   if (*st == LZ_LAZY && s == bcc_stencils[(op >> 8) & 15] && lbcc_stencils[(op >> 8) & 15]) {
     *own = lbcc_stencils[(op >> 8) & 15];
     return NULL;

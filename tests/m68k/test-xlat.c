@@ -974,12 +974,13 @@ static void reads_through_the_core_set_dead_flags(void)
 
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
-/* Lazy compares (xlat.c note 13): CMP.L's flags read in its block by
- * Bcc of most conditions and by Scc, and after a block boundary by Scc,
- * Bcc, MOVE from SR (a handler) and TST (An)+ (a memory stencil setting
- * them all), or stacked by a zero divide (the handler's begin) and a bus
- * error on a read (the memory stencil's way through the core), both
- * handlers adding the stacked SR into d7. The operands are pseudo-random,
+/* Lazy compares (xlat.c note 13): CMP.L's flags (on registers and on
+ * memory) read in its block by Bcc of most conditions and by Scc, and
+ * after a block boundary by Scc, Bcc, MOVE from SR (a handler) and TST
+ * (An)+ (a memory stencil setting them all), or stacked by a zero divide
+ * (the handler's begin) and by bus errors on a read, on a store and on a
+ * CMP.L's own read (the memory stencil's way through the core), every
+ * handler adding the stacked SR into d7. The operands are pseudo-random,
  * and every fourth round the source is $80000000 (V set), every eighth
  * the destination's own value (Z set). */
 static void lazy_setup(void)
@@ -1080,10 +1081,22 @@ static void lazy_compares_same(void)
       0x6a04,                   /* 10e6 bpls 10ec */
       0x6802,                   /* 10e8 bvcs 10ec */
       0x5282,                   /* 10ea addql #1,%d2 */
-      0xb684,                   /* 10ec cmpl %d4,%d3 */
-      0x5381,                   /* 10ee subql #1,%d1 */
-      0x6600, 0xff26,           /* 10f0 bnew 1018 */
-      0x4e72, 0x2700,           /* 10f4 stop #9984 */
+      0xb6a8, 0x0004,           /* 10ec cmpl %a0@(4),%d3 */
+      0x6202,                   /* 10f0 bhis 10f4 */
+      0x5282,                   /* 10f2 addql #1,%d2 */
+      0xb684,                   /* 10f4 cmpl %d4,%d3 */
+      0x2a7c, 0x0000, 0x1102,   /* 10f6 moveal #4354,%a5 */
+      0xb694,                   /* 10fc cmpl %a4@,%d3 */
+      0x6502,                   /* 10fe bcss 1102 */
+      0x5282,                   /* 1100 addql #1,%d2 */
+      0xb8a8, 0xfffc,           /* 1102 cmpl %a0@(-4),%d4 */
+      0x6000, 0x0002,           /* 1106 braw 110a */
+      0x5cc5,                   /* 110a sge %d5 */
+      0xd485,                   /* 110c addl %d5,%d2 */
+      0xb684,                   /* 110e cmpl %d4,%d3 */
+      0x5381,                   /* 1110 subql #1,%d1 */
+      0x6600, 0xff04,           /* 1112 bnew 1018 */
+      0x4e72, 0x2700,           /* 1116 stop #9984 */
   };
   run_seeds(code, sizeof code / 2, lazy_setup, 6);
   CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
