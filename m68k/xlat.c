@@ -191,8 +191,8 @@
  *    all four after its access, which gets xt_lz_clear after it (a fault
  *    syncs in mem_out_at, before they are written). Stencils that touch
  *    none of them inline (moves to An, the flagless twins of note 8,
- *    BRA, calls, returns, MOVEM) keep the state; a handler's begin()
- *    leaves it clean. Inserted stencils are not instructions: they count
+ *    BRA, calls, returns, MOVEM, the FPU's) keep the state; a handler's
+ *    begin() leaves it clean. Inserted stencils are not instructions: they count
  *    nothing (fill_counts), and a block that would exceed JIT_CHAIN_MAX
  *    links with them is translated without lazy compares (one sync at
  *    most is then inserted). X is never lazy (CMP does not write it).
@@ -1072,12 +1072,17 @@ enum { LZ_CLEAN, LZ_LAZY, LZ_UNKNOWN };
 
 /* Stencils that neither read nor write N, Z, V or C inline (a handler
  * they call brings lazy flags in first: begin()), so lazy flags stay
- * lazy across them. */
+ * lazy across them: BRA, calls, returns, MOVEM and the FPU's. */
 static bool lz_through(const jit_stencil_t *s)
 {
-  return s == &xl_stencil_xt_bra || s == &xl_stencil_xt_call || s == &xl_stencil_xt_rts ||
-         s == &xl_stencil_xt_jmp_pcix || s == &xl_stencil_xt_movem_st_pd ||
-         s == &xl_stencil_xt_movem_ld_pi;
+  if (s == &xl_stencil_xt_bra || s == &xl_stencil_xt_call || s == &xl_stencil_xt_rts ||
+      s == &xl_stencil_xt_jmp_pcix || s == &xl_stencil_xt_movem_st_pd ||
+      s == &xl_stencil_xt_movem_ld_pi || s == &xl_stencil_xt_fop_k || s == &xl_stencil_xt_fop_dn)
+    return true;
+  for (unsigned k = 0; k < XO_N; k++)
+    if (s == fops[0][k] || s == fops[1][k])
+      return s != NULL;
+  return false;
 }
 
 /* The stencil before link i (NULL: none), link i's own and the one after

@@ -977,7 +977,8 @@ static void reads_through_the_core_set_dead_flags(void)
 /* Lazy compares (xlat.c note 13): CMP.L's flags (on registers and on
  * memory) read in its block by Bcc of most conditions and by Scc, and
  * after a block boundary by Scc, Bcc, MOVE from SR (a handler) and TST
- * (An)+ (a memory stencil setting them all), or stacked by a zero divide
+ * (An)+ (a memory stencil setting them all), across FPU operations (one
+ * a divide by zero, which the handler runs), or stacked by a zero divide
  * (the handler's begin) and by bus errors on a read, on a store and on a
  * CMP.L's own read (the memory stencil's way through the core), every
  * handler adding the stacked SR into d7. The operands are pseudo-random,
@@ -1094,9 +1095,20 @@ static void lazy_compares_same(void)
       0x5cc5,                   /* 110a sge %d5 */
       0xd485,                   /* 110c addl %d5,%d2 */
       0xb684,                   /* 110e cmpl %d4,%d3 */
-      0x5381,                   /* 1110 subql #1,%d1 */
-      0x6600, 0xff04,           /* 1112 bnew 1018 */
-      0x4e72, 0x2700,           /* 1116 stop #9984 */
+      0xf203, 0x4000,           /* 1110 fmovel %d3,%fp0 */
+      0xf204, 0x4022,           /* 1114 faddl %d4,%fp0 */
+      0xf206, 0x4020,           /* 1118 fdivl %d6,%fp0 */
+      0x6202,                   /* 111c bhis 1120 */
+      0x5282,                   /* 111e addql #1,%d2 */
+      0xb883,                   /* 1120 cmpl %d3,%d4 */
+      0xf204, 0x4080,           /* 1122 fmovel %d4,%fp1 */
+      0x6000, 0x0002,           /* 1126 braw 112a */
+      0x5dc5,                   /* 112a slt %d5 */
+      0xd485,                   /* 112c addl %d5,%d2 */
+      0xb684,                   /* 112e cmpl %d4,%d3 */
+      0x5381,                   /* 1130 subql #1,%d1 */
+      0x6600, 0xfee4,           /* 1132 bnew 1018 */
+      0x4e72, 0x2700,           /* 1136 stop #9984 */
   };
   run_seeds(code, sizeof code / 2, lazy_setup, 6);
   CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
