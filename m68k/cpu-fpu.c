@@ -111,16 +111,22 @@
  *    FADD, FSUB, FMUL, FDIV, FCMP and FTST from an FP register or a long,
  *    single or double, in the FPCR's default mode (nearest, extended, no
  *    exception enabled, so none traps) on normal or zero operands. It is
- *    arith() cut to those cases: basic_nearest's arithmetic and INEX2, the
- *    same FPSR bits, the same register; it declines anything else, having
- *    changed nothing, and the stencil runs the instruction's handler
- *    instead. The x87's 80-bit store is slow to read back (a load after
- *    FSTPT waits for it), so the fast path reads back no bits it stored
- *    but a quotient's (for its INEX2): a source is converted to the
- *    register format with integer operations (FMOVE and FTST use no x87
- *    at all), operands and results are classified by FXAM (normal, zero,
- *    denormal, infinite) rather than by their bits, and a result is
- *    stored once, by FSTPT into its register.
+ *    arith() cut to those cases: the same result, the same FPSR bits, the
+ *    same register; it declines anything else, having changed nothing,
+ *    and the stencil runs the instruction's handler instead. The x87's
+ *    80-bit store is slow to read back (a load after FSTPT waits for it,
+ *    and an FADD into the register an FMUL just wrote reads it at once),
+ *    so sums, products and comparisons are computed in integers, on the
+ *    register format's bits: a product as the 128-bit product of the
+ *    mantissas, a sum with the smaller operand aligned under the larger
+ *    in 128 bits (bits shifted out below kept as a sticky bit), both
+ *    rounded to nearest even from those 128 bits (round_nearest), which
+ *    also tells INEX2; a result below the smallest normal or an overflow
+ *    goes to arith(). A source is converted with integer operations too
+ *    (FMOVE and FTST use no x87). A quotient is the x87's, classified by
+ *    FXAM and stored once by FSTPT, its INEX2 from its bits as in note
+ *    10. A test compares this path with arith() over random operands,
+ *    near-ties of sums included.
  */
 #include <fenv.h>
 #include <float.h>
@@ -1297,11 +1303,116 @@ static inline void fp_store(m68k__fpreg_t *r, long double v)
   __asm__("fstpt %0" : "=m"(*r) : "t"(v) : "st");
 }
 
+/* Note 11: the 128-bit magnitude m, its top bit set and standing for the
+ * integer bit at biased exponent e, rounded to nearest even into *r with
+ * sign neg; *inexact when bits were lost. False, *r untouched, when the
+ * result is not normal (an overflow, or below the smallest normal). */
+static bool round_nearest(bool neg, int e, unsigned __int128 m, m68k__fpreg_t *r, bool *inexact)
+{
+  uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
+  *inexact = lo != 0;
+  if ((lo >> 63) && ((lo << 1) != 0 || (hi & 1)) && ++hi == 0) {
+    hi = INT_BIT; /* carried out of the mantissa */
+    e++;
+  }
+  if (e <= 0 || e >= 0x7fff)
+    return false;
+  r->mant = hi;
+  r->se = (uint16_t)((neg ? 0x8000 : 0) | e);
+  return true;
+}
+
+/* d * s of two plain values (is_plain), rounded to nearest extended. */
+static bool mul_nearest(m68k__fpreg_t d, m68k__fpreg_t s, m68k__fpreg_t *r, bool *inexact)
+{
+  bool neg = (d.se ^ s.se) & 0x8000;
+  if (d.mant == 0 || s.mant == 0) { /* a zero: exact */
+    r->mant = 0;
+    r->se = neg ? 0x8000 : 0;
+    *inexact = false;
+    return true;
+  }
+  unsigned __int128 p = (unsigned __int128)d.mant * s.mant; /* 2^126 <= p < 2^128 */
+  int z = (int)!(uint64_t)(p >> 127);
+  return round_nearest(neg, (d.se & 0x7fff) + (s.se & 0x7fff) - 16383 + 1 - z, p << z, r,
+                       inexact);
+}
+
+/* d + s of two plain values, rounded to nearest extended. */
+static bool add_nearest(m68k__fpreg_t d, m68k__fpreg_t s, m68k__fpreg_t *r, bool *inexact)
+{
+  *inexact = false;
+  if (s.mant == 0 || d.mant == 0) {
+    /* x + 0 is x; two zeros of opposite signs sum to +0 when rounding
+     * to nearest. */
+    *r = s.mant == 0 ? d : s;
+    if (s.mant == 0 && d.mant == 0 && (d.se ^ s.se))
+      r->se = 0;
+    return true;
+  }
+  /* a: the larger magnitude, b: the smaller, b's mantissa aligned under
+   * a's in 128 bits; lost: b had bits below them. */
+  unsigned ea = d.se & 0x7fff, eb = s.se & 0x7fff;
+  m68k__fpreg_t a = d, b = s;
+  if (eb > ea || (eb == ea && s.mant > d.mant)) {
+    a = s;
+    b = d;
+    unsigned t = ea;
+    ea = eb;
+    eb = t;
+  }
+  unsigned diff = ea - eb;
+  unsigned __int128 A = (unsigned __int128)a.mant << 64, B = 0;
+  bool lost = true;
+  if (diff < 128) {
+    B = ((unsigned __int128)b.mant << 64) >> diff;
+    lost = diff > 64 && (b.mant << (128 - diff)) != 0;
+  }
+  int e = (int)ea;
+  unsigned __int128 m;
+  if (!((a.se ^ b.se) & 0x8000)) {
+    m = A + B;
+    if (m < A) { /* carried into bit 128 (so diff < 64: bit 0, shifted out, is 0) */
+      m = (m >> 1) | ((unsigned __int128)1 << 127);
+      e++;
+    }
+  } else {
+    /* A - B - (what was lost, between 0 and 1): one less, and more
+     * than nothing below. */
+    m = A - B - lost;
+    if (m == 0) { /* x - x is +0 when rounding to nearest */
+      r->mant = 0;
+      r->se = 0;
+      return true;
+    }
+    uint64_t hi = (uint64_t)(m >> 64);
+    int z = hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)m);
+    m <<= z;
+    e -= z;
+  }
+  return round_nearest(a.se & 0x8000, e, m | lost, r, inexact);
+}
+
+/* FCMP's condition codes: those of d - s (N and Z; -0 - +0 is -0). */
+static uint32_t cmp_cc(m68k__fpreg_t d, m68k__fpreg_t s)
+{
+  bool dn = d.se & 0x8000, sn = s.se & 0x8000;
+  if (d.mant == 0 && s.mant == 0)
+    return dn && !sn ? FPCC_N | FPCC_Z : FPCC_Z;
+  if (d.mant == s.mant && d.se == s.se)
+    return FPCC_Z;
+  /* Magnitudes as integers: the exponent above the mantissa. */
+  unsigned __int128 dm = ((unsigned __int128)(d.se & 0x7fff) << 64) | d.mant,
+                    sm = ((unsigned __int128)(s.se & 0x7fff) << 64) | s.mant;
+  bool less = dn != sn ? dn : dn ? dm > sm : dm < sm;
+  return less ? FPCC_N : 0;
+}
+
 bool m68k__fpu_fast(m68k_cpu_t *c, uint32_t how, uint64_t bits, uint32_t pc)
 {
   unsigned cmd = how & 0x7f, dst = (how >> 7) & 7, kind = how >> 10;
-  /* The FPCR's default, and the x87's: nearest, extended, all masked. */
-  if (c->fpcr != 0 || (x87_get_cw() & 0xf3f) != 0x33f)
+  /* The FPCR's default: nearest, extended, all masked. */
+  if (c->fpcr != 0)
     return false;
   m68k__fpreg_t *dr = &c->fp[dst], src;
   uint64_t sm; /* the source's mantissa, any alignment */
@@ -1341,60 +1452,83 @@ bool m68k__fpu_fast(m68k_cpu_t *c, uint32_t how, uint64_t bits, uint32_t pc)
     cc = cc_of(src);
     if (cmd == F_MOVE)
       *dr = src;
+  } else if (cmd != F_DIV) {
+    /* In integers (a product's and a sum's rounding by their bits), so
+     * that no result goes through the x87's slow store. */
+    m68k__fpreg_t d = *dr, r;
+    if (!is_plain(d))
+      return false; /* not normal or zero: arith's */
+    bool inexact = false;
+    switch (cmd) {
+    case F_CMP: cc = cmp_cc(d, src); break;
+    case F_SUB: src.se ^= 0x8000; /* fall through */
+    case F_ADD:
+      if (!add_nearest(d, src, &r, &inexact))
+        return false; /* tiny or overflowed: arith's */
+      break;
+    case F_MUL:
+      if (!mul_nearest(d, src, &r, &inexact))
+        return false;
+      break;
+    default: return false;
+    }
+    if (cmd != F_CMP) {
+      cc = cc_of(r);
+      *dr = r;
+    }
+    if (inexact)
+      exc = EXC_INEX2 | AEXC_INEX;
   } else {
+    /* The x87's, which must be set as the FPCR's default is. */
+    if ((x87_get_cw() & 0xf3f) != 0x33f)
+      return false;
     long double s, d, r;
     memcpy(&s, &src, sizeof s);
     memcpy(&d, dr, sizeof d);
     unsigned dc = x87_class(d) & X87_CLASS;
-    if (dc != X87_NORMAL && dc != X87_ZERO)
-      return false; /* not normal or zero: arith's */
-    bool inexact = false, zero_exact = true;
-    switch (cmd) {
-    case F_CMP: r = d == s ? d - s : d < s ? -1.0L : 1.0L; break; /* arith's */
-    case F_ADD:
-    case F_SUB: {
-      long double b = cmd == F_SUB ? -s : s;
-      r = d + b;
-      inexact = sum_inexact(d, b, r);
-      break; /* a tiny sum is exact */
-    }
-    case F_MUL:
-      r = d * s;
-      inexact = mant_product_bits(dr->mant, sm) > 64;
-      zero_exact = d == 0 || s == 0;
-      break;
-    case F_DIV: {
-      if (s == 0)
-        return false;
-      r = d / s;
-      m68k__fpreg_t q;
-      memcpy(&q, &r, sizeof q);
-      inexact = mant_product_bits(q.mant, sm) > 64 || r * s != d;
-      zero_exact = d == 0;
-      break;
-    }
-    default: return false;
-    }
+    if ((dc != X87_NORMAL && dc != X87_ZERO) || s == 0)
+      return false; /* not normal or zero, or a divisor zero: arith's */
+    r = d / s;
+    m68k__fpreg_t q;
+    memcpy(&q, &r, sizeof q);
+    bool inexact = mant_product_bits(q.mant, sm) > 64 || r * s != d;
     unsigned rc = x87_class(r);
     switch (rc & X87_CLASS) {
     case X87_NORMAL: break;
     case X87_ZERO:
-    case X87_DENORMAL:
-      if (cmd == F_ADD || cmd == F_SUB || cmd == F_CMP || ((rc & X87_CLASS) == X87_ZERO && zero_exact))
-        break;
-      return false; /* tiny: UNFL's affair */
-    default: return false; /* overflowed */
+      if (d == 0)
+        break; /* exact */
+      return false;
+    default: return false; /* tiny or overflowed: arith's */
     }
     cc = (rc & X87_SIGN ? FPCC_N : 0) | ((rc & X87_CLASS) == X87_ZERO ? FPCC_Z : 0);
     if (inexact)
       exc = EXC_INEX2 | AEXC_INEX;
-    if (cmd != F_CMP)
-      fp_store(dr, r);
+    fp_store(dr, r);
   }
   /* set_exc and set_cc for exc 0 or INEX2, in one store: those two calls
    * cost this path 4 % of fpubench. */
   c->fpsr = (c->fpsr & 0x00ff00ffu) | cc | exc;
   c->fpiar = pc;
+  return true;
+}
+
+bool m68k__fpu_fast_paths(unsigned cmd, m68k__fpreg_t d, m68k__fpreg_t s, m68k__fpreg_t res[2],
+                          uint32_t fpsr[2])
+{
+  static m68k_cpu_t c[2]; /* large; the tests run on one thread */
+  for (int i = 0; i < 2; i++) {
+    memset(&c[i], 0, sizeof c[i]);
+    c[i].fp[0] = d;
+    c[i].fp[1] = s;
+  }
+  arith(&c[1], cmd, s, 0, 0);
+  res[1] = c[1].fp[0];
+  fpsr[1] = c[1].fpsr;
+  if (!m68k__fpu_fast(&c[0], cmd | (uint32_t)M68K_FPU_FAST_REG << 10, 1, 0))
+    return false;
+  res[0] = c[0].fp[0];
+  fpsr[0] = c[0].fpsr;
   return true;
 }
 

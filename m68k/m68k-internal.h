@@ -346,6 +346,12 @@ bool m68k__fpu_fast(m68k_cpu_t *c, uint32_t how, uint64_t bits, uint32_t pc);
  * exception byte bits. */
 bool m68k__fpu_basic_paths(uint32_t fpcr, unsigned cmd, m68k__fpreg_t d, m68k__fpreg_t s,
                            m68k__fpreg_t res[2], uint32_t exc[2]);
+/* For tests: FP0 cmd FP1 (FMOVE, FADD, FSUB, FMUL, FDIV, FCMP, FTST) with
+ * FP0 = d, FP1 = s and every other register zero, by the translator's
+ * path (res[0], fpsr[0]: FP0 and the FPSR after; false when it declines)
+ * and by the interpreter's (res[1], fpsr[1]). */
+bool m68k__fpu_fast_paths(unsigned cmd, m68k__fpreg_t d, m68k__fpreg_t s, m68k__fpreg_t res[2],
+                          uint32_t fpsr[2]);
 
 /* Memory access (design note 2). sz is 1, 2 or 4. */
 M68K_INLINE uint32_t m68k__rd(m68k_cpu_t *c, uint32_t a, int sz)
