@@ -94,9 +94,10 @@ struct m68k_cpu {
 
   /* Condition codes, see design note 1. */
   uint32_t x, n, nz, v, c;
-  /* Lazy condition codes (xlat.c note 13): while lz_op is 1, N, Z, V and C
-   * are those of the CMP.L lz_d - lz_s, not the fields above. Only
-   * translated code leaves it set; everything else finds it 0. */
+  /* Lazy condition codes (xlat.c note 13): while lz_op is not 0, N, Z, V
+   * and C are those of lz_d - lz_s (M68K_LZ_SUB: CMP.L, SUB.L) or lz_d +
+   * lz_s (M68K_LZ_ADD: ADD.L), not the fields above. Only translated code
+   * leaves it set; everything else finds it 0. */
   uint32_t lz_op, lz_d, lz_s;
   /* The rest of SR. */
   uint32_t s, m, t1, t0, imask;
@@ -312,11 +313,18 @@ M68K_INLINE uint32_t m68k__sub(m68k_cpu_t *c, uint32_t d, uint32_t s, int sz, ui
   return r;
 }
 
-/* The lazy condition codes into the split flags (xlat.c note 13). */
+/* The lazy condition codes into the split flags (xlat.c note 13); X is
+ * never lazy. */
+enum { M68K_LZ_SUB = 1, M68K_LZ_ADD = 2 };
 M68K_INLINE void m68k__lz_sync(m68k_cpu_t *c)
 {
   if (c->lz_op) {
-    (void)m68k__sub(c, c->lz_d, c->lz_s, 4, 0, false, true);
+    uint32_t d = c->lz_d, s = c->lz_s, x = c->x;
+    if (c->lz_op == M68K_LZ_SUB)
+      (void)m68k__sub(c, d, s, 4, 0, false, true);
+    else
+      (void)m68k__add(c, d, s, 4, 0, false);
+    c->x = x;
     c->lz_op = 0;
   }
 }

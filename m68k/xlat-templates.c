@@ -47,7 +47,7 @@ extern char xh_sdisp[], xh_ddisp[], xh_spc[];
 extern char xh_sidx[1], xh_sxs[1], xh_ssc[1], xh_didx[1], xh_dxs[1], xh_dsc[1];
 extern void xh_handler(m68k_cpu_t *c, uint32_t op);
 extern void xh_next(m68k_cpu_t *c);
-extern void xh_taken(m68k_cpu_t *c);
+extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
 
 #define PC ((uint32_t)(uintptr_t)xh_pc)
 #define OP ((uint32_t)(uintptr_t)xh_op)
@@ -70,9 +70,9 @@ extern void xh_taken(m68k_cpu_t *c);
  * instructions fit in the budget and nothing is pending (xlat.c note 6).
  * The loop checks the same before it enters a block, so this returns only
  * to an exit that chained here, which left the PC to it. */
-void xt_enter(m68k_cpu_t *c)
+void xt_enter(m68k_cpu_t *c, uint64_t icount)
 {
-  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - c->icount < COUNT))) {
+  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - icount < COUNT))) {
     c->pc = PC;
     return;
   }
@@ -131,17 +131,29 @@ void xt_last(m68k_cpu_t *c)
  * checked stop_here; COUNT is the instructions on registers since the
  * last count. The chained block needs no PC: its stencils that can fault,
  * call out or return store it (and its entry, when it does not fit). */
-void xt_exit(m68k_cpu_t *c)
+XT_INLINE void exit_to(m68k_cpu_t *c, uint64_t icount)
 {
   m68k__xlat_exit_t *e = EXIT;
-  c->icount += COUNT;
-  void (*entry)(m68k_cpu_t *) = e->entry;
+  m68k__xlat_entry_t entry = e->entry;
   if (entry) {
-    entry(c);
+    entry(c, icount);
     return;
   }
   c->pc = TARGET;
   c->xlat_last = e;
+}
+
+void xt_exit(m68k_cpu_t *c)
+{
+  uint64_t n = c->icount + COUNT;
+  c->icount = n;
+  exit_to(c, n);
+}
+
+/* A taken branch's exit: the branch has counted, and passes the count. */
+void xt_texit(m68k_cpu_t *c, uint64_t icount)
+{
+  exit_to(c, icount);
 }
 
 /* Instructions on registers alone (xlat.c note 6): they cannot fault, and
@@ -225,8 +237,23 @@ XT_PURE(subi_l, RREG = m68k__sub(c, RREG, IMM, 4, 0, false, false))
 XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
 /* The same compares with lazy flags (xlat.c note 13): the operands kept,
  * the flags computed only where something reads them. */
-XT_PURE(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = 1; })
-XT_PURE(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = 1; })
+XT_PURE(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = M68K_LZ_SUB; })
+XT_PURE(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = M68K_LZ_SUB; })
+/* ADD and SUB .L (ADDQ, SUBQ, ADDI, SUBI) with lazy N, Z, V and C; X, not
+ * lazy, stored as the _x stencils do. */
+XT_INLINE void lz_add(m68k_cpu_t *c, uint32_t s, bool sub)
+{
+  uint32_t d = RREG;
+  RREG = sub ? d - s : d + s;
+  c->x = sub ? d < s : d + s < d;
+  c->lz_d = d;
+  c->lz_s = s;
+  c->lz_op = sub ? M68K_LZ_SUB : M68K_LZ_ADD;
+}
+XT_PURE(ladd_l, lz_add(c, RSRC, false))
+XT_PURE(laddi_l, lz_add(c, IMM, false))
+XT_PURE(lsub_l, lz_add(c, RSRC, true))
+XT_PURE(lsubi_l, lz_add(c, IMM, true))
 /* Before an instruction writing every one of N, Z, V and C: the lazy ones
  * are dropped. Before any other that reads them: into the split flags. */
 XT_PURE(lz_clear, c->lz_op = 0)
@@ -451,20 +478,6 @@ XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
   return false;
 }
 
-/* A store through the core, its instruction ended first (mem_out). */
-XT_INLINE void wr_core(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
-{
-  mem_out(c, out);
-  m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
-}
-
-XT_INLINE void wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out)
-{
-  if (XT_LIKELY(wr_inline(c, a, sz, v)))
-    return;
-  wr_core(c, a, sz, v, out);
-}
-
 /* On with the next instruction, or back to the loop after an access
  * that went through the core (with the PC past the instruction). */
 XT_INLINE void mem_next(m68k_cpu_t *c, bool out)
@@ -509,14 +522,16 @@ XT_INLINE void store_flags(m68k_cpu_t *c, int op, uint32_t d, uint32_t s, uint32
 XT_INLINE void wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out, bool nf, int op,
                           uint32_t d, uint32_t s)
 {
-  if (!nf || *out) {
-    store_flags(c, op, d, s, v, sz);
-    wr(c, a, sz, v, out);
-  } else if (XT_UNLIKELY(!wr_inline(c, a, sz, v))) {
-    mem_out(c, out); /* first: it brings lazy flags in (note 13) */
-    store_flags(c, op, d, s, v, sz);
-    wr_core(c, a, sz, v, out);
+  if (XT_LIKELY(wr_inline(c, a, sz, v))) {
+    if (!nf || *out)
+      store_flags(c, op, d, s, v, sz); /* nothing looks between the two */
+    return;
   }
+  /* Through the core, the instruction ended first (mem_out, which also
+   * brings lazy flags in before the instruction's own: xlat.c note 13). */
+  mem_out(c, out);
+  store_flags(c, op, d, s, v, sz);
+  m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
 }
 
 XT_INLINE void move_b_imm_ai(m68k_cpu_t *c, bool nf) /* MOVE.B #IMM,(Ar) */
@@ -616,7 +631,7 @@ XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm)
   uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);
   c->lz_d = RREG;
   c->lz_s = s;
-  c->lz_op = 1;
+  c->lz_op = M68K_LZ_SUB;
   mem_next(c, out);
 }
 #define XT_ERL(op, sm)                                                                       \
@@ -670,11 +685,12 @@ void xt_jmp_pcix(m68k_cpu_t *c)
     xh_handler(c, OP);
     return;
   }
-  c->icount += COUNT;
+  uint64_t n = c->icount + COUNT;
+  c->icount = n;
   c->pc = t;
   const m68k__xlat_jc_t *j = (const m68k__xlat_jc_t *)(const void *)c->xlat + M68K_XLAT_JC_HASH(t);
   if (XT_LIKELY(j->pc == t))
-    j->entry(c);
+    j->entry(c, n);
 }
 
 /* Branches cannot fault (xlat.c picks even targets) nor change anything
@@ -685,8 +701,9 @@ void xt_jmp_pcix(m68k_cpu_t *c)
  * counts this one. */
 XT_INLINE void taken(m68k_cpu_t *c)
 {
-  c->icount += COUNT;
-  xh_taken(c);
+  uint64_t n = c->icount + COUNT;
+  c->icount = n;
+  xh_taken(c, n);
 }
 
 XT_INLINE void not_taken(m68k_cpu_t *c)
@@ -832,12 +849,13 @@ void xt_rts(m68k_cpu_t *c)
     uint32_t ret = m68k__be32(p);
     if (XT_LIKELY(!(ret & 1))) {
       c->r[15] += 4;
-      c->icount += COUNT;
+      uint64_t n = c->icount + COUNT;
+      c->icount = n;
       c->pc = ret;
       const m68k__xlat_jc_t *j = (const m68k__xlat_jc_t *)(const void *)c->xlat +
                                  M68K_XLAT_JC_HASH(ret);
       if (XT_LIKELY(j->pc == ret))
-        j->entry(c);
+        j->entry(c, n);
       return;
     }
   }

@@ -59,8 +59,10 @@
  *    buffer is full), from the loop, where no translated code runs.
  * 6. Exactness. A block begins with xt_enter, which goes on only when
  *    all its instructions fit in the budget (icount + ninsn <= `end`) and
- *    nothing is pending; the loop checks the same before it enters a
- *    block, and when the block does not fit it runs the block's first
+ *    nothing is pending (every way in passes icount, as just stored, in
+ *    a register: the check does not wait for the store to be read
+ *    back); the loop checks the same before it enters a block, and when
+ *    the block does not fit it runs the block's first
  *    instruction alone instead (`one`, translated on first need, never
  *    chained, freed with its block; the interpreter when there is no
  *    memory for it), so a budget ends on the same instruction as in the
@@ -162,12 +164,15 @@
  *    (another mode, an infinity, a NaN, a denormal, an underflow or
  *    overflow, an operand outside RAM) finds the registers as they were
  *    and runs the handler, as xt_insn does.
- * 13. Lazy compares. A CMP.L (CMPA.L, CMPI.L) on registers or with a
- *    memory source (68030) whose flags some later instruction reads is
- *    xt_lcmp_l, xt_lcmpi_l or xt_er_lcmp_<kind>: it stores its
- *    operands (lz_d, lz_s) and lz_op = 1, and N, Z, V and C are then
- *    those of lz_d - lz_s, computed (m68k__lz_sync) only where something
- *    needs them in the split fields, as QEMU's cc_op does. A Bcc after it
+ * 13. Lazy flags. A CMP.L (CMPA.L, CMPI.L) on registers or with a
+ *    memory source (68030), and an ADD.L or SUB.L on registers (ADDQ,
+ *    SUBQ, ADDI, SUBI), whose flags some later instruction reads, is
+ *    xt_lcmp_l, xt_lcmpi_l, xt_er_lcmp_<kind>, xt_ladd*, xt_lsub*: it
+ *    stores its operands (lz_d, lz_s) and lz_op (M68K_LZ_SUB, _ADD), and
+ *    N, Z, V and C are then those of lz_d - lz_s (lz_d + lz_s), computed
+ *    (m68k__lz_sync) only where something needs them in the split
+ *    fields, as QEMU's cc_op does. X is never lazy: ADD and SUB store it
+ *    as they go, and the sync leaves it. A Bcc after a compare or a SUB
  *    in the same block compares the operands as the host does (xt_lbcc:
  *    HI is d > s unsigned, GE is d >= s signed...), and a taken branch
  *    leaves the flags lazy into the next block, so that a loop's CMP and
@@ -177,25 +182,26 @@
  *    (b) a stencil's way into the core syncs first: begin() before a
  *    handler (which may read the flags or take an exception that stacks
  *    them), mem_out_at() before a device, bus error or store into
- *    translated code, and before the instruction's own flags on that
- *    path (wr_flagged); those paths are the only calls out of translated
- *    code, and an exception's longjmp leaves from inside them, after the
- *    sync; (c) inside a block, lazy_flags follows the state the
- *    translator knows (clean; lazy; unknown at the block's entry, which
- *    a chained exit may reach with lz_op set) and inserts xt_lz_clear
- *    before an instruction on registers that writes all four (lz_op = 0:
- *    nothing can read between), xt_lz_sync before any other stencil that
- *    reads or writes them inline (Scc, DBcc, a Bcc not after a lazy CMP,
- *    a memory stencil setting them on its inline path, whose fault must
- *    stack the flags from before it), except a memory stencil setting
- *    all four after its access, which gets xt_lz_clear after it (a fault
+ *    translated code, and so before the instruction's own flags on that
+ *    path (wr_flagged sets a store's flags after it); those paths are
+ *    the only calls out of translated code, and an exception's longjmp
+ *    leaves from inside them, after the sync; (c) inside a block,
+ *    lazy_flags follows the state the translator knows (clean; lazy, of
+ *    a SUB or of an ADD; unknown at the block's entry, which a chained
+ *    exit may reach with lz_op set) and inserts xt_lz_clear before an
+ *    instruction on registers that writes all four (lz_op = 0: nothing
+ *    can read between), xt_lz_sync before any other stencil that reads
+ *    or writes them inline (Scc, DBcc, a Bcc not right for xt_lbcc, a
+ *    memory stencil setting them on its inline path, whose fault must
+ *    stack the flags from before it), except a memory stencil setting all
+ *    four after its access, which gets xt_lz_clear after it (a fault
  *    syncs in mem_out_at, before they are written). Stencils that touch
  *    none of them inline (moves to An, the flagless twins of note 8,
  *    BRA, calls, returns, MOVEM, the FPU's) keep the state; a handler's
- *    begin() leaves it clean. Inserted stencils are not instructions: they count
- *    nothing (fill_counts), and a block that would exceed JIT_CHAIN_MAX
- *    links with them is translated without lazy compares (one sync at
- *    most is then inserted). X is never lazy (CMP does not write it).
+ *    begin() leaves it clean. Inserted stencils are not instructions:
+ *    they count nothing (fill_counts), and a block that would exceed
+ *    JIT_CHAIN_MAX links with them is translated without lazy flags (one
+ *    sync at most is then inserted).
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -227,7 +233,7 @@ typedef struct m68k__xlat_block block_t;
 struct m68k__xlat_block {
   uint32_t pc, end; /* translated from guest bytes [pc, end) */
   uint32_t ninsn;
-  void (*entry)(m68k_cpu_t *c);
+  m68k__xlat_entry_t entry;
   void *code; /* jit_code_t */
   block_t *hnext;             /* hash chain */
   block_t *prev, *next;       /* the live list, or `next` on the dead list */
@@ -1014,6 +1020,10 @@ static const struct {
     /* Note 13's, chosen after drop_dead_flags. */
     {&xl_stencil_xt_lcmp_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lcmpi_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ladd_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_laddi_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsub_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsubi_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lz_clear, 0, false, NULL, NULL},
     {&xl_stencil_xt_lz_sync, 0, false, NULL, NULL},
 };
@@ -1068,7 +1078,7 @@ static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
 
 /* Note 13: the state of the lazy flags before a link, as the translator
  * knows it. */
-enum { LZ_CLEAN, LZ_LAZY, LZ_UNKNOWN };
+enum { LZ_CLEAN, LZ_LAZY, LZ_LAZY_ADD, LZ_UNKNOWN };
 
 /* Stencils that neither read nor write N, Z, V or C inline (a handler
  * they call brings lazy flags in first: begin()), so lazy flags stay
@@ -1104,6 +1114,19 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
     if (er_lcmp[k] && s == alu_er[XA_cmp][k]) { /* CMP.L <ea>,Rn */
       *own = er_lcmp[k];
       *st = LZ_LAZY;
+      return NULL;
+    }
+  static const struct {
+    const jit_stencil_t *s, *lazy;
+    int st;
+  } adds[] = {{&xl_stencil_xt_add_l, &xl_stencil_xt_ladd_l, LZ_LAZY_ADD},
+              {&xl_stencil_xt_addi_l, &xl_stencil_xt_laddi_l, LZ_LAZY_ADD},
+              {&xl_stencil_xt_sub_l, &xl_stencil_xt_lsub_l, LZ_LAZY},
+              {&xl_stencil_xt_subi_l, &xl_stencil_xt_lsubi_l, LZ_LAZY}};
+  for (unsigned k = 0; lazy && k < sizeof adds / sizeof adds[0]; k++)
+    if (s == adds[k].s) { /* ADD, SUB .L on registers, N Z V C read later */
+      *own = adds[k].lazy;
+      *st = adds[k].st;
       return NULL;
     }
   if (*st == LZ_LAZY && s == bcc_stencils[(op >> 8) & 15] && lbcc_stencils[(op >> 8) & 15]) {
@@ -1407,8 +1430,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     memset(v, 0, sizeof vals[n]);
     v[XL_HOLE_xh_target] = e->target;
     v[XL_HOLE_xh_exit] = (uint64_t)(uintptr_t)e;
-    v[XL_HOLE_xh_count] = i < 0 ? rest : 0; /* a taken branch counted itself */
-    links[n] = (jit_link_t){.stencil = &xl_stencil_xt_exit, .values = v, .next_hole = -1};
+    v[XL_HOLE_xh_count] = rest; /* the fall-through's; a taken branch counted itself */
+    links[n] = (jit_link_t){.stencil = i < 0 ? &xl_stencil_xt_exit : &xl_stencil_xt_texit,
+                            .values = v, .next_hole = -1};
     if (i >= 0) {
       jit_link_t *l = &links[taken_link[i]];
       l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
@@ -1437,7 +1461,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   }
   jit_code_commit(code);
   b->code = code;
-  b->entry = (void (*)(m68k_cpu_t *))(uintptr_t)jit_fn((const char *)jit_code_rx(code) + entry);
+  b->entry = (m68k__xlat_entry_t)(uintptr_t)jit_fn((const char *)jit_code_rx(code) + entry);
   *out = b;
   x->st.translate_ns += now_ns() - t0;
   if (!live)
@@ -1491,7 +1515,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     if (b && end - c->icount >= b->ninsn) { /* it fits in the budget (note 6) */
       jc_fill(x, b);
       c->xlat_last = NULL;
-      b->entry(c);
+      b->entry(c, c->icount);
       m68k__lz_sync(c); /* nothing outside translated code sees lazy flags */
       if (c->xlat_last && !c->xlat_dirty)
         chain(x, c->xlat_last, c->pc);
@@ -1500,7 +1524,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
 #if M68K_XLAT_STENCILS
     /* It does not fit: its first instruction alone, never chained. */
     if (b && (b->one || translate(x, c, 1, &b->one) == 0)) {
-      b->one->entry(c);
+      b->one->entry(c, c->icount);
       m68k__lz_sync(c);
       c->xlat_last = NULL;
       continue;

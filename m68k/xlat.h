@@ -7,12 +7,17 @@
 struct m68k_cpu;
 struct m68k__xlat_block;
 
+/* A translated block's entry: called with the CPU and its instruction
+ * count (icount as just stored), which it checks against the budget
+ * without loading it again (xlat.c note 6). */
+typedef void (*m68k__xlat_entry_t)(struct m68k_cpu *c, uint64_t icount);
+
 /* One exit of a translated block to a known guest address (a branch
  * target, or where the block's straight-line code ends). `entry` is the
  * code of the block chained there, or NULL while there is none: the
  * exit's stencil jumps through it (xlat.c note 3). */
 typedef struct m68k__xlat_exit {
-  void (*entry)(struct m68k_cpu *c);
+  m68k__xlat_entry_t entry;
   uint32_t target;
   struct m68k__xlat_block *from; /* the block this exit ends */
   struct m68k__xlat_block *to;   /* the block chained to, or NULL */
@@ -28,7 +33,7 @@ typedef struct m68k__xlat_exit {
 
 typedef struct m68k__xlat_jc {
   uint32_t pc;
-  void (*entry)(struct m68k_cpu *c);
+  m68k__xlat_entry_t entry;
 } m68k__xlat_jc_t;
 
 /* The 68030's MOVE family (xlat.c note 11): one stencil per size and pair

@@ -974,23 +974,26 @@ static void reads_through_the_core_set_dead_flags(void)
 
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
-/* Lazy compares (xlat.c note 13): CMP.L's flags (on registers and on
- * memory) read in its block by Bcc of most conditions and by Scc, and
- * after a block boundary by Scc, Bcc, MOVE from SR (a handler) and TST
- * (An)+ (a memory stencil setting them all), across FPU operations (one
- * a divide by zero, which the handler runs), or stacked by a zero divide
- * (the handler's begin) and by bus errors on a read, on a store and on a
- * CMP.L's own read (the memory stencil's way through the core), every
- * handler adding the stacked SR into d7. The operands are pseudo-random,
- * and every fourth round the source is $80000000 (V set), every eighth
- * the destination's own value (Z set). */
+/* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
+ * SUB.L's and ADD.L's (ADDQ, ADDI, SUBI too), read in the block by Bcc
+ * of most conditions and by Scc, and after a block boundary by Scc, Bcc,
+ * MOVE from SR (a handler) and TST (An)+ (a memory stencil setting them
+ * all), across FPU operations (one a divide by zero, which the handler
+ * runs), or stacked by a zero divide (the handler's begin) and by bus
+ * errors on a read, on a store and on a CMP.L's own read (the memory
+ * stencil's way through the core), every handler adding the stacked SR
+ * into d7; a store through the core setting the flags it stores after
+ * lazy ones, and X written between a lazy ADD and a store through the
+ * core. The operands are pseudo-random, and every fourth round the
+ * source is $80000000 (V set), every eighth the destination's own value
+ * (Z set). */
 static void lazy_setup(void)
 {
   handler2(5, 0xde57, 0x4e73); /* addw %sp@,%d7; rte */
   bus_error_handler(0xde57);
 }
 
-static void lazy_compares_same(void)
+static void lazy_flags_same(void)
 {
   static const uint16_t code[] = {
       0x7400,                   /* 1000 moveq #0,%d2 */
@@ -1105,10 +1108,51 @@ static void lazy_compares_same(void)
       0x6000, 0x0002,           /* 1126 braw 112a */
       0x5dc5,                   /* 112a slt %d5 */
       0xd485,                   /* 112c addl %d5,%d2 */
-      0xb684,                   /* 112e cmpl %d4,%d3 */
-      0x5381,                   /* 1130 subql #1,%d1 */
-      0x6600, 0xfee4,           /* 1132 bnew 1018 */
-      0x4e72, 0x2700,           /* 1136 stop #9984 */
+      0x2a03,                   /* 112e movel %d3,%d5 */
+      0xda84,                   /* 1130 addl %d4,%d5 */
+      0x6902,                   /* 1132 bvss 1136 */
+      0x5282,                   /* 1134 addql #1,%d2 */
+      0x2a04,                   /* 1136 movel %d4,%d5 */
+      0x5e85,                   /* 1138 addql #7,%d5 */
+      0x6000, 0x0002,           /* 113a braw 113e */
+      0x5bc5,                   /* 113e smi %d5 */
+      0xd485,                   /* 1140 addl %d5,%d2 */
+      0x2a03,                   /* 1142 movel %d3,%d5 */
+      0x9a84,                   /* 1144 subl %d4,%d5 */
+      0x6202,                   /* 1146 bhis 114a */
+      0x5682,                   /* 1148 addql #3,%d2 */
+      0x2a03,                   /* 114a movel %d3,%d5 */
+      0x0485, 0x0001, 0x2345,   /* 114c subil #74565,%d5 */
+      0x2a7c, 0x0000, 0x115a,   /* 1152 moveal #4442,%a5 */
+      0x2014,                   /* 1158 movel %a4@,%d0 */
+      0x2a04,                   /* 115a movel %d4,%d5 */
+      0xda83,                   /* 115c addl %d3,%d5 */
+      0x40c0,                   /* 115e movew %sr,%d0 */
+      0xd480,                   /* 1160 addl %d0,%d2 */
+      0x2a03,                   /* 1162 movel %d3,%d5 */
+      0x0685, 0x4000, 0x0000,   /* 1164 addil #1073741824,%d5 */
+      0x6000, 0x0002,           /* 116a braw 116e */
+      0x55c5,                   /* 116e scs %d5 */
+      0xd485,                   /* 1170 addl %d5,%d2 */
+      0xb684,                   /* 1172 cmpl %d4,%d3 */
+      0x6202,                   /* 1174 bhis 1178 */
+      0x5282,                   /* 1176 addql #1,%d2 */
+      0x2a7c, 0x0000, 0x1180,   /* 1178 moveal #4480,%a5 */
+      0x2883,                   /* 117e movel %d3,%a4@ */
+      0x5bc5,                   /* 1180 smi %d5 */
+      0xd485,                   /* 1182 addl %d5,%d2 */
+      0x2a03,                   /* 1184 movel %d3,%d5 */
+      0xda84,                   /* 1186 addl %d4,%d5 */
+      0x2010,                   /* 1188 movel %a0@,%d0 */
+      0x5280,                   /* 118a addql #1,%d0 */
+      0x2a7c, 0x0000, 0x1194,   /* 118c moveal #4500,%a5 */
+      0x2884,                   /* 1192 movel %d4,%a4@ */
+      0x56c5,                   /* 1194 sne %d5 */
+      0xd485,                   /* 1196 addl %d5,%d2 */
+      0xb684,                   /* 1198 cmpl %d4,%d3 */
+      0x5381,                   /* 119a subql #1,%d1 */
+      0x6600, 0xfe7a,           /* 119c bnew 1018 */
+      0x4e72, 0x2700,           /* 11a0 stop #9984 */
   };
   run_seeds(code, sizeof code / 2, lazy_setup, 6);
   CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
@@ -1390,7 +1434,7 @@ int main(void)
       {"jump_tables_and_copies_same", jump_tables_and_copies_same},
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
-      {"lazy_compares_same", lazy_compares_same},
+      {"lazy_flags_same", lazy_flags_same},
       {"fpu_operations_same", fpu_operations_same},
       {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
       {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
