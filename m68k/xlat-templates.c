@@ -67,8 +67,9 @@ extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
 #define XT_LIKELY(x) __builtin_expect(!!(x), 1)
 
 /* A block's entry (PC: the block's address): on only when its COUNT
- * instructions fit in the budget and nothing is pending (xlat.c note 6).
- * The loop checks the same before it enters a block, so this returns only
+ * instructions fit in the budget and nothing is pending (xlat.c note 6);
+ * icount is c->icount, passed by the way in that just stored it. The
+ * loop checks the same before it enters a block, so this returns only
  * to an exit that chained here, which left the PC to it. */
 void xt_enter(m68k_cpu_t *c, uint64_t icount)
 {
@@ -745,8 +746,8 @@ void xt_bra(m68k_cpu_t *c)
     }                                                                                        \
     not_taken(c);                                                                            \
   }
-/* Bcc after a lazy CMP.L in the same block (xlat.c note 13): the
- * condition on the operands, as the host compares them. */
+/* Bcc after a lazy CMP.L or SUB.L in the same block (xlat.c note 13):
+ * the condition on the operands, as the host compares them. */
 XT_INLINE bool lz_cc(uint32_t d, uint32_t s, int cc)
 {
   int32_t sd = (int32_t)d, ss = (int32_t)s;
