@@ -17,8 +17,10 @@
  *   xh_count   instructions to add to icount here (xlat.c note 6)
  *   xh_sdisp, xh_sidx, xh_sxs, xh_ssc   a source operand (xlat.c note 11):
  *              its displacement (or address, or step), its index register
- *              (offsetof r[0-15]), the index's sign shift (16: a word) and
- *              scale; xh_ddisp, xh_didx, xh_dxs, xh_dsc a destination's
+ *              (offsetof r[0-15]), and the index's shifts left and then
+ *              right, arithmetic (16 and 16 - scale for a word index, the
+ *              scale and 0 for a long); xh_ddisp, xh_didx, xh_dxs, xh_dsc
+ *              a destination's
  *   xh_spc     the PC after a source operand's extension words
  *
  * A block's entry (xt_enter) checks once that its instructions fit in the
@@ -548,10 +550,8 @@ void xt_move_b_imm_ai_nf(m68k_cpu_t *c) { move_b_imm_ai(c, true); }
  * interpreter's (cpu-ops.c ea_addr, ea_index with a brief extension
  * word), (An)+ and -(An) with their step in the displacement (2 for a
  * byte on A7; negated for -(An)). */
-#define SIDX ((uint32_t)((int32_t)(CREG(xh_sidx) << HOLE32(xh_sxs)) >> HOLE32(xh_sxs)) \
-              << HOLE32(xh_ssc))
-#define DIDX ((uint32_t)((int32_t)(CREG(xh_didx) << HOLE32(xh_dxs)) >> HOLE32(xh_dxs)) \
-              << HOLE32(xh_dsc))
+#define SIDX ((uint32_t)((int32_t)(CREG(xh_sidx) << HOLE32(xh_sxs)) >> HOLE32(xh_ssc)))
+#define DIDX ((uint32_t)((int32_t)(CREG(xh_didx) << HOLE32(xh_dxs)) >> HOLE32(xh_dsc)))
 
 XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
 {

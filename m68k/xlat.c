@@ -139,8 +139,9 @@
  *    extension word, abs.W, abs.L and (d16,PC) (an address known when
  *    translating), and between two of those, are one stencil per size and
  *    pair of operand kinds (xlat.h M68K_XLAT_MOVES), its operands in holes
- *    (mem_operand); an index is the register's offset in the CPU, a sign
- *    shift (16 for a word index) and a scale. The stencil computes the
+ *    (mem_operand); an index is the register's offset in the CPU and two
+ *    shifts, left then right arithmetic, that sign-extend (a word index)
+ *    and scale it (index_holes). The stencil computes the
  *    operands in the interpreter's order (the source's address, (An)+
  *    stepped; the read; the destination's address; the flags; the store),
  *    so a bus error finds the same registers, and a read that goes
@@ -605,8 +606,11 @@ static bool index_holes(uint32_t ext, uint32_t base, bool dst, uint64_t *v)
   if (ext & 0x100)
     return false;
   v[opnd_holes[dst].idx] = offsetof(m68k_cpu_t, r) + 4 * ((ext >> 12) & 15);
-  v[opnd_holes[dst].xs] = (ext & 0x800) ? 0 : 16;
-  v[opnd_holes[dst].sc] = (ext >> 9) & 3;
+  /* Sign-extended and scaled by two shifts: a word left by 16 and back
+   * by 16 - scale, a long left by the scale (two operations, not three). */
+  unsigned scale = (ext >> 9) & 3;
+  v[opnd_holes[dst].xs] = (ext & 0x800) ? scale : 16;
+  v[opnd_holes[dst].sc] = (ext & 0x800) ? 0 : 16 - scale;
   v[opnd_holes[dst].disp] = base + (uint32_t)(int32_t)(int8_t)ext;
   return true;
 }
