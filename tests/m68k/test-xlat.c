@@ -518,6 +518,43 @@ static void done2(void)
   tm_done(&tj);
 }
 
+/* A branch chained to a block whose code a store then rewrites, from a
+ * block in another page, which lives on: the chained exit is unlinked
+ * when its target dies, so the branch reaches the new code (ADDQ #2, not
+ * #1, from the 20th time round), not the old one's. */
+static void chained_exit_reaches_the_rewritten_block(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                   /* 1000 moveq #0,%d2 */
+      0x7600,                   /* 1002 moveq #0,%d3 */
+      0x7228,                   /* 1004 moveq #40,%d1 */
+      0x41f8, 0x1200,           /* 1006 lea 1200,%a0 */
+      0x5282,                   /* 100a addql #1,%d2 */
+      0x0c81, 0x0000, 0x0014,   /* 100c cmpil #20,%d1 */
+      0x6604,                   /* 1012 bnes 1018 */
+      0x30bc, 0x5483,           /* 1014 movew #0x5483,%a0@ (addql #2,%d3) */
+      0x5381,                   /* 1018 subql #1,%d1 */
+      0x6704,                   /* 101a beqs 1020 */
+      0x6000, 0x01e2,           /* 101c braw 1200 */
+      0x4e72, 0x2700,           /* 1020 stop #9984 */
+  };
+  static const uint16_t target[] = {
+      0x5283,                   /* 1200 addql #1,%d3 */
+      0xd483,                   /* 1202 addl %d3,%d2 */
+      0x6000, 0xfe04,           /* 1204 braw 100a */
+  };
+  start2(code, sizeof code / 2, M68K_MODEL_68030);
+  both_w16(0x1200, target, sizeof target / 2);
+  CU_ASSERT_EQUAL(m68k_run(ti.cpu, 100000, NULL), m68k_run(tj.cpu, 100000, NULL));
+  CU_ASSERT_TRUE(same_state());
+  CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+  CU_ASSERT_EQUAL(tm_d(&tj, 3), 20 + 19 * 2);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.chained > 0 && st.invalidated > 0);
+  done2();
+}
+
 /* Runs code on the 68030 against the interpreter, first in one run (so
  * that whole blocks run, their dead flags dropped: xlat.c note 8), then in
  * chunks from several seeds (budgets ending inside blocks), until it
@@ -1424,6 +1461,7 @@ int main(void)
       {"host_write_with_invalidate_runs_the_new_code", host_write_with_invalidate_runs_the_new_code},
       {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
       {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
+      {"chained_exit_reaches_the_rewritten_block", chained_exit_reaches_the_rewritten_block},
       {"dead_flags_dropped_only_where_unread", dead_flags_dropped_only_where_unread},
       {"calls_and_returns_same", calls_and_returns_same},
       {"return_into_rewritten_code", return_into_rewritten_code},
