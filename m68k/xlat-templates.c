@@ -838,6 +838,23 @@ void xt_call(m68k_cpu_t *c)
   xh_handler(c, OP);
 }
 
+/* PEA (Ar) and (d16,Ar) (xh_src: Ar, IMM: d16; on the 68030 only, xlat.c
+ * picks them): the address pushed inline when the stack is RAM outside
+ * translated pages, the instruction left to count like one on registers;
+ * any other push goes through the handler, exactly as in the interpreter,
+ * and the block returns to the loop after it. No flags. */
+void xt_pea(m68k_cpu_t *c)
+{
+  uint32_t sp = c->r[15] - 4;
+  if (XT_LIKELY(wr_inline(c, sp, 4, RSRC + IMM))) {
+    c->r[15] = sp;
+    xh_next(c);
+    return;
+  }
+  begin(c);
+  xh_handler(c, OP);
+}
+
 /* RTS (on the 68030; xlat.c note 10): the return address popped inline
  * when the stack is RAM and the address even, counted, and on straight
  * into the live block there when the return cache has it (its entry checks

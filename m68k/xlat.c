@@ -19,8 +19,9 @@
  *    CMPI.L and ADDI/CMPI.B #imm,Dn, LSL/LSR/ASR.L #q and Dx,Dy, ADDA,
  *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family and
  *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
- *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, JMP
- *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every
+ *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, PEA
+ *    (An) and (d16,An), JMP (d8,PC,Xi); BRA, Bcc and DBcc with the
+ *    condition folded in). Every
  *    other instruction calls its interpreter handler (xt_insn), so it
  *    computes exactly what the interpreter does. The condition codes are
  *    the interpreter's split flags (m68k-internal.h note 1): a store or
@@ -198,7 +199,7 @@
  *    four after its access, which gets xt_lz_clear after it (a fault
  *    syncs in mem_out_at, before they are written). Stencils that touch
  *    none of them inline (moves to An, the flagless twins of note 8,
- *    BRA, calls, returns, MOVEM, the FPU's) keep the state; a handler's
+ *    BRA, calls, returns, MOVEM, PEA, the FPU's) keep the state; a handler's
  *    begin() leaves it clean. Inserted stencils are not instructions:
  *    they count nothing (fill_counts), and a block that would exceed
  *    JIT_CHAIN_MAX links with them is translated without lazy flags (one
@@ -478,6 +479,7 @@ enum {
   TK_ADDQ, TK_IMMOP, TK_LEA, TK_CLR, TK_TST, TK_SHIFT, TK_NEG, TK_SWAP, TK_EXT, TK_MULL, TK_SCC,
   TK_JMP, /* TK_LAST but xt_jmp_pcix for JMP (d8,PC,Xi) on the 68030 (note 11) */
   TK_FGEN, /* the FPU's general instructions (note 12) */
+  TK_PEA,
 };
 
 static const struct {
@@ -492,7 +494,7 @@ static const struct {
     {"alu_er", TK_ALU_ER}, {"alu_re", TK_ALU_RE}, {"addq", TK_ADDQ},      {"immop", TK_IMMOP},
     {"movem_rm", TK_MOVEM_RM}, {"movem_mr", TK_MOVEM_MR}, {"lea", TK_LEA},      {"clr", TK_CLR},        {"tst", TK_TST},
     {"shift_reg", TK_SHIFT}, {"neg", TK_NEG},       {"swap", TK_SWAP},     {"ext", TK_EXT},
-    {"mull", TK_MULL},    {"scc", TK_SCC},       {"fgen", TK_FGEN},
+    {"mull", TK_MULL},    {"scc", TK_SCC},       {"fgen", TK_FGEN},     {"pea", TK_PEA},
 };
 
 /* The kind of handler idx, looked up once (every thread computes the same
@@ -881,6 +883,8 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     SET(ry, byreg ? rx : 0, byreg ? 0 : rx ? rx : 8);
     return sh[byreg][t == 0 ? 2 : !left];
   }
+  if (IS(TK_PEA) && m030 && ((mode == 2 && len == 2) || (mode == 5 && len == 4))) /* PEA */
+    return *leave = true, SET(0, 8 + ry, mode == 5 ? sext16(w1) : 0), &xl_stencil_xt_pea;
   if (IS(TK_JMP) && op == 0x4efb && m030 && len == 4) /* JMP (d8,PC,Xi) */
     return index_holes(w1, pc + 2, false, v) ? &xl_stencil_xt_jmp_pcix : NULL;
   if (IS(TK_LEA)) { /* LEA (As), (d16,As), abs.W, abs.L */
@@ -1086,12 +1090,13 @@ enum { LZ_CLEAN, LZ_LAZY, LZ_LAZY_ADD, LZ_UNKNOWN };
 
 /* Stencils that neither read nor write N, Z, V or C inline (a handler
  * they call brings lazy flags in first: begin()), so lazy flags stay
- * lazy across them: BRA, calls, returns, MOVEM and the FPU's. */
+ * lazy across them: BRA, calls, returns, MOVEM, PEA and the FPU's. */
 static bool lz_through(const jit_stencil_t *s)
 {
   if (s == &xl_stencil_xt_bra || s == &xl_stencil_xt_call || s == &xl_stencil_xt_rts ||
       s == &xl_stencil_xt_jmp_pcix || s == &xl_stencil_xt_movem_st_pd ||
-      s == &xl_stencil_xt_movem_ld_pi || s == &xl_stencil_xt_fop_k || s == &xl_stencil_xt_fop_dn)
+      s == &xl_stencil_xt_movem_ld_pi || s == &xl_stencil_xt_fop_k || s == &xl_stencil_xt_fop_dn ||
+      s == &xl_stencil_xt_pea)
     return true;
   for (unsigned k = 0; k < XO_N; k++)
     if (s == fops[0][k] || s == fops[1][k])

@@ -428,6 +428,21 @@ static void stack_case(const uint16_t *code, size_t n, m68k_model_t model, uint3
   }
 }
 
+/* PEA (d16,An) and PEA (An), each popped and added into d2. */
+static const uint16_t pea_code[] = {
+    0x7400,                 /* 1000 moveq #0,%d2 */
+    0x720a,                 /* 1002 moveq #10,%d1 */
+    0x43f8, 0x0123,         /* 1004 lea 123,%a1 */
+    0x4869, 0x0004,         /* 1008 pea %a1@(4) */
+    0x201f,                 /* 100c movel %sp@+,%d0 */
+    0xd480,                 /* 100e addl %d0,%d2 */
+    0x4851,                 /* 1010 pea %a1@ */
+    0xd49f,                 /* 1012 addl %sp@+,%d2 */
+    0x5381,                 /* 1014 subql #1,%d1 */
+    0x66f0,                 /* 1016 bnes 1008 */
+    0x4e72, 0x2700,         /* 1018 stop #9984 */
+};
+
 static void calls_and_returns_same(void)
 {
   /* Each round adds 1 + d1 + 1 + d1 + 1: 10 rounds, 30 + 2 * 55. */
@@ -435,6 +450,12 @@ static void calls_and_returns_same(void)
   stack_case(call_code, n, M68K_MODEL_68030, TM_STACK, false, 140);
   stack_case(call_code, n, M68K_MODEL_68030, 0x1080, true, 140); /* pushes into the code's page */
   stack_case(call_code, n, M68K_MODEL_68000, TM_STACK, false, 140);
+  /* PEA's push inline, into the code's page (through the handler) and on
+   * the 68000 (no stencil): 10 rounds of $127 + $123. */
+  n = sizeof pea_code / 2;
+  stack_case(pea_code, n, M68K_MODEL_68030, TM_STACK, false, 10 * 0x24a);
+  stack_case(pea_code, n, M68K_MODEL_68030, 0x1080, true, 10 * 0x24a);
+  stack_case(pea_code, n, M68K_MODEL_68000, TM_STACK, false, 10 * 0x24a);
 }
 
 /* MOVEM.L to -(SP) and from (SP)+ (the 68030's stencils; the handler's
@@ -981,6 +1002,26 @@ static void device_and_log_handler(void)
   both_w32(25 * 4, 0x3900);
 }
 
+/* PEA pushing to the device (through the core, no exception) and its
+ * value popped from it: the block returns to the loop after the PEA, its
+ * count taken once, in one run and in chunks (run_seeds). */
+static void pea_device_setup(void)
+{
+  static xdev_t di, dj;
+  with_device(&ti, &di, M68K_MODEL_68030);
+  with_device(&tj, &dj, M68K_MODEL_68030);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
+  tm_set_a(&ti, 7, 0x100080);
+  tm_set_a(&tj, 7, 0x100080);
+}
+
+static void pea_through_the_core_counts_once(void)
+{
+  run_seeds(pea_code, sizeof pea_code / 2, pea_device_setup, 0);
+  CU_ASSERT_EQUAL(m68k_instructions(tj.cpu), 3 + 10 * 7 + 1);
+  done2();
+}
+
 /* CMP.L, MOVE.L and TST.B reading the device, their flags dead in the
  * block (overwritten by the next instruction but one): each read goes
  * through the core and raises an interrupt, taken right after the
@@ -1476,6 +1517,7 @@ int main(void)
       {"fpu_operations_same", fpu_operations_same},
       {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
       {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
+      {"pea_through_the_core_counts_once", pea_through_the_core_counts_once},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
