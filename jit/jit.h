@@ -105,6 +105,7 @@ typedef enum jit_range {
   XX(X86_64_PLT32, JIT_MACHINE_X86_64, 4,  4, 0, 1, JIT_RANGE_S)              \
   XX(X86_64_32,    JIT_MACHINE_X86_64, 10, 4, 0, 0, JIT_RANGE_U)              \
   XX(X86_64_32S,   JIT_MACHINE_X86_64, 11, 4, 0, 0, JIT_RANGE_S)              \
+  XX(X86_64_8,     JIT_MACHINE_X86_64, 14, 1, 0, 0, JIT_RANGE_U)              \
   XX(M68K_32,      JIT_MACHINE_M68K,   1,  4, 1, 0, JIT_RANGE_X)              \
   XX(M68K_16,      JIT_MACHINE_M68K,   2,  2, 1, 0, JIT_RANGE_X)              \
   XX(M68K_8,       JIT_MACHINE_M68K,   3,  1, 1, 0, JIT_RANGE_X)              \

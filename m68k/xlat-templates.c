@@ -19,7 +19,8 @@
  *              its displacement (or address, or step), its index register
  *              (offsetof r[0-15]), and the index's shifts left and then
  *              right, arithmetic (16 and 16 - scale for a word index, the
- *              scale and 0 for a long); xh_ddisp, xh_didx, xh_dxs, xh_dsc
+ *              scale and 0 for a long; 8-bit immediates in the shift
+ *              instructions); xh_ddisp, xh_didx, xh_dxs, xh_dsc
  *              a destination's
  *   xh_spc     the PC after a source operand's extension words
  *
@@ -550,8 +551,17 @@ void xt_move_b_imm_ai_nf(m68k_cpu_t *c) { move_b_imm_ai(c, true); }
  * interpreter's (cpu-ops.c ea_addr, ea_index with a brief extension
  * word), (An)+ and -(An) with their step in the displacement (2 for a
  * byte on A7; negated for -(An)). */
-#define SIDX ((uint32_t)((int32_t)(CREG(xh_sidx) << HOLE32(xh_sxs)) >> HOLE32(xh_ssc)))
-#define DIDX ((uint32_t)((int32_t)(CREG(xh_didx) << HOLE32(xh_dxs)) >> HOLE32(xh_dsc)))
+/* The shift counts are 8-bit holes in the shift instructions themselves
+ * (GCC would move a hole's value into CL for each shift). Not volatile:
+ * an operand kind with no index drops them. */
+#define XT_INDEX(r, xs, sc)                                                    \
+  __extension__({                                                            \
+    uint32_t v_ = (r);                                                       \
+    __asm__("shll $" #xs ", %0\n\tsarl $" #sc ", %0" : "+r"(v_));             \
+    v_;                                                                      \
+  })
+#define SIDX XT_INDEX(CREG(xh_sidx), xh_sxs, xh_ssc)
+#define DIDX XT_INDEX(CREG(xh_didx), xh_dxs, xh_dsc)
 
 XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
 {

@@ -21,9 +21,8 @@
  *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
  *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, PEA
  *    (An) and (d16,An), JMP (d8,PC,Xi); BRA, Bcc and DBcc with the
- *    condition folded in). Every
- *    other instruction calls its interpreter handler (xt_insn), so it
- *    computes exactly what the interpreter does. The condition codes are
+ *    condition folded in). Every other instruction calls its interpreter
+ *    handler (xt_insn), so it computes exactly what the interpreter does. The condition codes are
  *    the interpreter's split flags (m68k-internal.h note 1): a store or
  *    two per instruction that sets them (none where no later instruction
  *    reads them: note 8), evaluated only where a branch tests them; a
@@ -199,8 +198,8 @@
  *    four after its access, which gets xt_lz_clear after it (a fault
  *    syncs in mem_out_at, before they are written). Stencils that touch
  *    none of them inline (moves to An, the flagless twins of note 8,
- *    BRA, calls, returns, MOVEM, PEA, the FPU's) keep the state; a handler's
- *    begin() leaves it clean. Inserted stencils are not instructions:
+ *    BRA, calls, returns, MOVEM, PEA, the FPU's) keep the state; a
+ *    handler's begin() leaves it clean. Inserted stencils are not instructions:
  *    they count nothing (fill_counts), and a block that would exceed
  *    JIT_CHAIN_MAX links with them is translated without lazy flags (one
  *    sync at most is then inserted).
@@ -526,7 +525,7 @@ static const jit_stencil_t *const scc_stencils[16] = {
     &xl_stencil_xt_scc8,  &xl_stencil_xt_scc9,  &xl_stencil_xt_scc10, &xl_stencil_xt_scc11,
     &xl_stencil_xt_scc12, &xl_stencil_xt_scc13, &xl_stencil_xt_scc14, &xl_stencil_xt_scc15,
 };
-/* Bcc on the lazy flags of a CMP.L (note 13); none for BT and BF. */
+/* Bcc on the lazy flags of a compare or a SUB (note 13); none for BT and BF. */
 static const jit_stencil_t *const lbcc_stencils[16] = {
     NULL,                  NULL,                  &xl_stencil_xt_lbcc2,  &xl_stencil_xt_lbcc3,
     &xl_stencil_xt_lbcc4,  &xl_stencil_xt_lbcc5,  &xl_stencil_xt_lbcc6,  &xl_stencil_xt_lbcc7,
@@ -1167,9 +1166,9 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
   return before ? &xl_stencil_xt_lz_sync : NULL;
 }
 
-/* Note 13: lazy CMP.L flags for links [1, *n) of a block; the stencils
- * that keep them right are inserted (at most `room` links in all), and
- * the arrays indexed by link (taken_link's values too) follow. */
+/* Note 13: lazy compare, ADD and SUB flags for links [1, *n) of a block;
+ * the stencils that keep them right are inserted (at most `room` links in
+ * all), and the arrays indexed by link (taken_link's values too) follow. */
 static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool *leave,
                        memflags_t *mf, unsigned *taken_link, unsigned ntaken, unsigned *n,
                        unsigned room)

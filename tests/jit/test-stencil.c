@@ -3,6 +3,7 @@
 #include "tb-stencils.h"
 #include "tdl-stencils.h"
 #include "tdm-stencils.h"
+#include "ti-stencils.h"
 #include "ts-stencils.h"
 
 #include <CUnit/Basic.h>
@@ -222,6 +223,46 @@ static void out_of_range_32s_refused_naming_hole(void)
   CU_ASSERT_EQUAL(jit_emit(buf, 0x400000, &ts_stencil_t_ret, v, NULL), JIT_ERANGE);
   v[TS_HOLE_hole_value] = 0x100000000u;
   CU_ASSERT_EQUAL(jit_emit(buf, 0x400000, &ts_stencil_t_ret, v, NULL), JIT_ERANGE);
+}
+
+/* An 8-bit immediate hole (R_X86_64_8, a shift count): every count from 0
+ * to 63 shifts as the host does; 255 is patched as it is (the CPU masks a
+ * 64-bit shift's count to 63); 256 and -1 do not fit and are refused by
+ * name. */
+static void imm8_hole_patched_and_range_checked(void)
+{
+  uint64_t v[TI_HOLE__COUNT] = {0};
+  uint8_t buf[256];
+  jit_emit_error_t err;
+  char msg[256];
+  int rc;
+
+  CU_ASSERT_EQUAL(ti_stencil_t_shl.nholes, 1);
+  CU_ASSERT_EQUAL(ti_stencil_t_shl.holes[0].kind, JIT_HOLE_X86_64_8);
+  CU_ASSERT_EQUAL(jit_hole_kind_info(JIT_HOLE_X86_64_8)->bytes, 1);
+  CU_ASSERT_EQUAL(jit_hole_kind_info(JIT_HOLE_X86_64_8)->elf_type, 14);
+  for (unsigned n = 0; n < 64; n++) {
+    uint64_t x = rnd();
+    v[TI_HOLE_hole_shift] = n;
+    jit_code_t *c = emit(&ti_stencil_t_shl, v, &rc, NULL);
+    CU_ASSERT_EQUAL_FATAL(rc, JIT_OK);
+    CU_ASSERT_EQUAL(((fn1_t)jit_fn(entry_of(c, &ti_stencil_t_shl)))(x), x << n);
+    jit_code_free(c);
+  }
+  v[TI_HOLE_hole_shift] = 255;
+  jit_code_t *c = emit(&ti_stencil_t_shl, v, &rc, NULL);
+  CU_ASSERT_EQUAL_FATAL(rc, JIT_OK);
+  CU_ASSERT_EQUAL(((fn1_t)jit_fn(entry_of(c, &ti_stencil_t_shl)))(1), (uint64_t)1 << 63);
+  jit_code_free(c);
+  uint64_t bad[] = {256, (uint64_t)-1};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    v[TI_HOLE_hole_shift] = bad[i];
+    rc = jit_emit(buf, 0x400000, &ti_stencil_t_shl, v, &err);
+    CU_ASSERT_EQUAL(rc, JIT_ERANGE);
+    jit_emit_error_format(msg, sizeof msg, rc, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "hole_shift"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "X86_64_8"));
+  }
 }
 
 static void pc32_target_out_of_reach_refused(void)
@@ -500,6 +541,7 @@ int main(void)
   CU_add_test(s, "tail_call_reaches_c_function", tail_call_reaches_c_function);
   CU_add_test(s, "small_model_values_in_range_work", small_model_values_in_range_work);
   CU_add_test(s, "out_of_range_32s_refused_naming_hole", out_of_range_32s_refused_naming_hole);
+  CU_add_test(s, "imm8_hole_patched_and_range_checked", imm8_hole_patched_and_range_checked);
   CU_add_test(s, "pc32_target_out_of_reach_refused", pc32_target_out_of_reach_refused);
   CU_add_test(s, "chain_falls_through_into_next_link", chain_falls_through_into_next_link);
   CU_add_test(s, "chain_patches_next_hole_when_not_a_tail", chain_patches_next_hole_when_not_a_tail);
