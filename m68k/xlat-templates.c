@@ -891,21 +891,37 @@ void xt_rts(m68k_cpu_t *c)
   xh_handler(c, OP);
 }
 
-/* MOVEM.L to -(Ar) and from (Ar)+ (xh_reg: Ar, not in the list; IMM: the
- * list; TARGET: its bytes, 4 a register), on the 68030 only: inline when
- * every byte is RAM (and, for the store, outside translated pages), as the
- * handler (cpu-ops.c movem_rm, movem_mr) orders them, the instruction left
- * to count like one on registers; else the handler runs it exactly as the
- * interpreter does (a device, a bus error, a store into translated code)
- * and the block returns to the loop after it. */
-XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_t *off)
+/* MOVEM.L to -(Ar) and from (Ar)+ of k registers (xh_reg: Ar, not in the
+ * list), on the 68030 only: one stencil per k, unrolled, xh_m<j> the
+ * offset in the CPU of the register at the list's j-th long (the
+ * registers by number, lowest at the lowest address, for either
+ * direction). Inline when every byte is RAM (and, for the store, outside
+ * translated pages), the instruction left to count like one on registers;
+ * else the handler runs it exactly as the interpreter does (a device, a
+ * bus error, a store into translated code) and the block returns to the
+ * loop after it. Inline, the order of the registers' accesses is not
+ * seen: none can fault, and Ar is not in the list. */
+extern char xh_m0[1], xh_m1[1], xh_m2[1], xh_m3[1], xh_m4[1], xh_m5[1], xh_m6[1], xh_m7[1];
+extern char xh_m8[1], xh_m9[1], xh_m10[1], xh_m11[1], xh_m12[1], xh_m13[1], xh_m14[1];
+#define MREG(j) CREG(xh_m##j)
+/* f(j) for the list's first k longs. */
+#define XT_MOVEM_EACH(k, f)                                                    \
+  do {                                                                       \
+    f(0); if ((k) > 1) f(1); if ((k) > 2) f(2); if ((k) > 3) f(3);           \
+    if ((k) > 4) f(4); if ((k) > 5) f(5); if ((k) > 6) f(6);                 \
+    if ((k) > 7) f(7); if ((k) > 8) f(8); if ((k) > 9) f(9);                 \
+    if ((k) > 10) f(10); if ((k) > 11) f(11); if ((k) > 12) f(12);           \
+    if ((k) > 13) f(13); if ((k) > 14) f(14);                                \
+  } while (0)
+
+XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_t bytes)
 {
-  *off = ram_off(c, a);
-  if (XT_UNLIKELY(*off >= c->ram_size || c->ram_size - *off < TARGET))
+  uint32_t off = ram_off(c, a);
+  if (XT_UNLIKELY(off >= c->ram_size || c->ram_size - off < bytes))
     return false;
-  /* At most 64 bytes: two pages at most, the first and the last byte's. */
-  return !store || !(c->xlat_pages[*off >> M68K_XLAT_PAGE_SHIFT] |
-                     c->xlat_pages[(*off + TARGET - 1) >> M68K_XLAT_PAGE_SHIFT]);
+  /* At most 60 bytes: two pages at most, the first and the last byte's. */
+  return !store || !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
+                     c->xlat_pages[(off + bytes - 1) >> M68K_XLAT_PAGE_SHIFT]);
 }
 
 XT_INLINE void movem_slow(m68k_cpu_t *c)
@@ -914,41 +930,48 @@ XT_INLINE void movem_slow(m68k_cpu_t *c)
   xh_handler(c, OP);
 }
 
-void xt_movem_st_pd(m68k_cpu_t *c) /* MOVEM.L list,-(Ar) (IMM bit i: register 15 - i) */
+/* A long at p, big-endian, in one store. */
+XT_INLINE void st_be32(uint8_t *p, uint32_t v)
 {
-  uint32_t lo = RREG - TARGET, off;
-  if (XT_UNLIKELY(!movem_inline(c, lo, true, &off))) {
+  v = __builtin_bswap32(v);
+  __builtin_memcpy(p, &v, 4);
+}
+
+XT_INLINE void movem_st_pd(m68k_cpu_t *c, uint32_t k) /* MOVEM.L list,-(Ar) */
+{
+  uint32_t lo = RREG - 4 * k;
+  if (XT_UNLIKELY(!movem_inline(c, lo, true, 4 * k))) {
     movem_slow(c);
     return;
   }
-  uint8_t *p = ram_at(c, lo) + TARGET;
-  for (uint32_t m = IMM; m; m &= m - 1) {
-    uint32_t v = c->r[15 - __builtin_ctz(m)];
-    p -= 4;
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-  }
+  uint8_t *p = ram_at(c, lo);
+#define ST(j) st_be32(p + 4 * (j), MREG(j))
+  XT_MOVEM_EACH(k, ST);
+#undef ST
   RREG = lo;
   xh_next(c);
 }
 
-void xt_movem_ld_pi(m68k_cpu_t *c) /* MOVEM.L (Ar)+,list (IMM bit i: register i) */
+XT_INLINE void movem_ld_pi(m68k_cpu_t *c, uint32_t k) /* MOVEM.L (Ar)+,list */
 {
-  uint32_t a = RREG, off;
-  if (XT_UNLIKELY(!movem_inline(c, a, false, &off))) {
+  uint32_t a = RREG;
+  if (XT_UNLIKELY(!movem_inline(c, a, false, 4 * k))) {
     movem_slow(c);
     return;
   }
   const uint8_t *p = ram_at(c, a);
-  for (uint32_t m = IMM; m; m &= m - 1) {
-    c->r[__builtin_ctz(m)] = m68k__be32(p);
-    p += 4;
-  }
-  RREG = a + TARGET;
+#define LD(j) MREG(j) = m68k__be32(p + 4 * (j))
+  XT_MOVEM_EACH(k, LD);
+#undef LD
+  RREG = a + 4 * k;
   xh_next(c);
 }
+
+#define XT_MOVEM(k)                                                            \
+  void xt_movem_st_pd##k(m68k_cpu_t *c) { movem_st_pd(c, k); }               \
+  void xt_movem_ld_pi##k(m68k_cpu_t *c) { movem_ld_pi(c, k); }
+XT_MOVEM(1) XT_MOVEM(2) XT_MOVEM(3) XT_MOVEM(4) XT_MOVEM(5) XT_MOVEM(6) XT_MOVEM(7) XT_MOVEM(8)
+XT_MOVEM(9) XT_MOVEM(10) XT_MOVEM(11) XT_MOVEM(12) XT_MOVEM(13) XT_MOVEM(14) XT_MOVEM(15)
 
 /* FMOVE, FADD, FSUB, FMUL, FDIV, FCMP, FTST into FPn on the 68030 (xlat.c
  * note 12): IMM is m68k__fpu_fast's `how`, the source an FP register or

@@ -19,9 +19,9 @@
  *    CMPI.L and ADDI/CMPI.B #imm,Dn, LSL/LSR/ASR.L #q and Dx,Dy, ADDA,
  *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family and
  *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
- *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+, PEA
- *    (An) and (d16,An), JMP (d8,PC,Xi); BRA, Bcc and DBcc with the
- *    condition folded in). Every other instruction calls its interpreter
+ *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+
+ *    (unrolled: a stencil per list length), PEA (An) and (d16,An), JMP
+ *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every other instruction calls its interpreter
  *    handler (xt_insn), so it computes exactly what the interpreter does. The condition codes are
  *    the interpreter's split flags (m68k-internal.h note 1): a store or
  *    two per instruction that sets them (none where no later instruction
@@ -519,6 +519,36 @@ static const jit_stencil_t *const bcc_stencils[16] = {
     &xl_stencil_xt_bcc8,  &xl_stencil_xt_bcc9,  &xl_stencil_xt_bcc10, &xl_stencil_xt_bcc11,
     &xl_stencil_xt_bcc12, &xl_stencil_xt_bcc13, &xl_stencil_xt_bcc14, &xl_stencil_xt_bcc15,
 };
+/* MOVEM.L (Ar)+,list and list,-(Ar) of k registers: [store][k - 1]. */
+#define XL_MOVEM(k) &xl_stencil_xt_movem_ld_pi##k,
+#define XL_MOVEM_ST(k) &xl_stencil_xt_movem_st_pd##k,
+#define XL_MOVEM_KS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+static const jit_stencil_t *const movem_stencils[2][15] = {{XL_MOVEM_KS(XL_MOVEM)},
+                                                           {XL_MOVEM_KS(XL_MOVEM_ST)}};
+/* Their holes for the offsets of the list's registers, by position. */
+static const int movem_holes[15] = {
+    XL_HOLE_xh_m0, XL_HOLE_xh_m1,  XL_HOLE_xh_m2,  XL_HOLE_xh_m3,  XL_HOLE_xh_m4,
+    XL_HOLE_xh_m5, XL_HOLE_xh_m6,  XL_HOLE_xh_m7,  XL_HOLE_xh_m8,  XL_HOLE_xh_m9,
+    XL_HOLE_xh_m10, XL_HOLE_xh_m11, XL_HOLE_xh_m12, XL_HOLE_xh_m13, XL_HOLE_xh_m14,
+};
+
+static bool is_movem(const jit_stencil_t *s)
+{
+  for (unsigned k = 0; k < 15; k++)
+    if (s == movem_stencils[0][k] || s == movem_stencils[1][k])
+      return true;
+  return false;
+}
+
+/* The 16 bits of w in reverse order. */
+static uint32_t rev16(uint32_t w)
+{
+  uint32_t r = 0;
+  for (unsigned i = 0; i < 16; i++)
+    r |= ((w >> i) & 1u) << (15 - i);
+  return r;
+}
+
 static const jit_stencil_t *const scc_stencils[16] = {
     &xl_stencil_xt_scc0,  &xl_stencil_xt_scc1,  &xl_stencil_xt_scc2,  &xl_stencil_xt_scc3,
     &xl_stencil_xt_scc4,  &xl_stencil_xt_scc5,  &xl_stencil_xt_scc6,  &xl_stencil_xt_scc7,
@@ -901,14 +931,18 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     return NULL;
   }
   if (m030 && len == 4 && w1 && !(w1 & (IS(TK_MOVEM_RM) ? 0x80u >> ry : 0x100u << ry))) {
-    /* MOVEM.L list,-(Ar) and (Ar)+,list, Ar not in the list */
-    uint32_t bytes = 4 * (uint32_t)__builtin_popcount(w1);
-    if ((op & 0xfff8) == 0x48e0 && IS(TK_MOVEM_RM))
-      return *leave = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
-             &xl_stencil_xt_movem_st_pd;
-    if ((op & 0xfff8) == 0x4cd8 && IS(TK_MOVEM_MR))
-      return *leave = true, SET(8 + ry, 0, w1), v[XL_HOLE_xh_target] = bytes,
-             &xl_stencil_xt_movem_ld_pi;
+    /* MOVEM.L list,-(Ar) and (Ar)+,list, Ar not in the list: k registers
+     * (at most 15), by number (-(Ar)'s list is reversed: bit i is
+     * register 15 - i). */
+    bool st = (op & 0xfff8) == 0x48e0 && IS(TK_MOVEM_RM);
+    if (st || ((op & 0xfff8) == 0x4cd8 && IS(TK_MOVEM_MR))) {
+      uint32_t list = st ? rev16(w1) : w1;
+      unsigned k = 0;
+      for (unsigned r = 0; r < 16; r++)
+        if (list & (1u << r))
+          v[movem_holes[k++]] = offsetof(m68k_cpu_t, r) + 4 * r;
+      return *leave = true, SET(8 + ry, 0, 0), movem_stencils[st][k - 1];
+    }
   }
   if (len == 2 && ((op & 0xfff8) == 0x4480 && IS(TK_NEG))) /* NEG.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_neg_l;
@@ -1093,9 +1127,8 @@ enum { LZ_CLEAN, LZ_LAZY, LZ_LAZY_ADD, LZ_UNKNOWN };
 static bool lz_through(const jit_stencil_t *s)
 {
   if (s == &xl_stencil_xt_bra || s == &xl_stencil_xt_call || s == &xl_stencil_xt_rts ||
-      s == &xl_stencil_xt_jmp_pcix || s == &xl_stencil_xt_movem_st_pd ||
-      s == &xl_stencil_xt_movem_ld_pi || s == &xl_stencil_xt_fop_k || s == &xl_stencil_xt_fop_dn ||
-      s == &xl_stencil_xt_pea)
+      s == &xl_stencil_xt_jmp_pcix || is_movem(s) || s == &xl_stencil_xt_fop_k ||
+      s == &xl_stencil_xt_fop_dn || s == &xl_stencil_xt_pea)
     return true;
   for (unsigned k = 0; k < XO_N; k++)
     if (s == fops[0][k] || s == fops[1][k])

@@ -478,6 +478,44 @@ static const uint16_t movem_code[] = {
     0x4e72, 0x2700, /* 101e stop #0x2700 */
 };
 
+/* The longest list (every register but SP, each a different value, some
+ * clobbered in between) and the shortest, so that every register must
+ * come back from its own long: the unrolled stencils' first and last. */
+static const uint16_t movem_all_code[] = {
+    0x7400,         /* 1000 moveq #0,%d2 */
+    0x7e0a,         /* 1002 moveq #10,%d7 */
+    0x7001,         /* 1004 moveq #1,%d0 */
+    0x7203,         /* 1006 moveq #3,%d1 */
+    0x7605,         /* 1008 moveq #5,%d3 */
+    0x7807,         /* 100a moveq #7,%d4 */
+    0x7a0b,         /* 100c moveq #11,%d5 */
+    0x7c0d,         /* 100e moveq #13,%d6 */
+    0x41f8, 0x0011, /* 1010 lea 0x11,%a0 */
+    0x43f8, 0x0013, /* 1014 lea 0x13,%a1 */
+    0x45f8, 0x0017, /* 1018 lea 0x17,%a2 */
+    0x47f8, 0x001d, /* 101c lea 0x1d,%a3 */
+    0x49f8, 0x001f, /* 1020 lea 0x1f,%a4 */
+    0x4bf8, 0x0025, /* 1024 lea 0x25,%a5 */
+    0x4df8, 0x0029, /* 1028 lea 0x29,%a6 */
+    0x48e7, 0xfffe, /* 102c movem.l %d0-%d7/%a0-%a6,-(%sp) */
+    0x7000,         /* 1030 moveq #0,%d0 */
+    0x7200,         /* 1032 moveq #0,%d1 */
+    0x91c8,         /* 1034 suba.l %a0,%a0 */
+    0x9dce,         /* 1036 suba.l %a6,%a6 */
+    0x4cdf, 0x7fff, /* 1038 movem.l (%sp)+,%d0-%d7/%a0-%a6 */
+    0xd480,         /* 103c add.l %d0,%d2 */
+    0xd488,         /* 103e add.l %a0,%d2 */
+    0xd48e,         /* 1040 add.l %a6,%d2 */
+    0xd481,         /* 1042 add.l %d1,%d2 */
+    0x48e7, 0x0200, /* 1044 movem.l %d6,-(%sp) */
+    0x7c00,         /* 1048 moveq #0,%d6 */
+    0x4cdf, 0x0040, /* 104a movem.l (%sp)+,%d6 */
+    0xd486,         /* 104e add.l %d6,%d2 */
+    0x5387,         /* 1050 subq.l #1,%d7 */
+    0x66d8,         /* 1052 bne.b 102c */
+    0x4e72, 0x2700, /* 1054 stop #0x2700 */
+};
+
 static void movem_same(void)
 {
   /* 10 rounds of 7 + d1. */
@@ -485,6 +523,12 @@ static void movem_same(void)
   stack_case(movem_code, n, M68K_MODEL_68030, TM_STACK, false, 125);
   stack_case(movem_code, n, M68K_MODEL_68030, 0x1080, true, 125); /* stores into the code's page */
   stack_case(movem_code, n, M68K_MODEL_68000, TM_STACK, false, 125);
+  /* 10 rounds of d0 + a0 + a6 + d1 + d6: 1 + 0x11 + 0x29 + 3 + 13. The
+   * stack's 60 bytes in the code's page end at 0x10c4, past the code. */
+  n = sizeof movem_all_code / 2;
+  stack_case(movem_all_code, n, M68K_MODEL_68030, TM_STACK, false, 750);
+  stack_case(movem_all_code, n, M68K_MODEL_68030, 0x1100, true, 750);
+  stack_case(movem_all_code, n, M68K_MODEL_68000, TM_STACK, false, 750);
 }
 
 /* The return cache names live blocks only: the instruction an RTS returns
