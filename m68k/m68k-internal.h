@@ -152,10 +152,12 @@ struct m68k_cpu {
    * when all of it fits below xlat_end (its note 6) and stops after any
    * instruction that leaves xlat_dirty set (a store into translated code,
    * its note 4). xlat_pages marks the RAM pages (M68K_XLAT_PAGE bytes)
-   * that hold translated code; xlat_last is the unchained exit a block
-   * last left by (for chaining). */
+   * that hold translated code; xlat_wrmap, by a RAM offset's page, where
+   * the stencils may store inline (its note 14: M68K_XLAT_WR_*);
+   * xlat_last is the unchained exit a block last left by (for chaining). */
   struct m68k__xlat *xlat;
   const uint8_t *xlat_pages;
+  const uint8_t *xlat_wrmap;
   uint64_t xlat_end;
   bool xlat_dirty;
   struct m68k__xlat_exit *xlat_last;
@@ -163,6 +165,9 @@ struct m68k_cpu {
 
 /* Translated code is tracked per RAM page of this many bytes (a power of 2). */
 #define M68K_XLAT_PAGE_SHIFT 8
+/* The translator's store map (xlat.c note 14): a page's byte. */
+#define M68K_XLAT_WR_BYTE 1u /* a byte store in the page is to plain RAM */
+#define M68K_XLAT_WR_LONG 2u /* and the next page: so is any store of at most a page starting in it */
 
 /* cpu.c */
 uint32_t m68k__get_sr(const m68k_cpu_t *c);

@@ -453,33 +453,25 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
 }
 
 /* A store to RAM outside translated pages, inline; false (nothing
- * stored) for any other, which must go through the core. */
+ * stored) for any other, which must go through the core. One look at the
+ * store map (xlat.c note 14) for the page of the first byte answers both:
+ * the map has a byte for every page of the 4 GiB an offset can name. */
 XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
 {
-  uint32_t off = ram_off(c, a);
   uint8_t *p = ram_at(c, a);
-  /* The page map covers RAM and a page past it (m68k__wr). */
-  if (sz == 1 && XT_LIKELY(off < c->ram_lim1 && !c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT])) {
+  uint8_t ok = c->xlat_wrmap[ram_off(c, a) >> M68K_XLAT_PAGE_SHIFT];
+  if (XT_UNLIKELY(!(ok & (sz == 1 ? M68K_XLAT_WR_BYTE : M68K_XLAT_WR_LONG))))
+    return false;
+  if (sz == 1) {
     p[0] = (uint8_t)v;
-    return true;
+  } else if (sz == 2) {
+    uint16_t w = __builtin_bswap16((uint16_t)v);
+    __builtin_memcpy(p, &w, 2);
+  } else {
+    uint32_t w = __builtin_bswap32(v);
+    __builtin_memcpy(p, &w, 4);
   }
-  if (sz == 2 && XT_LIKELY(off < c->ram_lim2 &&
-                           !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
-                             c->xlat_pages[(off + 1) >> M68K_XLAT_PAGE_SHIFT]))) {
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-    return true;
-  }
-  if (sz == 4 && XT_LIKELY(off < c->ram_lim4 &&
-                           !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
-                             c->xlat_pages[(off + 3) >> M68K_XLAT_PAGE_SHIFT]))) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-    return true;
-  }
-  return false;
+  return true;
 }
 
 /* On with the next instruction, or back to the loop after an access
@@ -917,11 +909,11 @@ extern char xh_m8[1], xh_m9[1], xh_m10[1], xh_m11[1], xh_m12[1], xh_m13[1], xh_m
 XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_t bytes)
 {
   uint32_t off = ram_off(c, a);
-  if (XT_UNLIKELY(off >= c->ram_size || c->ram_size - off < bytes))
-    return false;
-  /* At most 60 bytes: two pages at most, the first and the last byte's. */
-  return !store || !(c->xlat_pages[off >> M68K_XLAT_PAGE_SHIFT] |
-                     c->xlat_pages[(off + bytes - 1) >> M68K_XLAT_PAGE_SHIFT]);
+  /* At most 60 bytes: the first byte's page and the next at most, which
+   * the store map's WR_LONG covers (xlat.c note 14). */
+  if (store)
+    return c->xlat_wrmap[off >> M68K_XLAT_PAGE_SHIFT] & M68K_XLAT_WR_LONG;
+  return off < c->ram_size && c->ram_size - off >= bytes;
 }
 
 XT_INLINE void movem_slow(m68k_cpu_t *c)

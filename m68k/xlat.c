@@ -203,12 +203,26 @@
  *    they count nothing (fill_counts), and a block that would exceed
  *    JIT_CHAIN_MAX links with them is translated without lazy flags (one
  *    sync at most is then inserted).
+ * 14. The store map. A stencil's store goes inline only to RAM outside
+ *    translated pages (note 4); anything else goes through the core
+ *    (m68k__wr), which invalidates. wrmap answers both questions with one
+ *    load: a byte for every page (M68K_XLAT_PAGE bytes) of the 4 GiB a RAM
+ *    offset (address - ram_base, 32 bits) can name, 16 MiB of address
+ *    space mapped MAP_NORESERVE, of which only RAM's pages are ever
+ *    written, so that the stencils need no bound check before the look.
+ *    M68K_XLAT_WR_BYTE: the page is wholly RAM and holds no translation;
+ *    M68K_XLAT_WR_LONG: so does the next page, so a store of up to four
+ *    bytes starting in the page (or MOVEM's sixty) is plain RAM. Every
+ *    other byte is 0. The map follows pages[]: wrmap_update recomputes
+ *    the bytes of the pages whose pages[] changed and of the page before
+ *    them, wherever pages[] changes (translate, invalidate, flush).
  */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "m68k-internal.h"
@@ -226,6 +240,7 @@
 #define XLAT_HOT 4096      /* hotness counters (a power of 2) */
 #define XLAT_CPUS 8        /* CPUs sharing one translator at most */
 #define XLAT_MAX_BLOCKS 16384 /* the cache's bound (note 5) */
+#define XLAT_WRMAP_SIZE ((size_t)1 << (32 - M68K_XLAT_PAGE_SHIFT)) /* note 14 */
 #define XLAT_MIXED 8       /* stores that drop a page's translations before it is left
                               to the interpreter (note 4) */
 
@@ -256,6 +271,7 @@ struct m68k__xlat {
   uint8_t *pages;
   uint8_t *stores; /* per page: invalidations by stores so far (saturating) */
   uint32_t npages;
+  uint8_t *wrmap;  /* note 14: XLAT_WRMAP_SIZE bytes */
   block_t *hash[XLAT_HASH];
   block_t *live;
   block_t *dead;
@@ -380,6 +396,20 @@ static void reclaim(struct m68k__xlat *x)
   }
 }
 
+/* Note 14: the store map's bytes for pages [p0 - 1, p1]. */
+static void wrmap_update(struct m68k__xlat *x, uint32_t p0, uint32_t p1)
+{
+  uint32_t whole = x->ram_size >> M68K_XLAT_PAGE_SHIFT; /* pages wholly RAM */
+  if (p0 > 0)
+    p0--;
+  if (p1 >= whole)
+    p1 = whole - 1;
+  for (uint32_t p = p0; p <= p1 && p < whole; p++) {
+    bool here = !x->pages[p], next = p + 1 < whole && !x->pages[p + 1];
+    x->wrmap[p] = (uint8_t)((here ? M68K_XLAT_WR_BYTE : 0) | (here && next ? M68K_XLAT_WR_LONG : 0));
+  }
+}
+
 /* Kills every block overlapping RAM offsets [lo, hi] whose pages are marked. */
 static void invalidate(struct m68k__xlat *x, uint32_t lo, uint32_t hi)
 {
@@ -404,6 +434,7 @@ static void invalidate(struct m68k__xlat *x, uint32_t lo, uint32_t hi)
     if (x->pages[p] && x->stores[p] < UINT8_MAX)
       x->stores[p]++;
   memset(x->pages + p0, 0, p1 - p0 + 1);
+  wrmap_update(x, p0, p1);
 }
 
 void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz)
@@ -435,6 +466,7 @@ static void flush(struct m68k__xlat *x)
     kill(x, x->live);
   reclaim(x);
   memset(x->pages, 0, x->npages);
+  wrmap_update(x, 0, x->npages - 1);
 }
 
 #if M68K_XLAT_STENCILS
@@ -1520,6 +1552,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     s1 = x->ram_size - 1;
   memset(x->pages + (s0 >> M68K_XLAT_PAGE_SHIFT), 1,
          (s1 >> M68K_XLAT_PAGE_SHIFT) - (s0 >> M68K_XLAT_PAGE_SHIFT) + 1);
+  wrmap_update(x, s0 >> M68K_XLAT_PAGE_SHIFT, s1 >> M68K_XLAT_PAGE_SHIFT);
   x->st.translated++;
   x->st.insns += b->ninsn;
   x->st.specialised += nspecial;
@@ -1615,9 +1648,13 @@ int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
     x->npages = (cpu->ram_size >> M68K_XLAT_PAGE_SHIFT) + 2;
     x->pages = calloc(x->npages, 1);
     x->stores = calloc(x->npages, 1);
-    if (!x->pages || !x->stores) {
+    x->wrmap = mmap(NULL, XLAT_WRMAP_SIZE, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!x->pages || !x->stores || x->wrmap == MAP_FAILED) {
       free(x->pages);
       free(x->stores);
+      if (x->wrmap != MAP_FAILED)
+        munmap(x->wrmap, XLAT_WRMAP_SIZE);
       free(x);
       return M68K_ENOMEM;
     }
@@ -1628,6 +1665,7 @@ int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
     x->ram_base = cpu->ram_base;
     x->ram_size = cpu->ram_size;
     x->max_blocks = XLAT_MAX_BLOCKS;
+    wrmap_update(x, 0, x->npages - 1);
     for (unsigned i = 0; i < M68K_XLAT_JC; i++)
       x->jc[i].pc = 1; /* empty (note 10) */
   }
@@ -1637,6 +1675,7 @@ int m68k_jit_enable(m68k_cpu_t *cpu, unsigned threshold, m68k_cpu_t *share)
   x->cpus[x->ncpus++] = cpu;
   cpu->xlat = x;
   cpu->xlat_pages = x->pages;
+  cpu->xlat_wrmap = x->wrmap;
   cpu->xlat_dirty = false;
   return 0;
 #endif
@@ -1649,6 +1688,7 @@ void m68k__xlat_detach(m68k_cpu_t *c)
     return;
   c->xlat = NULL;
   c->xlat_pages = NULL;
+  c->xlat_wrmap = NULL;
   c->xlat_last = NULL;
   unsigned j = 0;
   for (unsigned i = 0; i < x->ncpus; i++)
@@ -1669,6 +1709,7 @@ void m68k__xlat_detach(m68k_cpu_t *c)
   flush(x);
   free(x->pages);
   free(x->stores);
+  munmap(x->wrmap, XLAT_WRMAP_SIZE);
   free(x);
 }
 

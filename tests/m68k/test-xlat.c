@@ -267,6 +267,90 @@ static void self_modifying_store_from_a_memory_stencil(void)
   self_modifying_case(code, sizeof code / 2, 1 + 1 + 5, 2);
 }
 
+/* The translator's store map (xlat.c note 14) at its edges: stores ending
+ * on RAM's last byte, and a byte, word and long past it (bus errors),
+ * translated as interpreted; a byte store on the page before translated
+ * code invalidates nothing, and a long store that starts there and ends
+ * in the code runs the rewritten instruction. */
+static void set_both(int d1, uint32_t v1, int d2, uint32_t v2, int a, uint32_t va)
+{
+  tm_set_d(&ti, d1, v1);
+  tm_set_d(&tj, d1, v1);
+  tm_set_d(&ti, d2, v2);
+  tm_set_d(&tj, d2, v2);
+  tm_set_a(&ti, a, va);
+  tm_set_a(&tj, a, va);
+}
+
+static void stores_at_the_edges_of_the_store_map(void)
+{
+  static const uint16_t edges[] = {
+      0x2281,         /* 1000 move.l %d1,(%a1) (a1: RAM's last long) */
+      0x1341, 0x0003, /* 1002 move.b %d1,(3,%a1) (RAM's last byte) */
+      0x3341, 0x0002, /* 1006 move.w %d1,(2,%a1) (RAM's last word) */
+      0x2341, 0x0002, /* 100a move.l %d1,(2,%a1) (two bytes past RAM: bus error) */
+      0x1341, 0x0004, /* 100e move.b %d1,(4,%a1) (past RAM: bus error) */
+      0x2341, 0xff00, /* 1012 move.l %d1,(-256,%a1) (the page before the last) */
+      0x5281,         /* 1016 addq.l #1,%d1 */
+      0x5382,         /* 1018 subq.l #1,%d2 */
+      0x66e4,         /* 101a bne.b 1000 */
+      0x4e72, 0x2700, /* 101c stop #0x2700 */
+  };
+  uint32_t last = (uint32_t)sizeof tj.ram - 4;
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(edges, sizeof edges / 2, M68K_MODEL_68030);
+    handler2(2, 0x5285, 0x4e73); /* addq.l #1,%d5; rte */
+    set_both(1, 0x11223344, 2, 20, 1, last);
+    run_both(seed, 100000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT_EQUAL(tm_d(&tj, 5), 2 * 20);
+    CU_ASSERT_EQUAL(tm_r32(&tj, last), 0x11223344 + 19);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+
+  static const uint16_t before[] = {
+      0x7001,         /* 1000 moveq #1,%d0 (becomes moveq #5,%d0) */
+      0xd480,         /* 1002 add.l %d0,%d2 */
+      0x1143, 0x0001, /* 1004 move.b %d3,(1,%a0) (0fff: the page before) */
+      0x2084,         /* 1008 move.l %d4,(%a0) (0ffe-1001; a nop when d4 is 0) */
+      0x5381,         /* 100a subq.l #1,%d1 */
+      0x66f2,         /* 100c bne.b 1000 */
+      0x4e72, 0x2700, /* 100e stop #0x2700 */
+  };
+  m68k_jit_stats_t st;
+  /* Without the long store: the byte store stays on its side. */
+  static uint16_t nolong[sizeof before / 2];
+  memcpy(nolong, before, sizeof before);
+  nolong[4] = 0x4e71; /* nop */
+  start2(nolong, sizeof nolong / 2, M68K_MODEL_68030);
+  set_both(1, 3, 3, 0x55, 0, 0x0ffe);
+  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
+  CU_ASSERT_EQUAL(tm_d(&tj, 2), 3);
+  CU_ASSERT_EQUAL(tj.ram[0x0fff], 0x55);
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT_EQUAL(st.invalidated, 0);
+  tm_done(&ti);
+  tm_done(&tj);
+  /* With it, whose last two bytes are the block's first instruction. */
+  for (uint32_t seed = 0; seed <= 4; seed++) {
+    start2(before, sizeof before / 2, M68K_MODEL_68030);
+    set_both(1, 3, 3, 0x55, 0, 0x0ffe);
+    tm_set_d(&ti, 4, 0x7005);
+    tm_set_d(&tj, 4, 0x7005);
+    if (seed == 0) {
+      CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
+      m68k_jit_stats(tj.cpu, &st);
+      CU_ASSERT(st.invalidated >= 1);
+    } else {
+      run_both(seed, 1000, NULL);
+    }
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 1 + 5 + 5);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+}
+
 /* A host write (a loader, a system call's buffer) over translated code,
  * announced with m68k_jit_invalidate, is run as written. */
 static void host_write_with_invalidate_runs_the_new_code(void)
@@ -1543,6 +1627,7 @@ int main(void)
       {"interrupts_taken_at_the_same_instruction", interrupts_taken_at_the_same_instruction},
       {"self_modifying_code_runs_the_new_instruction", self_modifying_code_runs_the_new_instruction},
       {"self_modifying_store_from_a_memory_stencil", self_modifying_store_from_a_memory_stencil},
+      {"stores_at_the_edges_of_the_store_map", stores_at_the_edges_of_the_store_map},
       {"host_write_with_invalidate_runs_the_new_code", host_write_with_invalidate_runs_the_new_code},
       {"shared_translator_sees_the_other_cpus_store", shared_translator_sees_the_other_cpus_store},
       {"blocks_chain_and_the_bound_flushes", blocks_chain_and_the_bound_flushes},
