@@ -14,15 +14,21 @@
  * sizes differ between the emulators so that every qemu run takes at least
  * 2 s and the quamachine runs stay short: qemu runs a calibrated size
  * (about QEMU_SMALL_S seconds, from a probe of at least QEMU_PROBE_S,
- * resized by the first timed run if that ran short) and twice that; quamachine about QUAM_SMALL_INSNS instructions (an eighth
- * for fpubench) and QUAM_FACTOR times as many (bench: 10 and 50 rounds,
- * fpubench 8 and 40). For RUNS runs the programs take turns, each running
- * its six cases in a row (qemu, the interpreter --jit=off and the
- * translator --jit=on, small then big); each slope is taken between the
- * medians of its two sizes' times. RUNS is 3, not 5, to shorten four
- * programs' qemu runs of 2.6 and 5.2 s; on a quiet machine the whole
- * benchmark takes about three minutes, a third of it counting and
- * calibrating (qemu's traces, the probes).
+ * resized by the first timed run if that ran short) and twice that; the
+ * interpreter about QUAM_SMALL_INSNS instructions (an eighth for fpubench)
+ * and QUAM_FACTOR times as many (bench: 10 and 50 rounds, fpubench 8 and
+ * 40); the translator JIT_FACTOR times the interpreter's sizes (bench: 80
+ * and 400 rounds, a tenth of a second and half a second on a quiet
+ * machine). The translated runs are the longer so that, like qemu's, they
+ * average the machine's noise: on a shared machine a slow spell of tens of
+ * milliseconds would otherwise land whole in one run of a few tens of
+ * milliseconds and be taken for the translator's speed. For RUNS runs the
+ * programs take turns, each running its six cases in a row (qemu, the
+ * interpreter --jit=off and the translator --jit=on, small then big); each
+ * slope is taken between the medians of its two sizes' times. RUNS is 3,
+ * not 5, to shorten four programs' qemu runs of 2.6 and 5.2 s; on a quiet
+ * machine the whole benchmark takes about three and a half minutes, a
+ * third of it counting and calibrating (qemu's traces, the probes).
  *
  * Checks (a failure exits 1). Every run's output must be the host build's
  * at the same size: a wrong result is not a benchmark. Instructions: qemu
@@ -31,7 +37,8 @@
  * exactly as many more for the one round; between its two timed sizes
  * quamachine's count must grow by that number per round within 0.01%
  * (printing a longer number costs a few instructions more), and the
- * translated runs must count exactly what the interpreted ones do. qemu's shortest run must be 2 s:
+ * translated runs must count exactly what the interpreted ones do at the
+ * interpreted runs' sizes (run once more, untimed). qemu's shortest run must be 2 s:
  * a program whose qemu run came in shorter (the machine grew quieter after
  * calibrating) has its qemu runs taken again at a size scaled up by the
  * shortfall, at most twice, before the benchmark gives up.
@@ -74,6 +81,7 @@
 #define QEMU_PROBE_INSNS 1e8    /* the probe's first size, in instructions */
 #define QUAM_SMALL_INSNS 32e6   /* quamachine's small size, in instructions */
 #define QUAM_FACTOR 5           /* quamachine's big size / its small size */
+#define JIT_FACTOR 8            /* the translated runs' sizes / the interpreted ones' */
 #define MAX_PROGS 8
 #define MAX_EXPECT 24           /* sizes whose host output is kept */
 #define FPU_FLOPS_PER_ROUND 200000.0
@@ -102,7 +110,7 @@ typedef struct prog {
   char *path;       /* the m68k build */
   char host[4096];  /* the host build */
   long long per_round;
-  int qemu_small, qemu_big, quam_small, quam_big;
+  int qemu_small, qemu_big, quam_small, quam_big, jit_small, jit_big;
   int nexpect;
   struct {
     int rounds;
@@ -287,11 +295,25 @@ static void calibrate(prog_t *p) {
   p->quam_small = (int)(p->quam_insns / (double)p->per_round + 0.5);
   p->quam_small = p->quam_small < 2 ? 2 : p->quam_small;
   p->quam_big = QUAM_FACTOR * p->quam_small;
+  p->jit_small = JIT_FACTOR * p->quam_small;
+  p->jit_big = JIT_FACTOR * p->quam_big;
 }
 
 static double tr_ns[MAX_PROGS * RUNS];
 static int ntr;
 static double shortest = 1e9;
+
+/* quamachine's count between two sizes `rounds` apart must grow by qemu's
+ * instructions per round (within 0.01%: the header comment). */
+static void counts_per_round(const prog_t *p, const char *jit, unsigned long long small,
+                             unsigned long long big, int rounds) {
+  double want = (double)p->per_round * rounds;
+  if (fabs((double)(big - small) - want) / want > 1e-4) {
+    fprintf(stderr, "bench-m68k: quamachine %s counts %llu instructions for %d rounds of %s, "
+            "qemu %.0f\n", jit, big - small, rounds, p->path, want);
+    exit(1);
+  }
+}
 
 /* Run i of p's six cases. */
 static void measure(prog_t *p, int i) {
@@ -305,21 +327,24 @@ static void measure(prog_t *p, int i) {
     p->es[0] = timed(p, NULL, p->qemu_small, NULL);
   }
   p->ms[i] = timed(p, "--jit=off", p->quam_small, &i_small);
-  p->js[i] = timed(p, "--jit=on", p->quam_small, &j_small);
+  p->js[i] = timed(p, "--jit=on", p->jit_small, &j_small);
   p->eb[i] = timed(p, NULL, p->qemu_big, NULL);
   p->mb[i] = timed(p, "--jit=off", p->quam_big, &i_big);
-  p->jb[i] = timed(p, "--jit=on", p->quam_big, &j_big);
+  p->jb[i] = timed(p, "--jit=on", p->jit_big, &j_big);
   tr_ns[ntr++] = translate_ns_per_insn();
-  if (j_small != i_small || j_big != i_big) {
-    fprintf(stderr, "bench-m68k: %s: --jit=on ran %llu and %llu instructions, the interpreter "
-            "%llu and %llu\n", p->path, j_small, j_big, i_small, i_big);
-    exit(1);
-  }
-  double want = (double)p->per_round * (p->quam_big - p->quam_small);
-  if (fabs((double)(i_big - i_small) - want) / want > 1e-4) {
-    fprintf(stderr, "bench-m68k: quamachine counts %llu instructions for %d rounds of %s, qemu "
-            "%.0f\n", i_big - i_small, p->quam_big - p->quam_small, p->path, want);
-    exit(1);
+  counts_per_round(p, "--jit=off", i_small, i_big, p->quam_big - p->quam_small);
+  counts_per_round(p, "--jit=on", j_small, j_big, p->jit_big - p->jit_small);
+  if (i == 0) {
+    /* The translated runs count exactly what the interpreted ones do, at
+     * the interpreted runs' sizes (untimed). */
+    unsigned long long a = 0, b = 0;
+    timed(p, "--jit=on", p->quam_small, &a);
+    timed(p, "--jit=on", p->quam_big, &b);
+    if (a != i_small || b != i_big) {
+      fprintf(stderr, "bench-m68k: %s: --jit=on ran %llu and %llu instructions, the "
+              "interpreter %llu and %llu\n", p->path, a, b, i_small, i_big);
+      exit(1);
+    }
   }
 }
 
@@ -404,7 +429,7 @@ int main(int argc, char **argv) {
     snprintf(what, sizeof what, "%s: quamachine --jit=off", p->name);
     p->quam_round = slope(what, p->ms, p->mb, p->quam_small, p->quam_big);
     snprintf(what, sizeof what, "%s: quamachine --jit=on", p->name);
-    p->jit_round = slope(what, p->js, p->jb, p->quam_small, p->quam_big);
+    p->jit_round = slope(what, p->js, p->jb, p->jit_small, p->jit_big);
     if (p->qemu_round <= 0 || p->quam_round <= 0 || p->jit_round <= 0) {
       fprintf(stderr, "bench-m68k: %s: a slope is not positive (qemu %g, quamachine %g and "
               "%g s per round): the machine is too busy to measure\n", p->name, p->qemu_round,
