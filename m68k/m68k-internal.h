@@ -158,6 +158,7 @@ struct m68k_cpu {
   struct m68k__xlat *xlat;
   const uint8_t *xlat_pages;
   const uint8_t *xlat_wrmap;
+  uint32_t xlat_zero; /* always 0: the translator's suppressed base register */
   uint64_t xlat_end;
   bool xlat_dirty;
   struct m68k__xlat_exit *xlat_last;

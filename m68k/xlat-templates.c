@@ -266,6 +266,7 @@ XT_PURE(and_l, { RREG &= RSRC; logic_flags(c, RREG); })
 XT_PURE(or_l, { RREG |= RSRC; logic_flags(c, RREG); })
 XT_PURE(eor_l, { RREG ^= RSRC; logic_flags(c, RREG); })
 XT_PURE(clr_l, { RREG = 0; logic_flags(c, 0); })
+XT_PURE(clr_bw, { RREG &= IMM; logic_flags(c, 0); }) /* CLR.B, CLR.W Dr (IMM: the bits kept) */
 XT_PURE(tst_l, logic_flags(c, RREG))
 XT_PURE(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
 

@@ -141,7 +141,11 @@
  *    pair of operand kinds (xlat.h M68K_XLAT_MOVES), its operands in holes
  *    (mem_operand); an index is the register's offset in the CPU and two
  *    shifts, left then right arithmetic, that sign-extend (a word index)
- *    and scale it (index_holes). The stencil computes the
+ *    and scale it (index_holes). A full extension word without memory
+ *    indirection is the same kinds (full_index): (bd,An,Xi) is (d8,An,Xi)'s
+ *    with a 32-bit displacement, on xlat_zero (a register always 0) when
+ *    the base is suppressed, and (bd,An) and (bd) are (d16,An)'s and
+ *    abs.L's; a memory indirect one runs its handler. The stencil computes the
  *    operands in the interpreter's order (the source's address, (An)+
  *    stepped; the read; the destination's address; the flags; the store),
  *    so a bus error finds the same registers, and a read that goes
@@ -240,6 +244,7 @@
 #define XLAT_HOT 4096      /* hotness counters (a power of 2) */
 #define XLAT_CPUS 8        /* CPUs sharing one translator at most */
 #define XLAT_MAX_BLOCKS 16384 /* the cache's bound (note 5) */
+#define XLAT_RZERO 16 /* a register always 0 (xlat_zero): a suppressed base */
 #define XLAT_WRMAP_SIZE ((size_t)1 << (32 - M68K_XLAT_PAGE_SHIFT)) /* note 14 */
 #define XLAT_MIXED 8       /* stores that drop a page's translations before it is left
                               to the interpreter (note 4) */
@@ -664,17 +669,57 @@ static const struct {
 /* A brief extension word's index (cpu-ops.c ea_index on the 68030) into
  * operand `dst`'s holes, and its d8 added to base into the displacement;
  * false for a full extension word (the handler's). */
-static bool index_holes(uint32_t ext, uint32_t base, bool dst, uint64_t *v)
+/* A register's offset in the CPU: r[n], or for XLAT_RZERO xlat_zero. */
+static uint64_t reg_offset(uint64_t n)
 {
-  if (ext & 0x100)
-    return false;
+  return n == XLAT_RZERO ? offsetof(m68k_cpu_t, xlat_zero) : offsetof(m68k_cpu_t, r) + 4 * n;
+}
+
+/* The index of extension word ext (brief or full: the same fields). */
+static void index_reg_holes(uint32_t ext, bool dst, uint64_t *v)
+{
   v[opnd_holes[dst].idx] = offsetof(m68k_cpu_t, r) + 4 * ((ext >> 12) & 15);
   /* Sign-extended and scaled by two shifts: a word left by 16 and back
    * by 16 - scale, a long left by the scale (two operations, not three). */
   unsigned scale = (ext >> 9) & 3;
   v[opnd_holes[dst].xs] = (ext & 0x800) ? scale : 16;
   v[opnd_holes[dst].sc] = (ext & 0x800) ? 0 : 16 - scale;
+}
+
+static bool index_holes(uint32_t ext, uint32_t base, bool dst, uint64_t *v)
+{
+  if (ext & 0x100)
+    return false;
+  index_reg_holes(ext, dst, v);
   v[opnd_holes[dst].disp] = base + (uint32_t)(int32_t)(int8_t)ext;
+  return true;
+}
+
+/* A full extension word ext at RAM offset off (the 68030's full format:
+ * M68000 Family Programmer's Reference Manual) without memory indirection: (bd,An,Xi)
+ * as XO_ix, (bd,Xi) the same on XLAT_RZERO (the base suppressed), (bd,An)
+ * and (bd) as XO_d16 and XO_abs (the index suppressed). Memory indirect
+ * forms and reserved encodings are the handler's (false). */
+static bool full_index(const struct m68k__xlat *x, uint32_t off, uint32_t ext, bool dst,
+                       uint64_t *v, unsigned *kind, uint32_t *elen)
+{
+  unsigned bds = (ext >> 4) & 3; /* base displacement: 1 null, 2 word, 3 long */
+  if ((ext & 0xf) != 0 || bds == 0)
+    return false;
+  uint32_t bd = bds == 2   ? sext16(ram16(x, off + 2))
+                : bds == 3 ? (ram16(x, off + 2) << 16) | ram16(x, off + 4)
+                           : 0;
+  *elen = 2 + (bds == 2 ? 2 : bds == 3 ? 4 : 0);
+  bool bs = ext & 0x80, is = ext & 0x40;
+  if (bs)
+    v[opnd_holes[dst].reg] = XLAT_RZERO;
+  v[opnd_holes[dst].disp] = bd;
+  if (is) {
+    *kind = bs ? XO_abs : XO_d16;
+    return true;
+  }
+  *kind = XO_ix;
+  index_reg_holes(ext, dst, v);
   return true;
 }
 
@@ -701,6 +746,8 @@ static bool mem_operand(const struct m68k__xlat *x, uint32_t ea, uint32_t off, u
   case 6:
     *kind = XO_ix;
     *elen = 2;
+    if ((ram16(x, off) & 0x100) && x->model == M68K_MODEL_68030)
+      return full_index(x, off, ram16(x, off), dst, v, kind, elen);
     return index_holes(ram16(x, off), 0, dst, v);
   case 7:
     *kind = XO_abs;
@@ -878,6 +925,8 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   }
   if ((op & 0xf1c0) == 0x3040 && IS(TK_MOVEA) && reg && len == 2) /* MOVEA.W Rs,Ar */
     return SET(8 + rx, src, 0), &xl_stencil_xt_movea_w;
+  if ((op & 0xf1ff) == 0x307c && IS(TK_MOVEA) && len == 4) /* MOVEA.W #imm,Ar */
+    return SET(8 + rx, 0, sext16(w1)), &xl_stencil_xt_seti;
   if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
     return *leave = true, SET(8 + rx, 0, w1 & 0xff),
            *mf = (memflags_t){&xl_stencil_xt_move_b_imm_ai_nf, F_NZVC, false},
@@ -994,6 +1043,8 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     return *leave = true, SET(ry, 0, 0), scc_stencils[(op >> 8) & 15];
   if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */
     return SET(ry, 0, 0), &xl_stencil_xt_clr_l;
+  if (((op & 0xfff8) == 0x4200 || (op & 0xfff8) == 0x4240) && IS(TK_CLR) && len == 2)
+    return SET(ry, 0, op & 0x40 ? 0xffff0000u : 0xffffff00u), &xl_stencil_xt_clr_bw; /* CLR.B, .W Dr */
   if (IS(TK_TST) && len == 2) {
     if ((op & 0xfff8) == 0x4a80) /* TST.L Dr */
       return SET(ry, 0, 0), &xl_stencil_xt_tst_l;
@@ -1026,6 +1077,7 @@ static const struct {
     {&xl_stencil_xt_or_l, F_NZVC, false, &xl_stencil_xt_or_l_nf, NULL},
     {&xl_stencil_xt_eor_l, F_NZVC, false, &xl_stencil_xt_eor_l_nf, NULL},
     {&xl_stencil_xt_clr_l, F_NZVC, false, &xl_stencil_xt_seti, NULL},
+    {&xl_stencil_xt_clr_bw, F_NZVC, false, &xl_stencil_xt_and_i_nf, NULL},
     {&xl_stencil_xt_tst_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
     {&xl_stencil_xt_tst_b, F_NZVC, false, &xl_stencil_xt_nop, NULL},
     {&xl_stencil_xt_cmp_l, F_NZVC, false, &xl_stencil_xt_nop, NULL},
@@ -1457,8 +1509,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       open = false;
     }
     /* The stencils address registers by their offset in the CPU. */
-    v[XL_HOLE_xh_reg] = offsetof(m68k_cpu_t, r) + 4 * v[XL_HOLE_xh_reg];
-    v[XL_HOLE_xh_src] = offsetof(m68k_cpu_t, r) + 4 * v[XL_HOLE_xh_src];
+    v[XL_HOLE_xh_reg] = reg_offset(v[XL_HOLE_xh_reg]);
+    v[XL_HOLE_xh_src] = reg_offset(v[XL_HOLE_xh_src]);
     nspecial += s != &xl_stencil_xt_insn && s != &xl_stencil_xt_last;
     a += len;
     v[XL_HOLE_xh_npc] = a;

@@ -1546,6 +1546,49 @@ static void register_operations_same(void)
   done2();
 }
 
+/* CLR.B and CLR.W on Dn keep the rest of the register and set the flags
+ * of 0 (read by Scc, or dropped where ADD.L overwrites them); MOVEA.W
+ * #imm sign-extends. */
+static void clears_and_movea_immediate_same(void)
+{
+  static const uint16_t code[] = {
+      0x7264,         /* 1000 moveq #100,%d1 */
+      0x203c, 0x89ab, 0xcdef, /* 1002 move.l #0x89abcdef,%d0 */
+      0x2600,         /* 1008 move.l %d0,%d3 */
+      0x4203,         /* 100a clr.b %d3 */
+      0x5bc4,         /* 100c smi %d4 */
+      0xd483,         /* 100e add.l %d3,%d2 */
+      0x4243,         /* 1010 clr.w %d3 */
+      0x57c5,         /* 1012 seq %d5 */
+      0xd483,         /* 1014 add.l %d3,%d2 */
+      0x4244,         /* 1016 clr.w %d4 (flags overwritten by the ADD) */
+      0xd484,         /* 1018 add.l %d4,%d2 */
+      0xd485,         /* 101a add.l %d5,%d2 */
+      0x327c, 0x8001, /* 101c movea.w #-32767,%a1 */
+      0x347c, 0x7ffe, /* 1020 movea.w #32766,%a2 */
+      0xd3ca,         /* 1024 adda.l %a2,%a1 */
+      0xd489,         /* 1026 add.l %a1,%d2 */
+      0xd081,         /* 1028 add.l %d1,%d0 */
+      0x5381,         /* 102a subq.l #1,%d1 */
+      0x66da,         /* 102c bne.b 1008 */
+      0x4e72, 0x2700, /* 102e stop #0x2700 */
+  };
+  run_seeds(code, sizeof code / 2, NULL, 8);
+  CU_ASSERT_EQUAL(tm_a(&tj, 1), 0xffffffffu);
+  CU_ASSERT_EQUAL(tm_d(&tj, 5) & 0xff, 0xff); /* seq after a clear */
+  done2();
+  /* In one run, the blocks at 1000 and 1008 (20 and 18 instructions): all
+   * but the MOVE.L #imm,Dn and the STOPs have stencils of their own. */
+  start2(code, sizeof code / 2, M68K_MODEL_68030);
+  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 100000, NULL), M68K_STOP_STOPPED);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT_EQUAL(st.translated, 2);
+  CU_ASSERT_EQUAL(st.insns, 38);
+  CU_ASSERT_EQUAL(st.specialised, 38 - 3);
+  done2();
+}
+
 /* Vector 3 (address error) to moveq #7,%d5; stop. */
 static void address_error_stops(void)
 {
@@ -1556,6 +1599,58 @@ static void address_error_stops(void)
 /* A switch's jump table (JMP (d8,PC,Xi) through the return cache), a copy
  * between (An) and (d16,An), and a jump to an odd address at the end (the
  * address error at the fetch after it). */
+/* The 68030's full extension word without memory indirection has stencils
+ * of its own (xlat.c full_index): (bd,An,Xi) with a word, long or null base
+ * displacement, (bd,Xi) with the base suppressed, (bd,An) and (bd) with
+ * the index suppressed, as a source and a destination, in MOVE and ADD;
+ * a memory indirect form stays the handler's. */
+static void full_extension_words_same(void)
+{
+  static const uint16_t code[] = {
+      0x7e0f,                         /* 1000 moveq #15,%d7 */
+      0x2430, 0x1d20, 0x0100,         /* 1002 move.l (0x100,%a0,%d1.l*4),%d2 */
+      0x2630, 0x13b0, 0x0000, 0x5010, /* 1008 move.l (0x5010,%d1.w*2),%d3 */
+      0x2182, 0x0160, 0x0020,         /* 1010 move.l %d2,(0x20,%a0) */
+      0x2830, 0x01f0, 0x0000, 0x5004, /* 1016 move.l (0x5004).l,%d4 (full format) */
+      0xdab0, 0x1f10,                 /* 101e add.l (%a0,%d1.l*8),%d5 */
+      0x2c30, 0x1db1, 0x0000, 0x5000, /* 1022 move.l ([0x5000,%d1.l*4]),%d6 */
+      0x5281,                         /* 102a addq.l #1,%d1 */
+      0x51cf, 0xffd4,                 /* 102c dbra %d7,1002 */
+      0x4e72, 0x2700,                 /* 1030 stop #0x2700 */
+  };
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    for (uint32_t a = 0x5000; a < 0x5200; a += 4) {
+      tm_w32(&ti, a, a);
+      tm_w32(&tj, a, a);
+    }
+    tm_set_a(&ti, 0, 0x5000);
+    tm_set_a(&tj, 0, 0x5000);
+    run_both(seed, 100000, NULL);
+    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    CU_ASSERT_EQUAL(tm_d(&tj, 1), 16);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 0x5100 + 4 * 15);
+    CU_ASSERT_EQUAL(tm_d(&tj, 6), 0x5000 + 4 * 15);
+    tm_done(&ti);
+    tm_done(&tj);
+  }
+  /* In one run, counted. */
+  start2(code, sizeof code / 2, M68K_MODEL_68030);
+  tm_set_a(&tj, 0, 0x5000);
+  for (uint32_t a = 0x5000; a < 0x5200; a += 4)
+    tm_w32(&tj, a, a);
+  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  /* The block at 1000 and the loop's at 1002, 10 and 9 instructions: all
+   * but the memory indirect MOVE and the STOP of each have stencils. */
+  CU_ASSERT_EQUAL(st.translated, 2);
+  CU_ASSERT_EQUAL(st.insns, 19);
+  CU_ASSERT_EQUAL(st.specialised, 19 - 4);
+  tm_done(&ti);
+  tm_done(&tj);
+}
+
 static void jump_tables_and_copies_same(void)
 {
   static const uint16_t code[] = {
@@ -1640,8 +1735,10 @@ int main(void)
       {"shift_by_register_without_flags_keeps_x", shift_by_register_without_flags_keeps_x},
       {"postincrement_and_indexed_same", postincrement_and_indexed_same},
       {"jump_tables_and_copies_same", jump_tables_and_copies_same},
+      {"full_extension_words_same", full_extension_words_same},
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
+      {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"fpu_operations_same", fpu_operations_same},
       {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
