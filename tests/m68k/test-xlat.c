@@ -1546,6 +1546,20 @@ static void register_operations_same(void)
   done2();
 }
 
+/* Runs the translating CPU to its STOP in one run: it must have translated
+ * `blocks` blocks of `insns` instructions, `specialised` of them with
+ * stencils of their own. Ends the case (done2). */
+static void run_counted(uint64_t blocks, uint64_t insns, uint64_t specialised)
+{
+  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 100000, NULL), M68K_STOP_STOPPED);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT_EQUAL(st.translated, blocks);
+  CU_ASSERT_EQUAL(st.insns, insns);
+  CU_ASSERT_EQUAL(st.specialised, specialised);
+  done2();
+}
+
 /* CLR.B and CLR.W on Dn keep the rest of the register and set the flags
  * of 0 (read by Scc, or dropped where ADD.L overwrites them); MOVEA.W
  * #imm sign-extends. */
@@ -1580,13 +1594,7 @@ static void clears_and_movea_immediate_same(void)
   /* In one run, the blocks at 1000 and 1008 (20 and 18 instructions): all
    * but the MOVE.L #imm,Dn and the STOPs have stencils of their own. */
   start2(code, sizeof code / 2, M68K_MODEL_68030);
-  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 100000, NULL), M68K_STOP_STOPPED);
-  m68k_jit_stats_t st;
-  m68k_jit_stats(tj.cpu, &st);
-  CU_ASSERT_EQUAL(st.translated, 2);
-  CU_ASSERT_EQUAL(st.insns, 38);
-  CU_ASSERT_EQUAL(st.specialised, 38 - 3);
-  done2();
+  run_counted(2, 38, 38 - 3);
 }
 
 /* Vector 3 (address error) to moveq #7,%d5; stop. */
@@ -1634,21 +1642,14 @@ static void full_extension_words_same(void)
     tm_done(&ti);
     tm_done(&tj);
   }
-  /* In one run, counted. */
+  /* In one run, the block at 1000 and the loop's at 1002, 10 and 9
+   * instructions: all but the memory indirect MOVE and the STOP of each
+   * have stencils of their own. */
   start2(code, sizeof code / 2, M68K_MODEL_68030);
   tm_set_a(&tj, 0, 0x5000);
   for (uint32_t a = 0x5000; a < 0x5200; a += 4)
     tm_w32(&tj, a, a);
-  CU_ASSERT_EQUAL(m68k_run(tj.cpu, 1000, NULL), M68K_STOP_STOPPED);
-  m68k_jit_stats_t st;
-  m68k_jit_stats(tj.cpu, &st);
-  /* The block at 1000 and the loop's at 1002, 10 and 9 instructions: all
-   * but the memory indirect MOVE and the STOP of each have stencils. */
-  CU_ASSERT_EQUAL(st.translated, 2);
-  CU_ASSERT_EQUAL(st.insns, 19);
-  CU_ASSERT_EQUAL(st.specialised, 19 - 4);
-  tm_done(&ti);
-  tm_done(&tj);
+  run_counted(2, 19, 19 - 4);
 }
 
 static void jump_tables_and_copies_same(void)
