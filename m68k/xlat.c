@@ -217,9 +217,9 @@
  *    M68K_XLAT_WR_BYTE: the page is wholly RAM and holds no translation;
  *    M68K_XLAT_WR_LONG: so does the next page, so a store of up to four
  *    bytes starting in the page (or MOVEM's sixty) is plain RAM. Every
- *    other byte is 0. The map follows pages[]: wrmap_update recomputes
- *    the bytes of the pages whose pages[] changed and of the page before
- *    them, wherever pages[] changes (translate, invalidate, flush).
+ *    other byte is 0. The map follows pages[], which changes only through
+ *    pages_set (translate, invalidate, flush): it recomputes the bytes of
+ *    the pages it set and of the page before them.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -405,14 +405,18 @@ static void reclaim(struct m68k__xlat *x)
 static void wrmap_update(struct m68k__xlat *x, uint32_t p0, uint32_t p1)
 {
   uint32_t whole = x->ram_size >> M68K_XLAT_PAGE_SHIFT; /* pages wholly RAM */
-  if (p0 > 0)
-    p0--;
-  if (p1 >= whole)
-    p1 = whole - 1;
-  for (uint32_t p = p0; p <= p1 && p < whole; p++) {
+  for (uint32_t p = p0 > 0 ? p0 - 1 : 0; p <= p1 && p < whole; p++) {
     bool here = !x->pages[p], next = p + 1 < whole && !x->pages[p + 1];
     x->wrmap[p] = (uint8_t)((here ? M68K_XLAT_WR_BYTE : 0) | (here && next ? M68K_XLAT_WR_LONG : 0));
   }
+}
+
+/* Marks pages [p0, p1] as holding translations (on) or not, and the store
+ * map with them: the only way pages[] changes after creation (note 14). */
+static void pages_set(struct m68k__xlat *x, uint32_t p0, uint32_t p1, bool on)
+{
+  memset(x->pages + p0, on, p1 - p0 + 1);
+  wrmap_update(x, p0, p1);
 }
 
 /* Kills every block overlapping RAM offsets [lo, hi] whose pages are marked. */
@@ -438,8 +442,7 @@ static void invalidate(struct m68k__xlat *x, uint32_t lo, uint32_t hi)
   for (uint32_t p = p0; p <= p1; p++)
     if (x->pages[p] && x->stores[p] < UINT8_MAX)
       x->stores[p]++;
-  memset(x->pages + p0, 0, p1 - p0 + 1);
-  wrmap_update(x, p0, p1);
+  pages_set(x, p0, p1, false);
 }
 
 void m68k__xlat_store(m68k_cpu_t *c, uint32_t off, int sz)
@@ -470,8 +473,7 @@ static void flush(struct m68k__xlat *x)
   while (x->live)
     kill(x, x->live);
   reclaim(x);
-  memset(x->pages, 0, x->npages);
-  wrmap_update(x, 0, x->npages - 1);
+  pages_set(x, 0, x->npages - 1, false);
 }
 
 #if M68K_XLAT_STENCILS
@@ -666,9 +668,6 @@ static const struct {
     {XL_HOLE_xh_reg, XL_HOLE_xh_ddisp, XL_HOLE_xh_didx, XL_HOLE_xh_dxs, XL_HOLE_xh_dsc},
 };
 
-/* A brief extension word's index (cpu-ops.c ea_index on the 68030) into
- * operand `dst`'s holes, and its d8 added to base into the displacement;
- * false for a full extension word (the handler's). */
 /* A register's offset in the CPU: r[n], or for XLAT_RZERO xlat_zero. */
 static uint64_t reg_offset(uint64_t n)
 {
@@ -686,6 +685,9 @@ static void index_reg_holes(uint32_t ext, bool dst, uint64_t *v)
   v[opnd_holes[dst].sc] = (ext & 0x800) ? 0 : 16 - scale;
 }
 
+/* A brief extension word's index (cpu-ops.c ea_index on the 68030) into
+ * operand `dst`'s holes, and its d8 added to base into the displacement;
+ * false for a full extension word (full_index's or the handler's). */
 static bool index_holes(uint32_t ext, uint32_t base, bool dst, uint64_t *v)
 {
   if (ext & 0x100)
@@ -743,12 +745,14 @@ static bool mem_operand(const struct m68k__xlat *x, uint32_t ea, uint32_t off, u
     v[opnd_holes[dst].disp] = sext16(ram16(x, off));
     *elen = 2;
     return true;
-  case 6:
+  case 6: {
+    uint32_t ext = ram16(x, off);
     *kind = XO_ix;
     *elen = 2;
-    if ((ram16(x, off) & 0x100) && x->model == M68K_MODEL_68030)
-      return full_index(x, off, ram16(x, off), dst, v, kind, elen);
-    return index_holes(ram16(x, off), 0, dst, v);
+    if ((ext & 0x100) && x->model == M68K_MODEL_68030)
+      return full_index(x, off, ext, dst, v, kind, elen);
+    return index_holes(ext, 0, dst, v);
+  }
   case 7:
     *kind = XO_abs;
     if (r == 0 || (r == 2 && !dst)) { /* abs.W, (d16,PC) */
@@ -1602,9 +1606,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   uint32_t s0 = (pc & c->addr_mask) - x->ram_base, s1 = (a & c->addr_mask) - x->ram_base - 1;
   if (s1 < s0 || s1 >= x->ram_size)
     s1 = x->ram_size - 1;
-  memset(x->pages + (s0 >> M68K_XLAT_PAGE_SHIFT), 1,
-         (s1 >> M68K_XLAT_PAGE_SHIFT) - (s0 >> M68K_XLAT_PAGE_SHIFT) + 1);
-  wrmap_update(x, s0 >> M68K_XLAT_PAGE_SHIFT, s1 >> M68K_XLAT_PAGE_SHIFT);
+  pages_set(x, s0 >> M68K_XLAT_PAGE_SHIFT, s1 >> M68K_XLAT_PAGE_SHIFT, true);
   x->st.translated++;
   x->st.insns += b->ninsn;
   x->st.specialised += nspecial;
