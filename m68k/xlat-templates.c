@@ -25,8 +25,7 @@
  *   xh_spc     the PC after a source operand's extension words
  *
  * A block's entry (xt_enter) checks once that its instructions fit in the
- * budget (xlat_end) and that nothing is pending; then no stencil looks at
- * the budget. Instructions on registers alone do not count themselves: the
+ * budget (xlat_end); then no stencil looks at the budget. Instructions on registers alone do not count themselves: the
  * next stencil that can fault, call out or leave the block adds them
  * (xh_count), so icount is exact wherever anything can see it. A stencil
  * that can fault or call out stops (returns) after its instruction whenever
@@ -70,13 +69,18 @@ extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
 #define XT_LIKELY(x) __builtin_expect(!!(x), 1)
 
 /* A block's entry (PC: the block's address): on only when its COUNT
- * instructions fit in the budget and nothing is pending (xlat.c note 6);
- * icount is c->icount, passed by the way in that just stored it. The
- * loop checks the same before it enters a block, so this returns only
- * to an exit that chained here, which left the PC to it. */
+ * instructions fit in the budget (xlat.c note 6); icount is c->icount,
+ * passed by the way in that just stored it. Nothing can be pending here:
+ * the loop enters a block only when nothing is, and inside translated code
+ * every stencil that calls out returns to the loop after its instruction
+ * when the call left something pending or a store hit translated code
+ * (stop_here, mem_next), so no way from one block into another carries
+ * either. The loop checks the budget too before it enters a block, so
+ * this returns only to an exit that chained here, which left the PC to
+ * it. */
 void xt_enter(m68k_cpu_t *c, uint64_t icount)
 {
-  if (XT_UNLIKELY(c->pending | c->xlat_dirty | (c->xlat_end - icount < COUNT))) {
+  if (XT_UNLIKELY(c->xlat_end - icount < COUNT)) {
     c->pc = PC;
     return;
   }
@@ -258,6 +262,21 @@ XT_PURE(ladd_l, lz_add(c, RSRC, false))
 XT_PURE(laddi_l, lz_add(c, IMM, false))
 XT_PURE(lsub_l, lz_add(c, RSRC, true))
 XT_PURE(lsubi_l, lz_add(c, IMM, true))
+/* The compares and SUBs right before their Bcc (xt_lbccr): the same, and
+ * the operands passed on in the registers of the next stencil's arguments,
+ * which the fall-through keeps, so that the Bcc need not load them back. */
+extern void xh_next_ds(m68k_cpu_t *c, uint32_t d, uint32_t s) __asm__("xh_next");
+#define XT_PURE_DS(name, dexpr, sexpr, body)                                                 \
+  void xt_##name(m68k_cpu_t *c)                                                              \
+  {                                                                                          \
+    uint32_t d = (dexpr), s = (sexpr);                                                       \
+    body;                                                                                    \
+    xh_next_ds(c, d, s);                                                                     \
+  }
+XT_PURE_DS(lcmpr_l, RREG, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_DS(lcmpir_l, RREG, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_DS(lsubr_l, RREG, RSRC, lz_add(c, s, true))
+XT_PURE_DS(lsubir_l, RREG, IMM, lz_add(c, s, true))
 /* Before an instruction writing every one of N, Z, V and C: the lazy ones
  * are dropped. Before any other that reads them: into the split flags. */
 XT_PURE(lz_clear, c->lz_op = 0)
@@ -780,6 +799,13 @@ XT_INLINE bool lz_cc(uint32_t d, uint32_t s, int cc)
       taken(c);                                                                              \
     else                                                                                     \
       not_taken(c);                                                                          \
+  }                                                                                          \
+  void xt_lbccr##cc(m68k_cpu_t *c, uint32_t d, uint32_t s) /* after an XT_PURE_DS */         \
+  {                                                                                          \
+    if (lz_cc(d, s, cc))                                                                     \
+      taken(c);                                                                              \
+    else                                                                                     \
+      not_taken(c);                                                                          \
   }
 XT_LCC(2)
 XT_LCC(3)
@@ -861,7 +887,7 @@ void xt_pea(m68k_cpu_t *c)
 /* RTS (on the 68030; xlat.c note 10): the return address popped inline
  * when the stack is RAM and the address even, counted, and on straight
  * into the live block there when the return cache has it (its entry checks
- * the budget and anything pending, as a chained exit's does), else back to
+ * the budget, as a chained exit's does), else back to
  * the loop with the PC. Any other pop goes through the handler. */
 void xt_rts(m68k_cpu_t *c)
 {

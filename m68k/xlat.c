@@ -38,8 +38,8 @@
  *    so that code memory stays read-execute). Every block keeps the exits
  *    linked to it (`in`), which are unlinked when it dies. A branch back
  *    to the block's own start (a loop) needs no exit: it jumps straight
- *    to the block's entry in the same code, which checks the budget and
- *    anything pending as any entry does, and dies with the block.
+ *    to the block's entry in the same code, which checks the budget as
+ *    any entry does, and dies with the block.
  * 4. Self-modifying code. pages[] has one byte per RAM page
  *    (M68K_XLAT_PAGE_SHIFT) a live block was translated from. A CPU's
  *    store into such a page (m68k__wr) and a host write through the
@@ -58,10 +58,14 @@
  *    exceed it first flushes the whole cache (as QEMU does when its code
  *    buffer is full), from the loop, where no translated code runs.
  * 6. Exactness. A block begins with xt_enter, which goes on only when
- *    all its instructions fit in the budget (icount + ninsn <= `end`) and
- *    nothing is pending (every way in passes icount, as just stored, in
- *    a register: the check does not wait for the store to be read
- *    back); the loop checks the same before it enters a block, and when
+ *    all its instructions fit in the budget (icount + ninsn <= `end`;
+ *    every way in passes icount, as just stored, in a register: the
+ *    check does not wait for the store to be read back). Nothing is
+ *    pending at any entry: the loop enters only when nothing is, and a
+ *    stencil whose call out leaves something pending or xlat_dirty set
+ *    returns to the loop after its instruction, so no exit, return or
+ *    loop back carries either into a block. The loop checks the budget
+ *    before it enters a block too, and when
  *    the block does not fit it runs the block's first
  *    instruction alone instead (`one`, translated on first need, never
  *    chained, freed with its block; the interpreter when there is no
@@ -127,8 +131,8 @@
  *    block's PC to its entry, validated by comparing the PC, filled by the
  *    loop whenever it enters a block it found, and emptied in the slot of
  *    every block that dies (kill), so that it names live blocks only. A
- *    hit jumps straight to the block's entry, which checks the budget and
- *    anything pending (note 6) as a chained exit's does; a miss returns
+ *    hit jumps straight to the block's entry, which checks the budget
+ *    (note 6) as a chained exit's does; a miss returns
  *    to the loop with the PC, which looks the block up and fills the slot.
  *    Only the loop and kill write the cache, on the one host thread that
  *    steps every CPU sharing the translator (note 4; kill from the loop or
@@ -179,8 +183,11 @@
  *    fields, as QEMU's cc_op does. X is never lazy: ADD and SUB store it
  *    as they go, and the sync leaves it. A Bcc after a compare or a SUB
  *    in the same block compares the operands as the host does (xt_lbcc:
- *    HI is d > s unsigned, GE is d >= s signed...), and a taken branch
- *    leaves the flags lazy into the next block, so that a loop's CMP and
+ *    HI is d > s unsigned, GE is d >= s signed...; right after a CMP.L,
+ *    CMPI.L, SUB.L or SUBI.L on registers, xt_lbccr takes them in the
+ *    registers of its arguments, where xt_lcmpr_l... leave them, as the
+ *    fall-through into it keeps them), and a taken branch leaves the
+ *    flags lazy into the next block, so that a loop's CMP and
  *    Bcc never compute them. The invariant: lz_op is 0 everywhere outside
  *    translated code and at every read of the split fields. It holds
  *    because (a) the loop syncs after every return from translated code;
@@ -600,6 +607,14 @@ static const jit_stencil_t *const lbcc_stencils[16] = {
     &xl_stencil_xt_lbcc4,  &xl_stencil_xt_lbcc5,  &xl_stencil_xt_lbcc6,  &xl_stencil_xt_lbcc7,
     &xl_stencil_xt_lbcc8,  &xl_stencil_xt_lbcc9,  &xl_stencil_xt_lbcc10, &xl_stencil_xt_lbcc11,
     &xl_stencil_xt_lbcc12, &xl_stencil_xt_lbcc13, &xl_stencil_xt_lbcc14, &xl_stencil_xt_lbcc15,
+};
+/* The same after the compare or SUB right before them, its operands passed
+ * in registers: xt_lcmpr_l... (note 13). */
+static const jit_stencil_t *const lbccr_stencils[16] = {
+    NULL,                   NULL,                   &xl_stencil_xt_lbccr2,  &xl_stencil_xt_lbccr3,
+    &xl_stencil_xt_lbccr4,  &xl_stencil_xt_lbccr5,  &xl_stencil_xt_lbccr6,  &xl_stencil_xt_lbccr7,
+    &xl_stencil_xt_lbccr8,  &xl_stencil_xt_lbccr9,  &xl_stencil_xt_lbccr10, &xl_stencil_xt_lbccr11,
+    &xl_stencil_xt_lbccr12, &xl_stencil_xt_lbccr13, &xl_stencil_xt_lbccr14, &xl_stencil_xt_lbccr15,
 };
 static const jit_stencil_t *const dbcc_stencils[16] = {
     &xl_stencil_xt_dbcc0,  &xl_stencil_xt_dbcc1,  &xl_stencil_xt_dbcc2,  &xl_stencil_xt_dbcc3,
@@ -1153,6 +1168,10 @@ static const struct {
     {&xl_stencil_xt_laddi_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsub_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsubi_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lcmpr_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lcmpir_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsubr_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lsubir_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lz_clear, 0, false, NULL, NULL},
     {&xl_stencil_xt_lz_sync, 0, false, NULL, NULL},
 };
@@ -1307,6 +1326,24 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
     }
     if (*n + extra <= room)
       break;
+  }
+  /* A compare or SUB right before its Bcc hands its operands over in
+   * registers (nothing is inserted between them). */
+  static const struct {
+    const jit_stencil_t *mem, *reg;
+  } ds[] = {{&xl_stencil_xt_lcmp_l, &xl_stencil_xt_lcmpr_l},
+            {&xl_stencil_xt_lcmpi_l, &xl_stencil_xt_lcmpir_l},
+            {&xl_stencil_xt_lsub_l, &xl_stencil_xt_lsubr_l},
+            {&xl_stencil_xt_lsubi_l, &xl_stencil_xt_lsubir_l}};
+  for (unsigned i = 2; i < *n; i++) {
+    unsigned cc = (vals[i][XL_HOLE_xh_op] >> 8) & 15;
+    if (own[i] != lbcc_stencils[cc] || !lbcc_stencils[cc] || ins[i] || post[i - 1])
+      continue;
+    for (unsigned k = 0; k < sizeof ds / sizeof ds[0]; k++)
+      if (own[i - 1] == ds[k].mem) {
+        own[i - 1] = ds[k].reg;
+        own[i] = lbccr_stencils[cc];
+      }
   }
   unsigned to[JIT_CHAIN_MAX];
   for (unsigned i = *n, j = *n + extra; i-- > 1;) {
