@@ -211,16 +211,8 @@ XT_INLINE void set_dreg(m68k_cpu_t *c, int sz, uint32_t v)
   RREG = r;
 }
 
-/* MOVEQ #IMM,Dn (xh_reg): the flags of a constant are constants. */
-void xt_moveq(m68k_cpu_t *c)
-{
-  pure_begin(c);
-  RREG = IMM;
-  logic_flags(c, IMM);
-  pure_next(c);
-}
-
-/* Long operations register to register (xh_reg, xh_src). */
+/* Instructions on registers (xh_reg, xh_src) that set no register or only
+ * the flags, or a byte or word of Dn. */
 #define XT_PURE(name, body)                                                                  \
   void xt_##name(m68k_cpu_t *c)                                                              \
   {                                                                                          \
@@ -228,98 +220,129 @@ void xt_moveq(m68k_cpu_t *c)
     body;                                                                                    \
     pure_next(c);                                                                            \
   }
-XT_PURE(move_l, { RREG = RSRC; logic_flags(c, RREG); })   /* MOVE.L Rs,Dr */
-XT_PURE(movea_l, RREG = RSRC)                                  /* MOVEA.L Rs,Ar */
-XT_PURE(movea_w, RREG = (uint32_t)(int32_t)(int16_t)RSRC)      /* MOVEA.W Rs,Ar */
-XT_PURE(adda_l, RREG += RSRC)                                  /* ADDA.L Rs,Ar */
-XT_PURE(suba_l, RREG -= RSRC)                                  /* SUBA.L Rs,Ar */
-XT_PURE(adda_w, RREG += (uint32_t)(int32_t)(int16_t)RSRC)      /* ADDA.W Rs,Ar */
-XT_PURE(adda_i, RREG += IMM)        /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
-XT_PURE(lea_d16, RREG = RSRC + IMM)                            /* LEA (d,As),Ar */
-XT_PURE(seti, RREG = IMM)                                           /* LEA abs,Ar; MOVEA #imm */
-XT_PURE(add_l, RREG = m68k__add(c, RREG, RSRC, 4, 0, false))
-XT_PURE(sub_l, RREG = m68k__sub(c, RREG, RSRC, 4, 0, false, false))
 XT_PURE(cmp_l, (void)m68k__sub(c, RREG, RSRC, 4, 0, false, true)) /* CMP, CMPA */
-XT_PURE(addi_l, RREG = m68k__add(c, RREG, IMM, 4, 0, false))   /* ADDQ/ADDI.L */
-XT_PURE(subi_l, RREG = m68k__sub(c, RREG, IMM, 4, 0, false, false))
 XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
 /* The same compares with lazy flags (xlat.c note 13): the operands kept,
  * the flags computed only where something reads them. */
 XT_PURE(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = M68K_LZ_SUB; })
 XT_PURE(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = M68K_LZ_SUB; })
-/* ADD and SUB .L (ADDQ, SUBQ, ADDI, SUBI) with lazy N, Z, V and C; X, not
- * lazy, stored as the _x stencils do. */
-XT_INLINE void lz_add(m68k_cpu_t *c, uint32_t s, bool sub)
-{
-  uint32_t d = RREG;
-  RREG = sub ? d - s : d + s;
-  c->x = sub ? d < s : d + s < d;
-  c->lz_d = d;
-  c->lz_s = s;
-  c->lz_op = sub ? M68K_LZ_SUB : M68K_LZ_ADD;
-}
-XT_PURE(ladd_l, lz_add(c, RSRC, false))
-XT_PURE(laddi_l, lz_add(c, IMM, false))
-XT_PURE(lsub_l, lz_add(c, RSRC, true))
-XT_PURE(lsubi_l, lz_add(c, IMM, true))
-/* The compares and SUBs right before their Bcc (xt_lbccr): the same, and
- * the operands passed on in the registers of the next stencil's arguments,
- * which the fall-through keeps, so that the Bcc need not load them back. */
-extern void xh_next_ds(m68k_cpu_t *c, uint32_t d, uint32_t s) __asm__("xh_next");
-#define XT_PURE_DS(name, dexpr, sexpr, body)                                                 \
-  void xt_##name(m68k_cpu_t *c)                                                              \
-  {                                                                                          \
-    uint32_t d = (dexpr), s = (sexpr);                                                       \
-    body;                                                                                    \
-    xh_next_ds(c, d, s);                                                                     \
-  }
-XT_PURE_DS(lcmpr_l, RREG, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
-XT_PURE_DS(lcmpir_l, RREG, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
-XT_PURE_DS(lsubr_l, RREG, RSRC, lz_add(c, s, true))
-XT_PURE_DS(lsubir_l, RREG, IMM, lz_add(c, s, true))
 /* Before an instruction writing every one of N, Z, V and C: the lazy ones
  * are dropped. Before any other that reads them: into the split flags. */
 XT_PURE(lz_clear, c->lz_op = 0)
 XT_PURE(lz_sync, m68k__lz_sync(c))
-XT_PURE(and_l, { RREG &= RSRC; logic_flags(c, RREG); })
-XT_PURE(or_l, { RREG |= RSRC; logic_flags(c, RREG); })
-XT_PURE(eor_l, { RREG ^= RSRC; logic_flags(c, RREG); })
-XT_PURE(clr_l, { RREG = 0; logic_flags(c, 0); })
-XT_PURE(clr_bw, { RREG &= IMM; logic_flags(c, 0); }) /* CLR.B, CLR.W Dr (IMM: the bits kept) */
 XT_PURE(tst_l, logic_flags(c, RREG))
 XT_PURE(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
+/* CMPI, ADDI .B #IMM,Dn; EXT.W Dn. */
+XT_PURE(cmpi_b, (void)m68k__sub(c, RREG, IMM, 1, 0, false, true))
+XT_PURE(addi_b, set_dreg(c, 1, m68k__add(c, RREG, IMM, 1, 0, false)))
+XT_PURE(addi_b_nf, set_dreg(c, 1, RREG + IMM))
+XT_PURE(ext_w, {
+  uint32_t v = (uint32_t)(int32_t)(int8_t)RREG & 0xffff;
+  set_dreg(c, 2, v);
+  logic_flags_sz(c, v, 2);
+})
+XT_PURE(ext_w_nf, set_dreg(c, 2, (uint32_t)(int32_t)(int8_t)RREG))
+/* Flags no later instruction reads (xlat.c note 8): CMP, TST. */
+XT_PURE(nop, (void)c)
+
+/* Long operations that set a register, Rn (xh_reg), from its old value v
+ * and from Rs (xh_src) or IMM: acc_<name> gives the new value (and sets
+ * the flags). Each is the stencils of xlat.h's M68K_XLAT_ACC_RW (or, not
+ * reading v, M68K_XLAT_ACC_W) by the way v comes in and the new value goes
+ * out (xlat.c note 15): xt_<name> loads v from the CPU; xt_<name>_i takes
+ * it as its argument, where the stencil before it on the same register
+ * left it; xt_<name>_o passes the new value on to the next one in the
+ * same way, and _io does both. Every one stores the new value, so the CPU
+ * always holds the register as it is. */
+XT_INLINE uint32_t acc_moveq(m68k_cpu_t *c, uint32_t v) /* MOVEQ, flags of a constant */
+{
+  (void)v;
+  logic_flags(c, IMM);
+  return IMM;
+}
+XT_INLINE uint32_t acc_move_l(m68k_cpu_t *c, uint32_t v) /* MOVE.L Rs,Dr */
+{
+  v = RSRC;
+  logic_flags(c, v);
+  return v;
+}
+XT_INLINE uint32_t acc_clr_l(m68k_cpu_t *c, uint32_t v)
+{
+  (void)v;
+  logic_flags(c, 0);
+  return 0;
+}
+#define XT_ACC_FN(name, expr)                                                                \
+  XT_INLINE uint32_t acc_##name(m68k_cpu_t *c, uint32_t v)                                   \
+  {                                                                                          \
+    (void)c;                                                                                 \
+    (void)v;                                                                                 \
+    return (expr);                                                                           \
+  }
+XT_ACC_FN(movea_l, RSRC)                                  /* MOVEA.L Rs,Ar */
+XT_ACC_FN(movea_w, (uint32_t)(int32_t)(int16_t)RSRC)      /* MOVEA.W Rs,Ar */
+XT_ACC_FN(lea_d16, RSRC + IMM)                            /* LEA (d,As),Ar */
+XT_ACC_FN(seti, IMM)                                      /* LEA abs,Ar; MOVEA #imm */
+XT_ACC_FN(adda_l, v + RSRC)                               /* ADDA.L Rs,Ar */
+XT_ACC_FN(suba_l, v - RSRC)                               /* SUBA.L Rs,Ar */
+XT_ACC_FN(adda_w, v + (uint32_t)(int32_t)(int16_t)RSRC)   /* ADDA.W Rs,Ar */
+XT_ACC_FN(adda_i, v + IMM) /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
+XT_ACC_FN(add_l, m68k__add(c, v, RSRC, 4, 0, false))
+XT_ACC_FN(sub_l, m68k__sub(c, v, RSRC, 4, 0, false, false))
+XT_ACC_FN(addi_l, m68k__add(c, v, IMM, 4, 0, false))      /* ADDQ/ADDI.L */
+XT_ACC_FN(subi_l, m68k__sub(c, v, IMM, 4, 0, false, false))
+/* ADD and SUB .L (ADDQ, SUBQ, ADDI, SUBI) with lazy N, Z, V and C; X, not
+ * lazy, stored as the _x ones do. */
+XT_INLINE uint32_t lz_add(m68k_cpu_t *c, uint32_t d, uint32_t s, bool sub)
+{
+  c->x = sub ? d < s : d + s < d;
+  c->lz_d = d;
+  c->lz_s = s;
+  c->lz_op = sub ? M68K_LZ_SUB : M68K_LZ_ADD;
+  return sub ? d - s : d + s;
+}
+XT_ACC_FN(ladd_l, lz_add(c, v, RSRC, false))
+XT_ACC_FN(laddi_l, lz_add(c, v, IMM, false))
+XT_ACC_FN(lsub_l, lz_add(c, v, RSRC, true))
+XT_ACC_FN(lsubi_l, lz_add(c, v, IMM, true))
+XT_INLINE uint32_t logic(m68k_cpu_t *c, uint32_t r)
+{
+  logic_flags(c, r);
+  return r;
+}
+XT_ACC_FN(and_l, logic(c, v & RSRC))
+XT_ACC_FN(or_l, logic(c, v | RSRC))
+XT_ACC_FN(eor_l, logic(c, v ^ RSRC))
+XT_ACC_FN(clr_bw, (logic_flags(c, 0), v & IMM)) /* CLR.B, CLR.W Dr (IMM: the bits kept) */
 
 /* Shifts of a long in Dn (xh_reg) by IMM (1 to 8) or by Ds (xh_src) mod
  * 64 (cpu-ops.c shift: LSL, LSR, ASR). A count of 0 leaves X, clears C. */
-XT_INLINE void shift_flags(m68k_cpu_t *c, uint32_t r, uint32_t cy)
+XT_INLINE uint32_t shifted(m68k_cpu_t *c, uint32_t r, uint32_t cy)
 {
   c->n = r;
   c->nz = r;
   c->v = 0;
   c->c = c->x = cy;
+  return r;
 }
-XT_PURE(lsl_l_i, { uint32_t d = RREG; RREG = d << IMM; shift_flags(c, RREG, (d >> (32 - IMM)) & 1); })
-XT_PURE(lsr_l_i, { uint32_t d = RREG; RREG = d >> IMM; shift_flags(c, RREG, (d >> (IMM - 1)) & 1); })
-XT_PURE(asr_l_i, {
-  uint32_t d = RREG;
-  RREG = (uint32_t)((int32_t)d >> IMM);
-  shift_flags(c, RREG, (d >> (IMM - 1)) & 1);
-})
-XT_PURE(lsl_l_i_nf, RREG <<= IMM)
-XT_PURE(lsr_l_i_nf, RREG >>= IMM)
-XT_PURE(asr_l_i_nf, RREG = (uint32_t)((int32_t)RREG >> IMM))
+XT_ACC_FN(lsl_l_i, shifted(c, v << IMM, (v >> (32 - IMM)) & 1))
+XT_ACC_FN(lsr_l_i, shifted(c, v >> IMM, (v >> (IMM - 1)) & 1))
+XT_ACC_FN(asr_l_i, shifted(c, (uint32_t)((int32_t)v >> IMM), (v >> (IMM - 1)) & 1))
+XT_ACC_FN(lsl_l_i_nf, v << IMM)
+XT_ACC_FN(lsr_l_i_nf, v >> IMM)
+XT_ACC_FN(asr_l_i_nf, (uint32_t)((int32_t)v >> IMM))
 
-XT_INLINE void shift_r(m68k_cpu_t *c, int kind, bool nf)
+XT_INLINE uint32_t shift_r(m68k_cpu_t *c, uint32_t d, int kind, bool nf)
 {
-  uint32_t d = RREG, n = RSRC & 63, r, cy;
+  uint32_t n = RSRC & 63, r, cy;
   if (n == 0) {
-    if (nf)
-      return;
-    c->n = d;
-    c->nz = d;
-    c->v = 0;
-    c->c = 0;
-    return;
+    if (!nf) {
+      c->n = d;
+      c->nz = d;
+      c->v = 0;
+      c->c = 0;
+    }
+    return d;
   }
   if (kind == 0) { /* LSL */
     r = n < 32 ? d << n : 0;
@@ -331,85 +354,130 @@ XT_INLINE void shift_r(m68k_cpu_t *c, int kind, bool nf)
     r = (uint32_t)((int32_t)d >> (n < 32 ? n : 31));
     cy = n < 32 ? (d >> (n - 1)) & 1 : d >> 31;
   }
-  RREG = r;
-  if (nf) /* X alone: set when the count is not 0 */
+  if (nf) { /* X alone: set when the count is not 0 */
     c->x = cy;
-  else
-    shift_flags(c, r, cy);
+    return r;
+  }
+  return shifted(c, r, cy);
 }
-XT_PURE(lsl_l_r, shift_r(c, 0, false))
-XT_PURE(lsr_l_r, shift_r(c, 1, false))
-XT_PURE(asr_l_r, shift_r(c, 2, false))
-XT_PURE(lsl_l_r_nf, shift_r(c, 0, true))
-XT_PURE(lsr_l_r_nf, shift_r(c, 1, true))
-XT_PURE(asr_l_r_nf, shift_r(c, 2, true))
+XT_ACC_FN(lsl_l_r, shift_r(c, v, 0, false))
+XT_ACC_FN(lsr_l_r, shift_r(c, v, 1, false))
+XT_ACC_FN(asr_l_r, shift_r(c, v, 2, false))
+XT_ACC_FN(lsl_l_r_nf, shift_r(c, v, 0, true))
+XT_ACC_FN(lsr_l_r_nf, shift_r(c, v, 1, true))
+XT_ACC_FN(asr_l_r_nf, shift_r(c, v, 2, true))
 
-/* ORI, ANDI, EORI .L #IMM,Dn; CMPI, ADDI .B #IMM,Dn. */
-XT_PURE(or_i, { RREG |= IMM; logic_flags(c, RREG); })
-XT_PURE(and_i, { RREG &= IMM; logic_flags(c, RREG); })
-XT_PURE(eor_i, { RREG ^= IMM; logic_flags(c, RREG); })
-XT_PURE(or_i_nf, RREG |= IMM)
-XT_PURE(and_i_nf, RREG &= IMM)
-XT_PURE(eor_i_nf, RREG ^= IMM)
-XT_PURE(cmpi_b, (void)m68k__sub(c, RREG, IMM, 1, 0, false, true))
-XT_PURE(addi_b, set_dreg(c, 1, m68k__add(c, RREG, IMM, 1, 0, false)))
-XT_PURE(addi_b_nf, set_dreg(c, 1, RREG + IMM))
+/* ORI, ANDI, EORI .L #IMM,Dn. */
+XT_ACC_FN(or_i, logic(c, v | IMM))
+XT_ACC_FN(and_i, logic(c, v & IMM))
+XT_ACC_FN(eor_i, logic(c, v ^ IMM))
+XT_ACC_FN(or_i_nf, v | IMM)
+XT_ACC_FN(and_i_nf, v & IMM)
+XT_ACC_FN(eor_i_nf, v ^ IMM)
 
-/* NEG.L, SWAP, EXT.W, EXT.L, EXTB.L Dn (cpu-ops.c t_neg, t_swap, t_ext). */
-XT_PURE(neg_l, RREG = m68k__sub(c, 0, RREG, 4, 0, false, false))
-XT_PURE(neg_l_nf, RREG = 0u - RREG)
-XT_PURE(swap, { RREG = (RREG << 16) | (RREG >> 16); logic_flags(c, RREG); })
-XT_PURE(swap_nf, RREG = (RREG << 16) | (RREG >> 16))
-XT_PURE(ext_w, {
-  uint32_t v = (uint32_t)(int32_t)(int8_t)RREG & 0xffff;
-  set_dreg(c, 2, v);
-  logic_flags_sz(c, v, 2);
-})
-XT_PURE(ext_w_nf, set_dreg(c, 2, (uint32_t)(int32_t)(int8_t)RREG))
-XT_PURE(ext_l, { RREG = (uint32_t)(int32_t)(int16_t)RREG; logic_flags(c, RREG); })
-XT_PURE(ext_l_nf, RREG = (uint32_t)(int32_t)(int16_t)RREG)
-XT_PURE(extb_l, { RREG = (uint32_t)(int32_t)(int8_t)RREG; logic_flags(c, RREG); })
-XT_PURE(extb_l_nf, RREG = (uint32_t)(int32_t)(int8_t)RREG)
+/* NEG.L, SWAP, EXT.L, EXTB.L Dn (cpu-ops.c t_neg, t_swap, t_ext). */
+XT_ACC_FN(neg_l, m68k__sub(c, 0, v, 4, 0, false, false))
+XT_ACC_FN(neg_l_nf, 0u - v)
+XT_ACC_FN(swap, logic(c, (v << 16) | (v >> 16)))
+XT_ACC_FN(swap_nf, (v << 16) | (v >> 16))
+XT_ACC_FN(ext_l, logic(c, (uint32_t)(int32_t)(int16_t)v))
+XT_ACC_FN(ext_l_nf, (uint32_t)(int32_t)(int16_t)v)
+XT_ACC_FN(extb_l, logic(c, (uint32_t)(int32_t)(int8_t)v))
+XT_ACC_FN(extb_l_nf, (uint32_t)(int32_t)(int8_t)v)
 
 /* MULS.L, MULU.L with a 32-bit product into Dl (xh_reg), of #IMM or Ds
  * (xh_src) (cpu-ops.c t_mull): V when the product does not fit. */
-XT_INLINE void mul_flags(m68k_cpu_t *c, uint32_t r, bool ovf)
+XT_INLINE uint32_t mul_flags(m68k_cpu_t *c, uint32_t r, bool ovf)
 {
   c->n = r;
   c->nz = r;
   c->v = ovf;
   c->c = 0;
+  return r;
 }
-XT_INLINE void muls(m68k_cpu_t *c, uint32_t s)
+XT_INLINE uint32_t muls(m68k_cpu_t *c, uint32_t d, uint32_t s)
 {
-  int64_t r = (int64_t)(int32_t)RREG * (int32_t)s;
-  RREG = (uint32_t)r;
-  mul_flags(c, RREG, r != (int64_t)(int32_t)RREG);
+  int64_t r = (int64_t)(int32_t)d * (int32_t)s;
+  return mul_flags(c, (uint32_t)r, r != (int64_t)(int32_t)r);
 }
-XT_INLINE void mulu(m68k_cpu_t *c, uint32_t s)
+XT_INLINE uint32_t mulu(m68k_cpu_t *c, uint32_t d, uint32_t s)
 {
-  uint64_t r = (uint64_t)RREG * s;
-  RREG = (uint32_t)r;
-  mul_flags(c, RREG, (r >> 32) != 0);
+  uint64_t r = (uint64_t)d * s;
+  return mul_flags(c, (uint32_t)r, (r >> 32) != 0);
 }
-XT_PURE(muls_l_i, muls(c, IMM))
-XT_PURE(mulu_l_i, mulu(c, IMM))
-XT_PURE(muls_l_r, muls(c, RSRC))
-XT_PURE(mulu_l_r, mulu(c, RSRC))
-XT_PURE(mul_l_i_nf, RREG *= IMM)
-XT_PURE(mul_l_r_nf, RREG *= RSRC)
+XT_ACC_FN(muls_l_i, muls(c, v, IMM))
+XT_ACC_FN(mulu_l_i, mulu(c, v, IMM))
+XT_ACC_FN(muls_l_r, muls(c, v, RSRC))
+XT_ACC_FN(mulu_l_r, mulu(c, v, RSRC))
+XT_ACC_FN(mul_l_i_nf, v * IMM)
+XT_ACC_FN(mul_l_r_nf, v * RSRC)
 
 /* The same without the flags no later instruction reads (xlat.c note 8):
- * none (the others are stencils above: MOVE.L as MOVEA.L, ADD.L as
- * ADDA.L, CLR.L and MOVEQ as seti...), or X alone. */
-XT_PURE(nop, (void)c)                                                    /* CMP, TST */
-XT_PURE(and_l_nf, RREG &= RSRC)
-XT_PURE(or_l_nf, RREG |= RSRC)
-XT_PURE(eor_l_nf, RREG ^= RSRC)
-XT_PURE(add_l_x, { uint32_t d = RREG; uint32_t s = RSRC; RREG = d + s; c->x = d + s < d; })
-XT_PURE(sub_l_x, { uint32_t d = RREG; uint32_t s = RSRC; RREG = d - s; c->x = d < s; })
-XT_PURE(addi_l_x, { uint32_t d = RREG; RREG = d + IMM; c->x = d + IMM < d; })
-XT_PURE(subi_l_x, { uint32_t d = RREG; RREG = d - IMM; c->x = d < IMM; })
+ * none (the others are above: MOVE.L as MOVEA.L, ADD.L as ADDA.L, CLR.L
+ * and MOVEQ as seti...), or X alone. */
+XT_ACC_FN(and_l_nf, v & RSRC)
+XT_ACC_FN(or_l_nf, v | RSRC)
+XT_ACC_FN(eor_l_nf, v ^ RSRC)
+XT_ACC_FN(add_l_x, (c->x = v + RSRC < v, v + RSRC))
+XT_ACC_FN(sub_l_x, (c->x = v < RSRC, v - RSRC))
+XT_ACC_FN(addi_l_x, (c->x = v + IMM < v, v + IMM))
+XT_ACC_FN(subi_l_x, (c->x = v < IMM, v - IMM))
+
+extern void xh_next_v(m68k_cpu_t *c, uint32_t v) __asm__("xh_next");
+#define XT_ACC_PLAIN(name)                                                                   \
+  void xt_##name(m68k_cpu_t *c)                                                              \
+  {                                                                                          \
+    RREG = acc_##name(c, RREG);                                                              \
+    xh_next(c);                                                                              \
+  }
+#define XT_ACC_O(name)                                                                       \
+  void xt_##name##_o(m68k_cpu_t *c)                                                          \
+  {                                                                                          \
+    uint32_t r = acc_##name(c, RREG);                                                        \
+    RREG = r;                                                                                \
+    xh_next_v(c, r);                                                                         \
+  }
+#define XT_ACC_I(name)                                                                       \
+  void xt_##name##_i(m68k_cpu_t *c, uint32_t v)                                              \
+  {                                                                                          \
+    RREG = acc_##name(c, v);                                                                 \
+    xh_next(c);                                                                              \
+  }
+#define XT_ACC_IO(name)                                                                      \
+  void xt_##name##_io(m68k_cpu_t *c, uint32_t v)                                             \
+  {                                                                                          \
+    uint32_t r = acc_##name(c, v);                                                           \
+    RREG = r;                                                                                \
+    xh_next_v(c, r);                                                                         \
+  }
+#define XT_ACC_RW(name) XT_ACC_PLAIN(name) XT_ACC_O(name) XT_ACC_I(name) XT_ACC_IO(name)
+#define XT_ACC_W(name) XT_ACC_PLAIN(name) XT_ACC_O(name)
+M68K_XLAT_ACC_RW(XT_ACC_RW)
+M68K_XLAT_ACC_W(XT_ACC_W)
+
+/* The compares and SUBs right before their Bcc (xt_lbccr): lazy, as
+ * above, and the operands passed on in the registers of the next
+ * stencil's arguments, which the fall-through keeps, so that the Bcc need
+ * not load them back; the _i ones take Rn's value from the stencil
+ * before them (M68K_XLAT_ACC_IN). */
+extern void xh_next_ds(m68k_cpu_t *c, uint32_t d, uint32_t s) __asm__("xh_next");
+#define XT_DS(name, sexpr, body)                                                             \
+  void xt_##name(m68k_cpu_t *c)                                                              \
+  {                                                                                          \
+    uint32_t d = RREG, s = (sexpr);                                                          \
+    body;                                                                                    \
+    xh_next_ds(c, d, s);                                                                     \
+  }                                                                                          \
+  void xt_##name##_i(m68k_cpu_t *c, uint32_t d)                                              \
+  {                                                                                          \
+    uint32_t s = (sexpr);                                                                    \
+    body;                                                                                    \
+    xh_next_ds(c, d, s);                                                                     \
+  }
+XT_DS(lcmpr_l, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_DS(lcmpir_l, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_DS(lsubr_l, RSRC, RREG = lz_add(c, d, s, true))
+XT_DS(lsubir_l, IMM, RREG = lz_add(c, d, s, true))
 
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
  * them). An access to RAM that does not touch translated code cannot
@@ -800,7 +868,7 @@ XT_INLINE bool lz_cc(uint32_t d, uint32_t s, int cc)
     else                                                                                     \
       not_taken(c);                                                                          \
   }                                                                                          \
-  void xt_lbccr##cc(m68k_cpu_t *c, uint32_t d, uint32_t s) /* after an XT_PURE_DS */         \
+  void xt_lbccr##cc(m68k_cpu_t *c, uint32_t d, uint32_t s) /* after an XT_DS */              \
   {                                                                                          \
     if (lz_cc(d, s, cc))                                                                     \
       taken(c);                                                                              \

@@ -227,6 +227,23 @@
  *    other byte is 0. The map follows pages[], which changes only through
  *    pages_set (translate, invalidate, flush): it recomputes the bytes of
  *    the pages it set and of the page before them.
+ * 15. Values in host registers. The CPU struct holds every guest register,
+ *    and a stencil loads what it reads and stores what it writes. Between
+ *    two stencils that runs through memory: the next one's load waits for
+ *    the store just made to be forwarded, some cycles each time, and a
+ *    chain of operations on one register (a hash's shifts and adds) runs
+ *    at that speed. So the long operations that set one register (xlat.h
+ *    M68K_XLAT_ACC_*) come in variants: _o also passes the new value on
+ *    as the next stencil's argument, in the host register the calling
+ *    convention gives it, and _i takes its register's value from there
+ *    instead of loading it (_io both). The fall-through from one stencil
+ *    into the next keeps the register. pass_values, on a block's final
+ *    links, pairs a stencil with the next one when the next reads the
+ *    register (xh_reg) the first one sets; nothing else changes: every
+ *    variant still stores the register, so the CPU holds it as it is at
+ *    every exit, fault and call, and the passed value is only a copy. A
+ *    compare or SUB handing its operands to its Bcc (note 13) takes its
+ *    register this way too.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -1375,6 +1392,48 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
   *n += extra;
 }
 
+/* Note 15: the variants of the one-register operations by how the
+ * register's value comes in and goes out (NULL where there is none). */
+static const struct {
+  const jit_stencil_t *s, *o, *i, *io;
+} acc[] = {
+#define XL_ACC_RW(name)                                                                        \
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
+   &xl_stencil_xt_##name##_io},
+#define XL_ACC_W(name) {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL},
+#define XL_ACC_IN(name) {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL},
+    M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_IN(XL_ACC_IN)
+#undef XL_ACC_RW
+#undef XL_ACC_W
+#undef XL_ACC_IN
+};
+
+static int acc_index(const jit_stencil_t *s)
+{
+  for (size_t k = 0; k < sizeof acc / sizeof acc[0]; k++)
+    if (acc[k].s == s)
+      return (int)k;
+  return -1;
+}
+
+/* Note 15: links [first, last) in their final order; where one sets a
+ * register the next reads, the value goes from one to the other in a host
+ * register. */
+static void pass_values(jit_link_t *links, unsigned first, unsigned last)
+{
+  int k = first < last ? acc_index(links[first].stencil) : -1;
+  bool in = false;
+  for (unsigned i = first; i < last; i++) {
+    int next = i + 1 < last ? acc_index(links[i + 1].stencil) : -1;
+    bool out = k >= 0 && next >= 0 && acc[k].o && acc[next].i &&
+               links[i].values[XL_HOLE_xh_reg] == links[i + 1].values[XL_HOLE_xh_reg];
+    if (k >= 0 && (in || out))
+      links[i].stencil = in && out ? acc[k].io : in ? acc[k].i : acc[k].o;
+    in = out;
+    k = next;
+  }
+}
+
 /* Note 6: fills each counting stencil's xh_count of links [first, last)
  * (a block's instructions) with the instructions since the last count, its
  * own included, and returns those left for the fall-through exit. leave[i]:
@@ -1576,6 +1635,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   lazy_flags(links, vals, leave, mf, taken_link, ntaken, &n,
              JIT_CHAIN_MAX - ntaken - (open ? 1 : 0));
   uint64_t rest = fill_counts(links, vals, leave, 1, n);
+  pass_values(links, 1, n);
   /* The exits: the fall-through's first, right after the last
    * instruction, which falls into it; then the taken branches'. */
   if (!open)

@@ -73,4 +73,23 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
  * for a long or single (4) or a double (8). */
 #define M68K_XLAT_FOPS(X) M68K_XLAT_MEM_KINDS(X, 4) M68K_XLAT_MEM_KINDS(X, 8)
 
+/* Long operations setting one register (xlat.c note 15): X(name) for
+ * xt_<name>, which loads the register, and its variants by the way its
+ * value comes in and goes out: xt_<name>_i takes it from the stencil
+ * before, xt_<name>_o hands the new value to the next, _io both.
+ * M68K_XLAT_ACC_RW's have all four, M68K_XLAT_ACC_W's (which do not read
+ * the register) _o alone, M68K_XLAT_ACC_IN's (compares and SUBs handing
+ * their operands to a Bcc, note 13) _i alone. */
+#define M68K_XLAT_ACC_RW(X)                                                                  \
+  X(adda_l) X(suba_l) X(adda_w) X(adda_i) X(add_l) X(sub_l) X(addi_l) X(subi_l) X(ladd_l)    \
+  X(laddi_l) X(lsub_l) X(lsubi_l) X(and_l) X(or_l) X(eor_l) X(clr_bw) X(lsl_l_i) X(lsr_l_i)  \
+  X(asr_l_i) X(lsl_l_i_nf) X(lsr_l_i_nf) X(asr_l_i_nf) X(lsl_l_r) X(lsr_l_r) X(asr_l_r)      \
+  X(lsl_l_r_nf) X(lsr_l_r_nf) X(asr_l_r_nf) X(or_i) X(and_i) X(eor_i) X(or_i_nf) X(and_i_nf) \
+  X(eor_i_nf) X(neg_l) X(neg_l_nf) X(swap) X(swap_nf) X(ext_l) X(ext_l_nf) X(extb_l)        \
+  X(extb_l_nf) X(muls_l_i) X(mulu_l_i) X(muls_l_r) X(mulu_l_r) X(mul_l_i_nf) X(mul_l_r_nf)   \
+  X(and_l_nf) X(or_l_nf) X(eor_l_nf) X(add_l_x) X(sub_l_x) X(addi_l_x) X(subi_l_x)
+#define M68K_XLAT_ACC_W(X)                                                                   \
+  X(moveq) X(move_l) X(movea_l) X(movea_w) X(lea_d16) X(seti) X(clr_l)
+#define M68K_XLAT_ACC_IN(X) X(lcmpr_l) X(lcmpir_l) X(lsubr_l) X(lsubir_l)
+
 #endif /* QUA_M68K_XLAT_H */

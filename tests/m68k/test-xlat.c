@@ -1574,6 +1574,98 @@ static void register_operations_same(void)
   done2();
 }
 
+/* Chains of long operations on one register (xlat.c note 15): MOVE.L into
+ * D3, then ADD, LSL #, SUB, LSR #, EOR, ASR #, OR, ANDI, ORI, EORI, NEG,
+ * SWAP, EXT.L, MULU.L #, MULS.L Dn, LSL and ASR by a register (counts of
+ * 32 and more included), ADDQ, SUBQ, ADDI, SUBI on it, each taking the
+ * value the one before left, the last's flags read by Scc (and others'
+ * mid-chain: AND.L's, NEG.L's, MULS.L's); on A0: MOVEA.L, ADDA.L, SUBA.L,
+ * ADDA.W, LEA (d16,A0); CLR.L then ADDQ; MOVEQ then ADD then CMPI and its
+ * Bcc, MOVE then SUB and its Bcc, MOVE, SUB then CMP and its Bcc. Every
+ * sum is stored, so RAM differs wherever a value went wrong. */
+static void one_register_chains_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x43f8, 0x5000,                  /* 100a lea 5000,%a1 */
+      0x2600,                          /* 100e movel %d0,%d3 */
+      0xd681,                          /* 1010 addl %d1,%d3 */
+      0xe78b,                          /* 1012 lsll #3,%d3 */
+      0x9680,                          /* 1014 subl %d0,%d3 */
+      0xe48b,                          /* 1016 lsrl #2,%d3 */
+      0xb183,                          /* 1018 eorl %d0,%d3 */
+      0xe283,                          /* 101a asrl #1,%d3 */
+      0x8681,                          /* 101c orl %d1,%d3 */
+      0x0283, 0x7fff, 0xffff,          /* 101e andil #2147483647,%d3 */
+      0x0083, 0x0000, 0x0100,          /* 1024 oril #256,%d3 */
+      0x0a83, 0x0000, 0x0055,          /* 102a eoril #85,%d3 */
+      0x4483,                          /* 1030 negl %d3 */
+      0x4843,                          /* 1032 swap %d3 */
+      0x48c3,                          /* 1034 extl %d3 */
+      0x4c3c, 0x3000, 0x0000, 0x0003,  /* 1036 mulul #3,%d3 */
+      0x4c01, 0x3800,                  /* 103e mulsl %d1,%d3 */
+      0xe3ab,                          /* 1042 lsll %d1,%d3 */
+      0xe2a3,                          /* 1044 asrl %d1,%d3 */
+      0x5a83,                          /* 1046 addql #5,%d3 */
+      0x5583,                          /* 1048 subql #2,%d3 */
+      0x0683, 0x0000, 0x03e8,          /* 104a addil #1000,%d3 */
+      0x0483, 0x0000, 0x004d,          /* 1050 subil #77,%d3 */
+      0x55c4,                          /* 1056 scs %d4 */
+      0xd483,                          /* 1058 addl %d3,%d2 */
+      0xd484,                          /* 105a addl %d4,%d2 */
+      0x2600,                          /* 105c movel %d0,%d3 */
+      0x9681,                          /* 105e subl %d1,%d3 */
+      0xc680,                          /* 1060 andl %d0,%d3 */
+      0x5bc4,                          /* 1062 smi %d4 */
+      0xd484,                          /* 1064 addl %d4,%d2 */
+      0xe2ab,                          /* 1066 lsrl %d1,%d3 */
+      0x4483,                          /* 1068 negl %d3 */
+      0x59c4,                          /* 106a svs %d4 */
+      0xd484,                          /* 106c addl %d4,%d2 */
+      0xd483,                          /* 106e addl %d3,%d2 */
+      0x49c3,                          /* 1070 extbl %d3 */
+      0x4c3c, 0x3800, 0xffff, 0xfff9,  /* 1072 mulsl #-7,%d3 */
+      0x59c4,                          /* 107a svs %d4 */
+      0xd484,                          /* 107c addl %d4,%d2 */
+      0xd483,                          /* 107e addl %d3,%d2 */
+      0x2043,                          /* 1080 moveal %d3,%a0 */
+      0xd1c1,                          /* 1082 addal %d1,%a0 */
+      0x91c0,                          /* 1084 subal %d0,%a0 */
+      0xd0c1,                          /* 1086 addaw %d1,%a0 */
+      0x41e8, 0x000c,                  /* 1088 lea %a0@(12),%a0 */
+      0x2a08,                          /* 108c movel %a0,%d5 */
+      0xd485,                          /* 108e addl %d5,%d2 */
+      0x4286,                          /* 1090 clrl %d6 */
+      0x5286,                          /* 1092 addql #1,%d6 */
+      0xd486,                          /* 1094 addl %d6,%d2 */
+      0x7e07,                          /* 1096 moveq #7,%d7 */
+      0xde81,                          /* 1098 addl %d1,%d7 */
+      0x0c87, 0x0000, 0x0014,          /* 109a cmpil #20,%d7 */
+      0x6e02,                          /* 10a0 bgts 10a4 */
+      0x5282,                          /* 10a2 addql #1,%d2 */
+      0x2e02,                          /* 10a4 movel %d2,%d7 */
+      0x9e81,                          /* 10a6 subl %d1,%d7 */
+      0x6502,                          /* 10a8 bcss 10ac */
+      0x5682,                          /* 10aa addql #3,%d2 */
+      0x2e00,                          /* 10ac movel %d0,%d7 */
+      0x9e83,                          /* 10ae subl %d3,%d7 */
+      0xbe81,                          /* 10b0 cmpl %d1,%d7 */
+      0x6302,                          /* 10b2 blss 10b6 */
+      0x5a82,                          /* 10b4 addql #5,%d2 */
+      0xd083,                          /* 10b6 addl %d3,%d0 */
+      0xeb98,                          /* 10b8 roll #5,%d0 */
+      0x22c2,                          /* 10ba movel %d2,%a1@+ */
+      0x5381,                          /* 10bc subql #1,%d1 */
+      0x6600, 0xff4e,                  /* 10be bnew 100e */
+      0x4e72, 0x2700,                  /* 10c2 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, NULL, 9);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
 /* Runs the translating CPU to its STOP in one run: it must have translated
  * `blocks` blocks of `insns` instructions, `specialised` of them with
  * stencils of their own. Ends the case (done2). */
@@ -1769,6 +1861,7 @@ int main(void)
       {"full_extension_words_same", full_extension_words_same},
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
+      {"one_register_chains_same", one_register_chains_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"fpu_operations_same", fpu_operations_same},
