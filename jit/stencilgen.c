@@ -14,12 +14,16 @@
  * 2. Templates. Every defined global (or weak) STT_FUNC symbol is a
  *    template; its section is the stencil's main code. A stencil is the
  *    closure of sections reachable through relocations against defined
- *    symbols, starting from the main section: local code (a .cold part, a
- *    static helper) joins the text part, read-only data (constant pools,
- *    strings, jump tables) the data part. Writable, uninitialised or
- *    thread-local data is refused: state belongs in holes. Layout: text =
- *    main section first (entry at its symbol's value), other code after;
- *    data after the text, aligned; every section at its own alignment.
+ *    symbols, starting from the main section: the main section is the text
+ *    part (entry at its symbol's value); everything else it reaches joins
+ *    the data part, local code (a .cold part GCC split off, a static
+ *    helper) first, then read-only data (constant pools, strings, jump
+ *    tables), every section at its own alignment. Code memory is
+ *    executable throughout, so code runs from the data part as well; kept
+ *    out of the text, a cold part no longer stands between the main
+ *    section's trailing jump and the next link of a chain (note 4).
+ *    Writable, uninitialised or thread-local data is refused: state
+ *    belongs in holes.
  *
  * 3. Holes. A relocation against an undefined symbol is a hole named by the
  *    symbol; hole ids are shared by all stencils of one run (sorted by name)
@@ -30,9 +34,9 @@
  *    object's machine; anything else (GOT, TLS, PLT-via-GOT) fails the run
  *    with a message naming the template and the kind.
  *
- * 4. Tail. If the main section is the only code section and ends with a
- *    jump to a hole (x86-64 `jmp rel32`, m68k `bra.l` or `jmp abs.l`), its
- *    offset is recorded so a chain can drop the jump and fall through.
+ * 4. Tail. If the main section ends with a jump to a hole (x86-64
+ *    `jmp rel32`, m68k `bra.l` or `jmp abs.l`), its offset is recorded so
+ *    a chain can drop the jump and fall through.
  *
  * Exit status 0, or 1 with a message on stderr naming the object, template
  * and cause; no output file is left behind on failure.
@@ -357,7 +361,7 @@ static void build_stencil(gen_t *g, obj_t *o, size_t symi)
   size_t *order = xcalloc(o->nsec, sizeof *order);
   uint64_t *where = xcalloc(o->nsec, sizeof *where);
   bool *in = xcalloc(o->nsec, sizeof *in);
-  size_t norder = 0, ncode = 0;
+  size_t norder = 0;
   stencil_t st;
   uint64_t off, data_align = 1, code_align = o->eh.e_machine == EM_68K ? 2 : 1;
   char buf[64];
@@ -409,38 +413,30 @@ static void build_stencil(gen_t *g, obj_t *o, size_t symi)
     }
   }
 
-  /* Layout: the main section, then other code, then read-only data. Alignments are
-   * powers of two up to a page (larger ones would wrap the offsets). */
+  /* Layout: the main section is the text; then other code, then read-only
+   * data. Alignments are powers of two up to a page (larger ones would
+   * wrap the offsets). */
   for (size_t q = 0; q < norder; q++) {
     const sec_t *s = &o->secs[order[q]];
     uint64_t a = s->sh.sh_addralign ? s->sh.sh_addralign : 1;
     if (a > 4096 || (a & (a - 1)) != 0)
       die("template %s: section %s asks for alignment %" PRIu64 " (a power of two up to 4096 "
           "is taken)", tname, s->name, a);
-    if (!(s->sh.sh_flags & SHF_EXECINSTR) && a > data_align)
+    if (q > 0 && a > data_align)
       data_align = a;
   }
-  off = 0;
-  for (size_t q = 0; q < norder; q++) {
-    const sec_t *s = &o->secs[order[q]];
-    if (!(s->sh.sh_flags & SHF_EXECINSTR))
-      continue;
-    off = q == 0 ? 0 : align_up(off, s->sh.sh_addralign);
-    where[order[q]] = off;
-    off += s->sh.sh_size;
-    ncode++;
-  }
-  st.code_size = (uint32_t)off;
-  off = align_up(off, data_align);
+  st.code_size = (uint32_t)o->secs[order[0]].sh.sh_size;
+  off = align_up(st.code_size, data_align);
   st.data_off = (uint32_t)off;
-  for (size_t q = 0; q < norder; q++) {
-    const sec_t *s = &o->secs[order[q]];
-    if (s->sh.sh_flags & SHF_EXECINSTR)
-      continue;
-    off = align_up(off, s->sh.sh_addralign);
-    where[order[q]] = off;
-    off += s->sh.sh_size;
-  }
+  for (int code = 1; code >= 0; code--)
+    for (size_t q = 1; q < norder; q++) {
+      const sec_t *s = &o->secs[order[q]];
+      if (((s->sh.sh_flags & SHF_EXECINSTR) != 0) != code)
+        continue;
+      off = align_up(off, s->sh.sh_addralign);
+      where[order[q]] = off;
+      off += s->sh.sh_size;
+    }
   if (off > 0x7fffffff)
     die("template %s: too large", tname);
   st.size = (uint32_t)off;
@@ -489,20 +485,17 @@ static void build_stencil(gen_t *g, obj_t *o, size_t symi)
         ref.hole = intern_hole(g, sn);
       } else {
         uint64_t target = where[sym->st_shndx] + sym->st_value;
-        bool code = (o->secs[sym->st_shndx].sh.sh_flags & SHF_EXECINSTR) != 0;
-        ref.hole = code ? -1 : -2;
+        bool text = sym->st_shndx == order[0];
+        ref.hole = text ? -1 : -2;
         /* Wrapping, as the relocation arithmetic does (a hostile object's
          * values may overflow; the layout checks refuse what is out of range). */
-        ref.addend = (int64_t)((uint64_t)ref.addend + (code ? target : target - st.data_off));
+        ref.addend = (int64_t)((uint64_t)ref.addend + (text ? target : target - st.data_off));
       }
       st.refs = xrealloc(st.refs, st.nrefs + 1, sizeof *st.refs);
       st.refs[st.nrefs++] = ref;
     }
   }
-  if (ncode == 1)
-    find_tail(&st, o->eh.e_machine, st.code_size);
-  else
-    st.tail = JIT_NO_TAIL, st.tail_hole = -1;
+  find_tail(&st, o->eh.e_machine, st.code_size);
 
   for (size_t i = 0; i < g->nst; i++)
     if (!strcmp(g->st[i].name, tname))

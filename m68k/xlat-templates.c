@@ -47,7 +47,14 @@ extern char xh_pc[], xh_op[], xh_npc[], xh_target[], xh_imm[], xh_exit[];
 extern char xh_reg[1], xh_src[1], xh_count[1];
 extern char xh_sdisp[], xh_ddisp[], xh_spc[];
 extern char xh_sidx[1], xh_sxs[1], xh_ssc[1], xh_didx[1], xh_dxs[1], xh_dsc[1];
-extern void xh_handler(m68k_cpu_t *c, uint32_t op);
+/* The ways out of translated code are cold: GCC puts the code leading to
+ * them in a section of its own (-freorder-blocks-and-partition), which the
+ * stencil keeps in its data part, so that each stencil's straight path
+ * ends in its jump to the next, which a chain drops (the jit's
+ * stencilgen.c note 2). */
+extern void xh_handler(m68k_cpu_t *c, uint32_t op) __attribute__((cold));
+uint32_t m68k__slow_rd(m68k_cpu_t *c, uint32_t a, int sz, bool prog) __attribute__((cold));
+void m68k__xlat_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v) __attribute__((cold));
 extern void xh_next(m68k_cpu_t *c);
 extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
 
@@ -78,10 +85,16 @@ extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
  * either. The loop checks the budget too before it enters a block, so
  * this returns only to an exit that chained here, which left the PC to
  * it. */
+/* Back to the loop at pc (out of line: cold, see xh_handler). */
+__attribute__((cold, noinline)) static void leave_at(m68k_cpu_t *c, uint32_t pc)
+{
+  c->pc = pc;
+}
+
 void xt_enter(m68k_cpu_t *c, uint64_t icount)
 {
   if (XT_UNLIKELY(c->xlat_end - icount < COUNT)) {
-    c->pc = PC;
+    leave_at(c, PC);
     return;
   }
   xh_next(c);

@@ -1,6 +1,7 @@
 /* test-stencil.c -- stencils from real template objects: tables, copy-and-patch, calls, range checks, chains. */
 #include "jit.h"
 #include "tb-stencils.h"
+#include "tc-stencils.h"
 #include "tdl-stencils.h"
 #include "tdm-stencils.h"
 #include "ti-stencils.h"
@@ -345,6 +346,70 @@ static void chain_falls_through_into_next_link(void)
   jit_code_free(c);
 }
 
+static uint64_t c_slow(uint64_t x)
+{
+  return x ^ 0x5555;
+}
+
+static uint64_t c_double(uint64_t x)
+{
+  return 2 * x;
+}
+
+/* A template GCC split into a hot and a cold part (stencilgen.c note 2):
+ * the cold part is in the data part, the hot one ends in its jump to the
+ * next link, which a chain drops; both paths give their values, alone and
+ * chained. */
+static void cold_part_kept_out_of_the_text(void)
+{
+  const jit_stencil_t *g = &tc_stencil_t_guard;
+  CU_ASSERT_NOT_EQUAL_FATAL(g->tail, JIT_NO_TAIL);
+  CU_ASSERT_EQUAL(g->tail + 5, g->code_size);
+  CU_ASSERT_EQUAL(g->tail_hole, TC_HOLE_hole_next);
+  CU_ASSERT(g->size > g->data_off); /* the cold part */
+
+  uint64_t v0[TC_HOLE__COUNT] = {0}, v1[TC_HOLE__COUNT] = {0}, v2[TC_HOLE__COUNT] = {0};
+  int rc;
+  {
+    fn1_t f = c_slow, n = c_double;
+    memcpy(&v0[TC_HOLE_hole_slow], &f, sizeof f);
+    memcpy(&v0[TC_HOLE_hole_next], &n, sizeof n);
+    memcpy(&v1[TC_HOLE_hole_slow], &f, sizeof f);
+  }
+  v0[TC_HOLE_hole_k] = 100;
+  jit_code_t *c = emit(g, v0, &rc, NULL);
+  CU_ASSERT_EQUAL_FATAL(rc, JIT_OK);
+  fn1_t alone = (fn1_t)jit_fn(entry_of(c, g));
+  CU_ASSERT_EQUAL(alone(7), 16);
+  CU_ASSERT_EQUAL(alone(100), 202);
+  CU_ASSERT_EQUAL(alone(101), (101 ^ 0x5555) + 1);
+  jit_code_free(c);
+
+  /* guard(100), guard(50), end: both jumps dropped. */
+  v1[TC_HOLE_hole_k] = 50;
+  jit_link_t links[3] = {
+    {g, v0, TC_HOLE_hole_next},
+    {g, v1, TC_HOLE_hole_next},
+    {&tc_stencil_t_end, v2, -1},
+  };
+  size_t entry, used, size = jit_chain_size(links, 3);
+  jit_chain_map_t map = {0};
+  CU_ASSERT_EQUAL_FATAL(jit_code_alloc(cm, size, &c), JIT_OK);
+  CU_ASSERT_EQUAL(jit_chain_map(links, 3, (uint64_t)(uintptr_t)jit_code_rx(c), &map), JIT_OK);
+  CU_ASSERT_EQUAL(map.entry[1], g->tail);
+  CU_ASSERT_EQUAL(map.entry[2], 2 * g->tail);
+  CU_ASSERT_EQUAL_FATAL(jit_emit_chain(jit_code_rw(c), (uint64_t)(uintptr_t)jit_code_rx(c), size,
+                                       links, 3, &entry, &used, NULL),
+                        JIT_OK);
+  jit_code_commit(c);
+  fn1_t chained = (fn1_t)jit_fn((char *)jit_code_rx(c) + entry);
+  CU_ASSERT_EQUAL(chained(5), 14);                     /* (5 + 1 + 1) * 2 */
+  CU_ASSERT_EQUAL(chained(49), 102);                   /* (49 + 2) * 2 */
+  CU_ASSERT_EQUAL(chained(60), (61 ^ 0x5555) + 1);     /* the second guard's cold part */
+  CU_ASSERT_EQUAL(chained(2000), (2000 ^ 0x5555) + 1); /* the first's */
+  jit_code_free(c);
+}
+
 /* A link calls another link of the same code through a hole (a tee's
  * earlier outputs): the hole gets that link's entry, wherever it lies. */
 static void chain_link_calls_another_link(void)
@@ -546,6 +611,7 @@ int main(void)
   CU_add_test(s, "chain_falls_through_into_next_link", chain_falls_through_into_next_link);
   CU_add_test(s, "chain_patches_next_hole_when_not_a_tail", chain_patches_next_hole_when_not_a_tail);
   CU_add_test(s, "chain_link_calls_another_link", chain_link_calls_another_link);
+  CU_add_test(s, "cold_part_kept_out_of_the_text", cold_part_kept_out_of_the_text);
   CU_add_test(s, "own_rodata_copied_with_stencil", own_rodata_copied_with_stencil);
   CU_add_test(s, "own_rodata_absolute_32s_refused", own_rodata_absolute_32s_refused);
   CU_add_test(s, "chain_places_data_after_all_text", chain_places_data_after_all_text);
