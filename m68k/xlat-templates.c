@@ -491,6 +491,17 @@ XT_DS(lcmpr_l, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
 XT_DS(lcmpir_l, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
 XT_DS(lsubr_l, RSRC, RREG = lz_add(c, d, s, true))
 XT_DS(lsubir_l, IMM, RREG = lz_add(c, d, s, true))
+/* TST.L and TST.B Dn, lazy: the flags of Dn (its low byte at the top)
+ * minus 0. */
+XT_PURE(ltst_l, { c->lz_d = RREG; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
+XT_PURE(ltst_b, { c->lz_d = RREG << 24; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
+XT_DS(ltstr_l, 0, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_DS(ltstr_b, 0, {
+  d <<= 24;
+  c->lz_d = d;
+  c->lz_s = s;
+  c->lz_op = M68K_LZ_SUB;
+})
 
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
  * them). An access to RAM that does not touch translated code cannot
@@ -769,6 +780,37 @@ XT_INLINE void tst(m68k_cpu_t *c, int sz, int sm, bool nf)
   void xt_tst##sz##_##sm(m68k_cpu_t *c) { tst(c, sz, XO_##sm, false); }                      \
   void xt_tst##sz##_##sm##_nf(m68k_cpu_t *c) { tst(c, sz, XO_##sm, true); }
 M68K_XLAT_TSTS(XT_TST)
+
+/* The same with lazy flags (xlat.c note 13): TST's are those of the value
+ * minus 0, its byte at the top for TST.B. The read comes first (a fault,
+ * or a read through the core, brings lazy ones in: mem_out_at). The r
+ * ones, right before their Bcc, pass the operands on as xt_lcmpr_l does. */
+XT_INLINE uint32_t ltst(m68k_cpu_t *c, int sz, int sm, bool *out)
+{
+  uint32_t d = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, out) << (32 - 8 * sz);
+  c->lz_d = d;
+  c->lz_s = 0;
+  c->lz_op = M68K_LZ_SUB;
+  return d;
+}
+#define XT_LTST(sz, sm)                                                                      \
+  void xt_ltst##sz##_##sm(m68k_cpu_t *c)                                                     \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    (void)ltst(c, sz, XO_##sm, &out);                                                        \
+    mem_next(c, out);                                                                        \
+  }                                                                                          \
+  void xt_ltstr##sz##_##sm(m68k_cpu_t *c)                                                    \
+  {                                                                                          \
+    bool out = false;                                                                        \
+    uint32_t d = ltst(c, sz, XO_##sm, &out);                                                 \
+    if (XT_UNLIKELY(out)) {                                                                  \
+      c->pc = NPC;                                                                           \
+      return;                                                                                \
+    }                                                                                        \
+    xh_next_ds(c, d, 0);                                                                     \
+  }
+M68K_XLAT_TSTS(XT_LTST)
 
 /* LEA (d8,As,Xi),Ar: no access, so on registers alone. */
 void xt_lea_ix(m68k_cpu_t *c)

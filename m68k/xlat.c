@@ -174,9 +174,11 @@
  *    overflow, an operand outside RAM) finds the registers as they were
  *    and runs the handler, as xt_insn does.
  * 13. Lazy flags. A CMP.L (CMPA.L, CMPI.L) on registers or with a
- *    memory source (68030), and an ADD.L or SUB.L on registers (ADDQ,
- *    SUBQ, ADDI, SUBI), whose flags some later instruction reads, is
- *    xt_lcmp_l, xt_lcmpi_l, xt_er_lcmp_<kind>, xt_ladd*, xt_lsub*: it
+ *    memory source (68030), an ADD.L or SUB.L on registers (ADDQ,
+ *    SUBQ, ADDI, SUBI) and a TST.L or TST.B on Dn or memory (68030; its
+ *    flags are those of the value, its byte at the top, minus 0), whose
+ *    flags some later instruction reads, is xt_lcmp_l, xt_lcmpi_l,
+ *    xt_er_lcmp_<kind>, xt_ladd*, xt_lsub*, xt_ltst*: it
  *    stores its operands (lz_d, lz_s) and lz_op (M68K_LZ_SUB, _ADD), and
  *    N, Z, V and C are then those of lz_d - lz_s (lz_d + lz_s), computed
  *    (m68k__lz_sync) only where something needs them in the split
@@ -184,11 +186,11 @@
  *    as they go, and the sync leaves it. A Bcc after a compare or a SUB
  *    in the same block compares the operands as the host does (xt_lbcc:
  *    HI is d > s unsigned, GE is d >= s signed...; right after a CMP.L,
- *    CMPI.L, SUB.L or SUBI.L on registers, xt_lbccr takes them in the
- *    registers of its arguments, where xt_lcmpr_l... leave them, as the
- *    fall-through into it keeps them), and a taken branch leaves the
- *    flags lazy into the next block, so that a loop's CMP and
- *    Bcc never compute them. The invariant: lz_op is 0 everywhere outside
+ *    CMPI.L, SUB.L or SUBI.L on registers or a TST, xt_lbccr takes them
+ *    in the registers of its arguments, where xt_lcmpr_l... leave them,
+ *    as the fall-through into it keeps them), and a taken branch leaves
+ *    the flags lazy into the next block, so that a loop's CMP and Bcc
+ *    never compute them. The invariant: lz_op is 0 everywhere outside
  *    translated code and at every read of the split fields. It holds
  *    because (a) the loop syncs after every return from translated code;
  *    (b) a stencil's way into the core syncs first: begin() before a
@@ -691,6 +693,13 @@ static const jit_stencil_t *const tsts_nf[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
 #undef XL_ER
 #undef XL_RE
 #undef XL_TST
+/* TST's with lazy flags (note 13), and those handing them to their Bcc. */
+#define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_ltst##sz##_##k,
+static const jit_stencil_t *const ltsts[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
+#undef XL_TST
+#define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_ltstr##sz##_##k,
+static const jit_stencil_t *const ltstrs[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
+#undef XL_TST
 
 /* The holes of a source operand and of a destination (note 11). */
 static const struct {
@@ -1185,6 +1194,10 @@ static const struct {
     {&xl_stencil_xt_laddi_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsub_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsubi_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ltst_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ltst_b, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ltstr_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_ltstr_b, 0, false, NULL, NULL},
     {&xl_stencil_xt_lcmpr_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lcmpir_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsubr_l, 0, false, NULL, NULL},
@@ -1275,12 +1288,24 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
     *st = LZ_LAZY;
     return NULL;
   }
-  for (unsigned k = 0; lazy && k < XO_N; k++)
+  for (unsigned k = 0; lazy && k < XO_N; k++) {
     if (er_lcmp[k] && s == alu_er[XA_cmp][k]) { /* CMP.L <ea>,Rn */
       *own = er_lcmp[k];
       *st = LZ_LAZY;
       return NULL;
     }
+    for (unsigned sz = 0; sz < 2; sz++)
+      if (tsts[sz][k] && s == tsts[sz][k]) { /* TST.B, TST.L <ea>, N Z V C read later */
+        *own = ltsts[sz][k];
+        *st = LZ_LAZY;
+        return NULL;
+      }
+  }
+  if (lazy && (s == &xl_stencil_xt_tst_l || s == &xl_stencil_xt_tst_b)) { /* TST Dn */
+    *own = s == &xl_stencil_xt_tst_l ? &xl_stencil_xt_ltst_l : &xl_stencil_xt_ltst_b;
+    *st = LZ_LAZY;
+    return NULL;
+  }
   static const struct {
     const jit_stencil_t *s, *lazy;
     int st;
@@ -1323,6 +1348,28 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
   return before ? &xl_stencil_xt_lz_sync : NULL;
 }
 
+/* Note 13: the twin of lazy stencil s that hands its operands to the Bcc
+ * right after it in registers (xt_lbccr), or NULL. */
+static const jit_stencil_t *lz_passing(const jit_stencil_t *s)
+{
+  static const struct {
+    const jit_stencil_t *mem, *reg;
+  } ds[] = {{&xl_stencil_xt_lcmp_l, &xl_stencil_xt_lcmpr_l},
+            {&xl_stencil_xt_lcmpi_l, &xl_stencil_xt_lcmpir_l},
+            {&xl_stencil_xt_lsub_l, &xl_stencil_xt_lsubr_l},
+            {&xl_stencil_xt_lsubi_l, &xl_stencil_xt_lsubir_l},
+            {&xl_stencil_xt_ltst_l, &xl_stencil_xt_ltstr_l},
+            {&xl_stencil_xt_ltst_b, &xl_stencil_xt_ltstr_b}};
+  for (unsigned k = 0; k < sizeof ds / sizeof ds[0]; k++)
+    if (s == ds[k].mem)
+      return ds[k].reg;
+  for (unsigned sz = 0; sz < 2; sz++)
+    for (unsigned k = 0; k < XO_N; k++)
+      if (ltsts[sz][k] && s == ltsts[sz][k])
+        return ltstrs[sz][k];
+  return NULL;
+}
+
 /* Note 13: lazy compare, ADD and SUB flags for links [1, *n) of a block;
  * the stencils that keep them right are inserted (at most `room` links in
  * all), and the arrays indexed by link (taken_link's values too) follow. */
@@ -1344,23 +1391,16 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
     if (*n + extra <= room)
       break;
   }
-  /* A compare or SUB right before its Bcc hands its operands over in
+  /* A compare, SUB or TST right before its Bcc hands its operands over in
    * registers (nothing is inserted between them). */
-  static const struct {
-    const jit_stencil_t *mem, *reg;
-  } ds[] = {{&xl_stencil_xt_lcmp_l, &xl_stencil_xt_lcmpr_l},
-            {&xl_stencil_xt_lcmpi_l, &xl_stencil_xt_lcmpir_l},
-            {&xl_stencil_xt_lsub_l, &xl_stencil_xt_lsubr_l},
-            {&xl_stencil_xt_lsubi_l, &xl_stencil_xt_lsubir_l}};
   for (unsigned i = 2; i < *n; i++) {
     unsigned cc = (vals[i][XL_HOLE_xh_op] >> 8) & 15;
-    if (own[i] != lbcc_stencils[cc] || !lbcc_stencils[cc] || ins[i] || post[i - 1])
+    const jit_stencil_t *r;
+    if (own[i] != lbcc_stencils[cc] || !lbcc_stencils[cc] || ins[i] || post[i - 1] ||
+        !(r = lz_passing(own[i - 1])))
       continue;
-    for (unsigned k = 0; k < sizeof ds / sizeof ds[0]; k++)
-      if (own[i - 1] == ds[k].mem) {
-        own[i - 1] = ds[k].reg;
-        own[i] = lbccr_stencils[cc];
-      }
+    own[i - 1] = r;
+    own[i] = lbccr_stencils[cc];
   }
   unsigned to[JIT_CHAIN_MAX];
   for (unsigned i = *n, j = *n + extra; i-- > 1;) {

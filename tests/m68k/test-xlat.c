@@ -759,6 +759,15 @@ static void run_seeds(const uint16_t *code, size_t n, void (*setup)(void), unsig
   }
 }
 
+/* run_seeds without a setup for a loop counting D1 down to 0: D1 must
+ * end 0. Ends the case (done2). */
+static void run_loop_to_stop(const uint16_t *code, size_t n, unsigned tenths)
+{
+  run_seeds(code, n, NULL, tenths);
+  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+  done2();
+}
+
 /* LSL, LSR, ASR .L by an immediate and by a register (counts 0 to 64 mod
  * 64: 0, 32 and more included), ORI, ANDI, EORI, ADDI, SUBI .L and ADDI,
  * CMPI .B on Dn, their flags read by ADDX, Scc (handlers) or dropped where
@@ -860,9 +869,7 @@ static void shift_by_register_without_flags_keeps_x(void)
       0x6600, 0xffd6,            /* 1032 bnew 100a */
       0x4e72, 0x2700,            /* 1036 stop #9984 */
   };
-  run_seeds(code, sizeof code / 2, NULL, 6);
-  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
-  done2();
+  run_loop_to_stop(code, sizeof code / 2, 6);
 }
 
 /* Vector 2 (bus error) to a handler that runs `first`, then returns to a5. */
@@ -1394,6 +1401,75 @@ static void lazy_flags_same(void)
   done2();
 }
 
+/* TST.L and TST.B on Dn, on (An) and (d16,An), and TST.B (An)+, with lazy
+ * flags (xlat.c note 13), read by Bcc of most conditions right after them
+ * (the operands handed over in registers), by a BVS past a MOVEA (no
+ * flags), and after a block boundary by Scc; the values pseudo-random,
+ * every fourth 0 and every eighth $80 (a negative byte). */
+static void lazy_tests_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x263c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d3 */
+      0x722f,                          /* 1008 moveq #47,%d1 */
+      0x41f8, 0x5000,                  /* 100a lea 5000,%a0 */
+      0x4c3c, 0x3000, 0x41c6, 0x4e6d,  /* 100e mulul #1103515245,%d3 */
+      0x0683, 0x0000, 0x3039,          /* 1016 addil #12345,%d3 */
+      0x2803,                          /* 101c movel %d3,%d4 */
+      0x4844,                          /* 101e swap %d4 */
+      0x2a01,                          /* 1020 movel %d1,%d5 */
+      0x0285, 0x0000, 0x0003,          /* 1022 andil #3,%d5 */
+      0x6602,                          /* 1028 bnes 102c */
+      0x7800,                          /* 102a moveq #0,%d4 */
+      0x2a01,                          /* 102c movel %d1,%d5 */
+      0x0285, 0x0000, 0x0007,          /* 102e andil #7,%d5 */
+      0x6606,                          /* 1034 bnes 103c */
+      0x283c, 0x0000, 0x0080,          /* 1036 movel #128,%d4 */
+      0x2084,                          /* 103c movel %d4,%a0@ */
+      0x2c04,                          /* 103e movel %d4,%d6 */
+      0x4a86,                          /* 1040 tstl %d6 */
+      0x6e02,                          /* 1042 bgts 1046 */
+      0x5282,                          /* 1044 addql #1,%d2 */
+      0x4a84,                          /* 1046 tstl %d4 */
+      0x6b02,                          /* 1048 bmis 104c */
+      0x5682,                          /* 104a addql #3,%d2 */
+      0x4a04,                          /* 104c tstb %d4 */
+      0x6d02,                          /* 104e blts 1052 */
+      0x5a82,                          /* 1050 addql #5,%d2 */
+      0x4a04,                          /* 1052 tstb %d4 */
+      0x6202,                          /* 1054 bhis 1058 */
+      0xd482,                          /* 1056 addl %d2,%d2 */
+      0x4a90,                          /* 1058 tstl %a0@ */
+      0x6302,                          /* 105a blss 105e */
+      0x5e82,                          /* 105c addql #7,%d2 */
+      0x4a28, 0x0003,                  /* 105e tstb %a0@(3) */
+      0x6c02,                          /* 1062 bges 1066 */
+      0x5282,                          /* 1064 addql #1,%d2 */
+      0x4a28, 0x0003,                  /* 1066 tstb %a0@(3) */
+      0x6702,                          /* 106a beqs 106e */
+      0x5482,                          /* 106c addql #2,%d2 */
+      0x4a90,                          /* 106e tstl %a0@ */
+      0x6000, 0x0002,                  /* 1070 braw 1074 */
+      0x5bc5,                          /* 1074 smi %d5 */
+      0xd485,                          /* 1076 addl %d5,%d2 */
+      0x4a04,                          /* 1078 tstb %d4 */
+      0x6000, 0x0002,                  /* 107a braw 107e */
+      0x5fc5,                          /* 107e sle %d5 */
+      0xd485,                          /* 1080 addl %d5,%d2 */
+      0x4a84,                          /* 1082 tstl %d4 */
+      0x2244,                          /* 1084 moveal %d4,%a1 */
+      0x6902,                          /* 1086 bvss 108a */
+      0x5282,                          /* 1088 addql #1,%d2 */
+      0x4a18,                          /* 108a tstb %a0@+ */
+      0x6502,                          /* 108c bcss 1090 */
+      0x5882,                          /* 108e addql #4,%d2 */
+      0x5381,                          /* 1090 subql #1,%d1 */
+      0x6600, 0xff7a,                  /* 1092 bnew 100e */
+      0x4e72, 0x2700,                  /* 1096 stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 9);
+}
+
 static void fpu_table(void)
 {
   static const uint64_t table[] = {
@@ -1569,9 +1645,7 @@ static void register_operations_same(void)
       0x4e72, 0x2700,          /* 1078 stop #9984 */
   };
   /* All but the ADDX, ROL and STOP (3 of 50) have stencils of their own. */
-  run_seeds(code, sizeof code / 2, NULL, 8);
-  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
-  done2();
+  run_loop_to_stop(code, sizeof code / 2, 8);
 }
 
 /* Chains of long operations on one register (xlat.c note 15): MOVE.L into
@@ -1661,9 +1735,7 @@ static void one_register_chains_same(void)
       0x6600, 0xff4e,                  /* 10be bnew 100e */
       0x4e72, 0x2700,                  /* 10c2 stop #9984 */
   };
-  run_seeds(code, sizeof code / 2, NULL, 9);
-  CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
-  done2();
+  run_loop_to_stop(code, sizeof code / 2, 9);
 }
 
 /* Runs the translating CPU to its STOP in one run: it must have translated
@@ -1864,6 +1936,7 @@ int main(void)
       {"one_register_chains_same", one_register_chains_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
+      {"lazy_tests_same", lazy_tests_same},
       {"fpu_operations_same", fpu_operations_same},
       {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
       {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
