@@ -152,7 +152,7 @@ struct m68k_cpu {
    * when all of it fits below xlat_end (its note 6) and stops after any
    * instruction that leaves xlat_dirty set (a store into translated code,
    * its note 4). xlat_pages marks the RAM pages (M68K_XLAT_PAGE bytes)
-   * that hold translated code; xlat_wrmap, by a RAM offset's page, where
+   * that hold translated code; xlat_wrmap, by an address's page, where
    * the stencils may store inline (its note 14: M68K_XLAT_WR_*);
    * xlat_last is the unchained exit a block last left by (for chaining). */
   struct m68k__xlat *xlat;

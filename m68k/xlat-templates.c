@@ -491,6 +491,16 @@ XT_DS(lcmpr_l, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
 XT_DS(lcmpir_l, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
 XT_DS(lsubr_l, RSRC, RREG = lz_add(c, d, s, true))
 XT_DS(lsubir_l, IMM, RREG = lz_add(c, d, s, true))
+/* CMPI.B #IMM,Dn, lazy: CMP.B's flags are those of the two bytes at the
+ * top of a long compared. */
+XT_PURE(lcmpi_b, { c->lz_d = RREG << 24; c->lz_s = IMM << 24; c->lz_op = M68K_LZ_SUB; })
+XT_DS(lcmpir_b, IMM, {
+  d <<= 24;
+  s <<= 24;
+  c->lz_d = d;
+  c->lz_s = s;
+  c->lz_op = M68K_LZ_SUB;
+})
 /* TST.L and TST.B Dn, lazy: the flags of Dn (its low byte at the top)
  * minus 0. */
 XT_PURE(ltst_l, { c->lz_d = RREG; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
@@ -567,11 +577,11 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
 /* A store to RAM outside translated pages, inline; false (nothing
  * stored) for any other, which must go through the core. One look at the
  * store map (xlat.c note 14) for the page of the first byte answers both:
- * the map has a byte for every page of the 4 GiB an offset can name. */
+ * the map has a byte for every page of the 4 GiB an address can name. */
 XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
 {
   uint8_t *p = ram_at(c, a);
-  uint8_t ok = c->xlat_wrmap[ram_off(c, a) >> M68K_XLAT_PAGE_SHIFT];
+  uint8_t ok = c->xlat_wrmap[a >> M68K_XLAT_PAGE_SHIFT];
   if (XT_UNLIKELY(!(ok & (sz == 1 ? M68K_XLAT_WR_BYTE : M68K_XLAT_WR_LONG))))
     return false;
   if (sz == 1) {
@@ -1062,7 +1072,7 @@ XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_
   /* At most 60 bytes: the first byte's page and the next at most, which
    * the store map's WR_LONG covers (xlat.c note 14). */
   if (store)
-    return c->xlat_wrmap[off >> M68K_XLAT_PAGE_SHIFT] & M68K_XLAT_WR_LONG;
+    return c->xlat_wrmap[a >> M68K_XLAT_PAGE_SHIFT] & M68K_XLAT_WR_LONG;
   return off < c->ram_size && c->ram_size - off >= bytes;
 }
 

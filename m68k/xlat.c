@@ -175,10 +175,11 @@
  *    and runs the handler, as xt_insn does.
  * 13. Lazy flags. A CMP.L (CMPA.L, CMPI.L) on registers or with a
  *    memory source (68030), an ADD.L or SUB.L on registers (ADDQ,
- *    SUBQ, ADDI, SUBI) and a TST.L or TST.B on Dn or memory (68030; its
+ *    SUBQ, ADDI, SUBI), a CMPI.B #imm,Dn (the bytes at the top of a long
+ *    give CMP.B's flags) and a TST.L or TST.B on Dn or memory (68030; its
  *    flags are those of the value, its byte at the top, minus 0), whose
  *    flags some later instruction reads, is xt_lcmp_l, xt_lcmpi_l,
- *    xt_er_lcmp_<kind>, xt_ladd*, xt_lsub*, xt_ltst*: it
+ *    xt_lcmpi_b, xt_er_lcmp_<kind>, xt_ladd*, xt_lsub*, xt_ltst*: it
  *    stores its operands (lz_d, lz_s) and lz_op (M68K_LZ_SUB, _ADD), and
  *    N, Z, V and C are then those of lz_d - lz_s (lz_d + lz_s), computed
  *    (m68k__lz_sync) only where something needs them in the split
@@ -186,11 +187,11 @@
  *    as they go, and the sync leaves it. A Bcc after a compare or a SUB
  *    in the same block compares the operands as the host does (xt_lbcc:
  *    HI is d > s unsigned, GE is d >= s signed...; right after a CMP.L,
- *    CMPI.L, SUB.L or SUBI.L on registers or a TST, xt_lbccr takes them
- *    in the registers of its arguments, where xt_lcmpr_l... leave them,
- *    as the fall-through into it keeps them), and a taken branch leaves
- *    the flags lazy into the next block, so that a loop's CMP and Bcc
- *    never compute them. The invariant: lz_op is 0 everywhere outside
+ *    CMPI.L, CMPI.B, SUB.L or SUBI.L on registers or a TST, xt_lbccr
+ *    takes them in the registers of its arguments, where xt_lcmpr_l...
+ *    leave them, as the fall-through into it keeps them), and a taken
+ *    branch leaves the flags lazy into the next block, so that a loop's
+ *    CMP and Bcc never compute them. The invariant: lz_op is 0 everywhere outside
  *    translated code and at every read of the split fields. It holds
  *    because (a) the loop syncs after every return from translated code;
  *    (b) a stencil's way into the core syncs first: begin() before a
@@ -219,10 +220,12 @@
  * 14. The store map. A stencil's store goes inline only to RAM outside
  *    translated pages (note 4); anything else goes through the core
  *    (m68k__wr), which invalidates. wrmap answers both questions with one
- *    load: a byte for every page (M68K_XLAT_PAGE bytes) of the 4 GiB a RAM
- *    offset (address - ram_base, 32 bits) can name, 16 MiB of address
- *    space mapped MAP_NORESERVE, of which only RAM's pages are ever
- *    written, so that the stencils need no bound check before the look.
+ *    load: a byte for every page (M68K_XLAT_PAGE bytes) of the 68030's
+ *    4 GiB, indexed by the address itself, 16 MiB of address space mapped
+ *    MAP_NORESERVE, of which only RAM's pages are ever written, so that
+ *    the stencils need no bound check nor subtraction before the look.
+ *    (RAM that does not start on a page leaves the map empty: every store
+ *    then goes through the core.)
  *    M68K_XLAT_WR_BYTE: the page is wholly RAM and holds no translation;
  *    M68K_XLAT_WR_LONG: so does the next page, so a store of up to four
  *    bytes starting in the page (or MOVEM's sixty) is plain RAM. Every
@@ -427,13 +430,16 @@ static void reclaim(struct m68k__xlat *x)
   }
 }
 
-/* Note 14: the store map's bytes for pages [p0 - 1, p1]. */
+/* Note 14: the store map's bytes for RAM pages [p0 - 1, p1] (by offset). */
 static void wrmap_update(struct m68k__xlat *x, uint32_t p0, uint32_t p1)
 {
   uint32_t whole = x->ram_size >> M68K_XLAT_PAGE_SHIFT; /* pages wholly RAM */
+  uint8_t *map = x->wrmap + (x->ram_base >> M68K_XLAT_PAGE_SHIFT);
+  if (x->ram_base & ((1u << M68K_XLAT_PAGE_SHIFT) - 1))
+    return; /* the map stays empty */
   for (uint32_t p = p0 > 0 ? p0 - 1 : 0; p <= p1 && p < whole; p++) {
     bool here = !x->pages[p], next = p + 1 < whole && !x->pages[p + 1];
-    x->wrmap[p] = (uint8_t)((here ? M68K_XLAT_WR_BYTE : 0) | (here && next ? M68K_XLAT_WR_LONG : 0));
+    map[p] = (uint8_t)((here ? M68K_XLAT_WR_BYTE : 0) | (here && next ? M68K_XLAT_WR_LONG : 0));
   }
 }
 
@@ -1194,6 +1200,8 @@ static const struct {
     {&xl_stencil_xt_laddi_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsub_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_lsubi_l, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lcmpi_b, 0, false, NULL, NULL},
+    {&xl_stencil_xt_lcmpir_b, 0, false, NULL, NULL},
     {&xl_stencil_xt_ltst_l, 0, false, NULL, NULL},
     {&xl_stencil_xt_ltst_b, 0, false, NULL, NULL},
     {&xl_stencil_xt_ltstr_l, 0, false, NULL, NULL},
@@ -1301,11 +1309,17 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
         return NULL;
       }
   }
-  if (lazy && (s == &xl_stencil_xt_tst_l || s == &xl_stencil_xt_tst_b)) { /* TST Dn */
-    *own = s == &xl_stencil_xt_tst_l ? &xl_stencil_xt_ltst_l : &xl_stencil_xt_ltst_b;
-    *st = LZ_LAZY;
-    return NULL;
-  }
+  static const struct {
+    const jit_stencil_t *s, *lazy;
+  } subs[] = {{&xl_stencil_xt_tst_l, &xl_stencil_xt_ltst_l}, /* TST Dn */
+              {&xl_stencil_xt_tst_b, &xl_stencil_xt_ltst_b},
+              {&xl_stencil_xt_cmpi_b, &xl_stencil_xt_lcmpi_b}};
+  for (unsigned k = 0; lazy && k < sizeof subs / sizeof subs[0]; k++)
+    if (s == subs[k].s) {
+      *own = subs[k].lazy;
+      *st = LZ_LAZY;
+      return NULL;
+    }
   static const struct {
     const jit_stencil_t *s, *lazy;
     int st;
@@ -1358,6 +1372,7 @@ static const jit_stencil_t *lz_passing(const jit_stencil_t *s)
             {&xl_stencil_xt_lcmpi_l, &xl_stencil_xt_lcmpir_l},
             {&xl_stencil_xt_lsub_l, &xl_stencil_xt_lsubr_l},
             {&xl_stencil_xt_lsubi_l, &xl_stencil_xt_lsubir_l},
+            {&xl_stencil_xt_lcmpi_b, &xl_stencil_xt_lcmpir_b},
             {&xl_stencil_xt_ltst_l, &xl_stencil_xt_ltstr_l},
             {&xl_stencil_xt_ltst_b, &xl_stencil_xt_ltstr_b}};
   for (unsigned k = 0; k < sizeof ds / sizeof ds[0]; k++)

@@ -90,6 +90,7 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   X(and_l_nf) X(or_l_nf) X(eor_l_nf) X(add_l_x) X(sub_l_x) X(addi_l_x) X(subi_l_x)
 #define M68K_XLAT_ACC_W(X)                                                                   \
   X(moveq) X(move_l) X(movea_l) X(movea_w) X(lea_d16) X(seti) X(clr_l)
-#define M68K_XLAT_ACC_IN(X) X(lcmpr_l) X(lcmpir_l) X(lsubr_l) X(lsubir_l) X(ltstr_l) X(ltstr_b)
+#define M68K_XLAT_ACC_IN(X)                                                                  \
+  X(lcmpr_l) X(lcmpir_l) X(lcmpir_b) X(lsubr_l) X(lsubir_l) X(ltstr_l) X(ltstr_b)
 
 #endif /* QUA_M68K_XLAT_H */

@@ -1401,11 +1401,12 @@ static void lazy_flags_same(void)
   done2();
 }
 
-/* TST.L and TST.B on Dn, on (An) and (d16,An), and TST.B (An)+, with lazy
- * flags (xlat.c note 13), read by Bcc of most conditions right after them
- * (the operands handed over in registers), by a BVS past a MOVEA (no
- * flags), and after a block boundary by Scc; the values pseudo-random,
- * every fourth 0 and every eighth $80 (a negative byte). */
+/* TST.L and TST.B on Dn, on (An) and (d16,An), and TST.B (An)+, and CMPI.B
+ * #imm,Dn, with lazy flags (xlat.c note 13), read by Bcc of most
+ * conditions right after them (the operands handed over in registers), by
+ * a BVS past a MOVEA (no flags), and after a block boundary by Scc; the
+ * values pseudo-random, every fourth 0 and every eighth $80 (a negative
+ * byte). */
 static void lazy_tests_same(void)
 {
   static const uint16_t code[] = {
@@ -1460,12 +1461,25 @@ static void lazy_tests_same(void)
       0x2244,                          /* 1084 moveal %d4,%a1 */
       0x6902,                          /* 1086 bvss 108a */
       0x5282,                          /* 1088 addql #1,%d2 */
-      0x4a18,                          /* 108a tstb %a0@+ */
-      0x6502,                          /* 108c bcss 1090 */
-      0x5882,                          /* 108e addql #4,%d2 */
-      0x5381,                          /* 1090 subql #1,%d1 */
-      0x6600, 0xff7a,                  /* 1092 bnew 100e */
-      0x4e72, 0x2700,                  /* 1096 stop #9984 */
+      0x0c04, 0x0040,                  /* 108a cmpib #64,%d4 */
+      0x6202,                          /* 108e bhis 1092 */
+      0x5282,                          /* 1090 addql #1,%d2 */
+      0x0c04, 0x0080,                  /* 1092 cmpib #-128,%d4 */
+      0x6d02,                          /* 1096 blts 109a */
+      0x5482,                          /* 1098 addql #2,%d2 */
+      0x0c03, 0x00ff,                  /* 109a cmpib #-1,%d3 */
+      0x6502,                          /* 109e bcss 10a2 */
+      0x5682,                          /* 10a0 addql #3,%d2 */
+      0x0c04, 0x007f,                  /* 10a2 cmpib #127,%d4 */
+      0x6000, 0x0002,                  /* 10a6 braw 10aa */
+      0x59c5,                          /* 10aa svs %d5 */
+      0xd485,                          /* 10ac addl %d5,%d2 */
+      0x4a18,                          /* 10ae tstb %a0@+ */
+      0x6502,                          /* 10b0 bcss 10b4 */
+      0x5882,                          /* 10b2 addql #4,%d2 */
+      0x5381,                          /* 10b4 subql #1,%d1 */
+      0x6600, 0xff56,                  /* 10b6 bnew 100e */
+      0x4e72, 0x2700,                  /* 10ba stop #9984 */
   };
   run_loop_to_stop(code, sizeof code / 2, 9);
 }
