@@ -718,6 +718,35 @@ XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm, bool nf)
   void xt_mv##sz##_##sm##_##dm##_nf(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm, true); }
 M68K_XLAT_MOVES(XT_MV)
 
+/* MOVE (d8,As,Xi),Dn as move() does, with the index register's value
+ * passed in by the stencil before (xin: x) and Dn's new value passed on
+ * to the next (vout): xlat.c note 15. The path through the core passes
+ * nothing: the block returns after it. */
+XT_INLINE void move_ix_d(m68k_cpu_t *c, int sz, bool nf, bool xin, uint32_t x, bool vout)
+{
+  bool out = false;
+  uint32_t idx = xin ? XT_INDEX(x, xh_sxs, xh_ssc) : SIDX;
+  uint32_t v = rd_at(c, opnd_addr(XO_ix, &RSRC, HOLE32(xh_sdisp), idx), sz, &out,
+                     HOLE32(xh_spc));
+  if (!nf || out)
+    logic_flags_sz(c, v, sz);
+  uint32_t m = XT_MASK(sz), r = (RREG & ~m) | (v & m);
+  RREG = r;
+  if (XT_UNLIKELY(out)) {
+    c->pc = NPC;
+    return;
+  }
+  if (vout)
+    xh_next_v(c, r);
+  else
+    xh_next(c);
+}
+#define XT_MV_IX(name, sz, nf)                                                               \
+  void xt_##name##_o(m68k_cpu_t *c) { move_ix_d(c, sz, nf, false, 0, true); }                \
+  void xt_##name##_x(m68k_cpu_t *c, uint32_t x) { move_ix_d(c, sz, nf, true, x, false); }    \
+  void xt_##name##_xo(m68k_cpu_t *c, uint32_t x) { move_ix_d(c, sz, nf, true, x, true); }
+M68K_XLAT_ACC_IX(XT_MV_IX)
+
 /* alu()'s result without its flags. */
 XT_INLINE uint32_t alu_value(int op, uint32_t d, uint32_t s)
 {
@@ -833,9 +862,9 @@ void xt_lea_ix(m68k_cpu_t *c)
 /* JMP (d8,PC,Xi) (xh_sdisp: the PC-relative base and d8), on the 68030:
  * an even target counted and on through the return cache as RTS does;
  * an odd one (its address error at the fetch) through the handler. */
-void xt_jmp_pcix(m68k_cpu_t *c)
+XT_INLINE void jmp_pcix(m68k_cpu_t *c, uint32_t idx)
 {
-  uint32_t t = HOLE32(xh_sdisp) + SIDX;
+  uint32_t t = HOLE32(xh_sdisp) + idx;
   if (XT_UNLIKELY(t & 1)) {
     begin(c);
     xh_handler(c, OP);
@@ -847,6 +876,15 @@ void xt_jmp_pcix(m68k_cpu_t *c)
   const m68k__xlat_jc_t *j = (const m68k__xlat_jc_t *)(const void *)c->xlat + M68K_XLAT_JC_HASH(t);
   if (XT_LIKELY(j->pc == t))
     j->entry(c, n);
+}
+void xt_jmp_pcix(m68k_cpu_t *c)
+{
+  jmp_pcix(c, SIDX);
+}
+/* The same with the index register's value passed in (xlat.c note 15). */
+void xt_jmp_pcix_x(m68k_cpu_t *c, uint32_t x)
+{
+  jmp_pcix(c, XT_INDEX(x, xh_sxs, xh_ssc));
 }
 
 /* Branches cannot fault (xlat.c picks even targets) nor change anything

@@ -248,7 +248,10 @@
  *    variant still stores the register, so the CPU holds it as it is at
  *    every exit, fault and call, and the passed value is only a copy. A
  *    compare or SUB handing its operands to its Bcc (note 13) takes its
- *    register this way too.
+ *    register this way too, and a MOVE (d8,As,Xi),Dn or a JMP (d8,PC,Xi)
+ *    its index register (_x; a bytecode interpreter's dispatch, whose
+ *    index the instruction before computes, then waits on no memory
+ *    until its jump), the MOVE also handing Dn on (_o).
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -1451,16 +1454,23 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
  * register's value comes in and goes out (NULL where there is none). */
 static const struct {
   const jit_stencil_t *s, *o, *i, *io;
+  int in; /* the hole naming the register whose value _i takes */
 } acc[] = {
 #define XL_ACC_RW(name)                                                                        \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
-   &xl_stencil_xt_##name##_io},
-#define XL_ACC_W(name) {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL},
-#define XL_ACC_IN(name) {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL},
+   &xl_stencil_xt_##name##_io, XL_HOLE_xh_reg},
+#define XL_ACC_W(name) {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, XL_HOLE_xh_reg},
+#define XL_ACC_IN(name) {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL, XL_HOLE_xh_reg},
+#define XL_ACC_IX(name, sz, nf)                                                                \
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_x,                  \
+   &xl_stencil_xt_##name##_xo, XL_HOLE_xh_sidx},
     M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_IN(XL_ACC_IN)
+    M68K_XLAT_ACC_IX(XL_ACC_IX)
+    {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, XL_HOLE_xh_sidx},
 #undef XL_ACC_RW
 #undef XL_ACC_W
 #undef XL_ACC_IN
+#undef XL_ACC_IX
 };
 
 static int acc_index(const jit_stencil_t *s)
@@ -1472,7 +1482,8 @@ static int acc_index(const jit_stencil_t *s)
 }
 
 /* Note 15: links [first, last) in their final order; where one sets a
- * register the next reads, the value goes from one to the other in a host
+ * register the next reads (as its operand, or as the index of its
+ * (d8,An,Xi) operand), the value goes from one to the other in a host
  * register. */
 static void pass_values(jit_link_t *links, unsigned first, unsigned last)
 {
@@ -1481,7 +1492,7 @@ static void pass_values(jit_link_t *links, unsigned first, unsigned last)
   for (unsigned i = first; i < last; i++) {
     int next = i + 1 < last ? acc_index(links[i + 1].stencil) : -1;
     bool out = k >= 0 && next >= 0 && acc[k].o && acc[next].i &&
-               links[i].values[XL_HOLE_xh_reg] == links[i + 1].values[XL_HOLE_xh_reg];
+               links[i].values[XL_HOLE_xh_reg] == links[i + 1].values[acc[next].in];
     if (k >= 0 && (in || out))
       links[i].stencil = in && out ? acc[k].io : in ? acc[k].i : acc[k].o;
     in = out;

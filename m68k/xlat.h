@@ -90,6 +90,11 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   X(and_l_nf) X(or_l_nf) X(eor_l_nf) X(add_l_x) X(sub_l_x) X(addi_l_x) X(subi_l_x)
 #define M68K_XLAT_ACC_W(X)                                                                   \
   X(moveq) X(move_l) X(movea_l) X(movea_w) X(lea_d16) X(seti) X(clr_l)
+/* MOVE (d8,As,Xi),Dn, whose index register's value may come in from the
+ * stencil before (_x), and Dn's go out (_o; both _xo): X(name, size, nf). */
+#define M68K_XLAT_ACC_IX(X)                                                                  \
+  X(mv1_ix_d, 1, false) X(mv1_ix_d_nf, 1, true) X(mv2_ix_d, 2, false)                        \
+  X(mv2_ix_d_nf, 2, true) X(mv4_ix_d, 4, false) X(mv4_ix_d_nf, 4, true)
 #define M68K_XLAT_ACC_IN(X)                                                                  \
   X(lcmpr_l) X(lcmpir_l) X(lcmpir_b) X(lsubr_l) X(lsubir_l) X(ltstr_l) X(ltstr_b)
 

@@ -1752,6 +1752,78 @@ static void one_register_chains_same(void)
   run_loop_to_stop(code, sizeof code / 2, 9);
 }
 
+/* (d8,An,Xi) loads into Dn whose index register the instruction before
+ * set, and whose result the next one reads (xlat.c note 15): ADD.L
+ * Dn,Dn then MOVE.W (A2,Dn.W),Dn; LSL.L #2 then MOVE.L, its result read by
+ * ADDQ whose flags Scc reads; ORI.L then MOVE.B (A2,Dn.W),Dn then LSL;
+ * SUB.L then MOVE.L (4,A2,Dn.L*4),Dn whose flags Scc reads; and a jump
+ * table read with (d8,PC,Xi) and jumped through with JMP (d8,PC,Dn.W).
+ * The byte and word loads' registers have their upper bits set, which
+ * the value passed on must keep. */
+static void indexed_values_passed_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x263c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d3 */
+      0x721e,                          /* 1008 moveq #30,%d1 */
+      0x45f8, 0x5000,                  /* 100a lea 5000,%a2 */
+      0x43f8, 0x6000,                  /* 100e lea 6000,%a1 */
+      0x7e00,                          /* 1012 moveq #0,%d7 */
+      0x2583, 0x7c00,                  /* 1014 movel %d3,%a2@(0,%d7:l:4) */
+      0x4c3c, 0x3000, 0x41c6, 0x4e6d,  /* 1018 mulul #1103515245,%d3 */
+      0x0683, 0x0000, 0x3039,          /* 1020 addil #12345,%d3 */
+      0x5287,                          /* 1026 addql #1,%d7 */
+      0x0c87, 0x0000, 0x0040,          /* 1028 cmpil #64,%d7 */
+      0x66e4,                          /* 102e bnes 1014 */
+      0x2001,                          /* 1030 movel %d1,%d0 */
+      0x0280, 0x0000, 0x0007,          /* 1032 andil #7,%d0 */
+      0x0080, 0x0007, 0x0000,          /* 1038 oril #458752,%d0 */
+      0xd080,                          /* 103e addl %d0,%d0 */
+      0x3032, 0x0000,                  /* 1040 movew %a2@(0,%d0:w),%d0 */
+      0xd480,                          /* 1044 addl %d0,%d2 */
+      0x2801,                          /* 1046 movel %d1,%d4 */
+      0xe58c,                          /* 1048 lsll #2,%d4 */
+      0x2a32, 0x4800,                  /* 104a movel %a2@(0,%d4:l),%d5 */
+      0x5685,                          /* 104e addql #3,%d5 */
+      0x5bc6,                          /* 1050 smi %d6 */
+      0xd485,                          /* 1052 addl %d5,%d2 */
+      0xd486,                          /* 1054 addl %d6,%d2 */
+      0x2801,                          /* 1056 movel %d1,%d4 */
+      0x0284, 0x0000, 0x003f,          /* 1058 andil #63,%d4 */
+      0x0084, 0x5a5a, 0x0000,          /* 105e oril #1515847680,%d4 */
+      0x1832, 0x4000,                  /* 1064 moveb %a2@(0,%d4:w),%d4 */
+      0xe38c,                          /* 1068 lsll #1,%d4 */
+      0xd484,                          /* 106a addl %d4,%d2 */
+      0x780c,                          /* 106c moveq #12,%d4 */
+      0x9881,                          /* 106e subl %d1,%d4 */
+      0x2832, 0x4c04,                  /* 1070 movel %a2@(4,%d4:l:4),%d4 */
+      0x56c6,                          /* 1074 sne %d6 */
+      0xd484,                          /* 1076 addl %d4,%d2 */
+      0xd486,                          /* 1078 addl %d6,%d2 */
+      0x22c2,                          /* 107a movel %d2,%a1@+ */
+      0x2001,                          /* 107c movel %d1,%d0 */
+      0x0280, 0x0000, 0x0003,          /* 107e andil #3,%d0 */
+      0xd080,                          /* 1084 addl %d0,%d0 */
+      0x303b, 0x0806,                  /* 1086 movew %pc@(108e,%d0:l),%d0 */
+      0x4efb, 0x0002,                  /* 108a jmp %pc@(108e,%d0:w) */
+      0x0008,                          /* 108e .word (case 0) */
+      0x000c,                          /* 1090 .word (case 1) */
+      0x0010,                          /* 1092 .word (case 2) */
+      0x0014,                          /* 1094 .word (case 3) */
+      0x5282,                          /* 1096 addql #1,%d2 */
+      0x600a,                          /* 1098 bras 10a4 */
+      0x5482,                          /* 109a addql #2,%d2 */
+      0x6006,                          /* 109c bras 10a4 */
+      0xd482,                          /* 109e addl %d2,%d2 */
+      0x6002,                          /* 10a0 bras 10a4 */
+      0x5b82,                          /* 10a2 subql #5,%d2 */
+      0x5381,                          /* 10a4 subql #1,%d1 */
+      0x6600, 0xff88,                  /* 10a6 bnew 1030 */
+      0x4e72, 0x2700,                  /* 10aa stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 8);
+}
+
 /* Runs the translating CPU to its STOP in one run: it must have translated
  * `blocks` blocks of `insns` instructions, `specialised` of them with
  * stencils of their own. Ends the case (done2). */
@@ -1948,6 +2020,7 @@ int main(void)
       {"alu_on_memory_same", alu_on_memory_same},
       {"register_operations_same", register_operations_same},
       {"one_register_chains_same", one_register_chains_same},
+      {"indexed_values_passed_same", indexed_values_passed_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
