@@ -731,6 +731,7 @@ XT_INLINE void move_ix_d(m68k_cpu_t *c, int sz, bool nf, bool xin, uint32_t x, b
   if (!nf || out)
     logic_flags_sz(c, v, sz);
   uint32_t m = XT_MASK(sz), r = (RREG & ~m) | (v & m);
+  __asm__("" : "+r"(r)); /* stored whole, as set_dreg does */
   RREG = r;
   if (XT_UNLIKELY(out)) {
     c->pc = NPC;
