@@ -1294,11 +1294,6 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
   const jit_stencil_t *s = l->stencil;
   *own = s;
   *after = NULL;
-  if (lazy && (s == &xl_stencil_xt_cmp_l || s == &xl_stencil_xt_cmpi_l)) {
-    *own = s == &xl_stencil_xt_cmp_l ? &xl_stencil_xt_lcmp_l : &xl_stencil_xt_lcmpi_l;
-    *st = LZ_LAZY;
-    return NULL;
-  }
   for (unsigned k = 0; lazy && k < XO_N; k++) {
     if (er_lcmp[k] && s == alu_er[XA_cmp][k]) { /* CMP.L <ea>,Rn */
       *own = er_lcmp[k];
@@ -1312,28 +1307,24 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
         return NULL;
       }
   }
-  static const struct {
-    const jit_stencil_t *s, *lazy;
-  } subs[] = {{&xl_stencil_xt_tst_l, &xl_stencil_xt_ltst_l}, /* TST Dn */
-              {&xl_stencil_xt_tst_b, &xl_stencil_xt_ltst_b},
-              {&xl_stencil_xt_cmpi_b, &xl_stencil_xt_lcmpi_b}};
-  for (unsigned k = 0; lazy && k < sizeof subs / sizeof subs[0]; k++)
-    if (s == subs[k].s) {
-      *own = subs[k].lazy;
-      *st = LZ_LAZY;
-      return NULL;
-    }
+  /* Instructions on registers whose N Z V C are read later: CMP, CMPI .L,
+   * CMPI.B, TST.L, TST.B, SUB, SUBI .L (a SUB's flags), ADD, ADDI .L. */
   static const struct {
     const jit_stencil_t *s, *lazy;
     int st;
-  } adds[] = {{&xl_stencil_xt_add_l, &xl_stencil_xt_ladd_l, LZ_LAZY_ADD},
-              {&xl_stencil_xt_addi_l, &xl_stencil_xt_laddi_l, LZ_LAZY_ADD},
+  } regs[] = {{&xl_stencil_xt_cmp_l, &xl_stencil_xt_lcmp_l, LZ_LAZY},
+              {&xl_stencil_xt_cmpi_l, &xl_stencil_xt_lcmpi_l, LZ_LAZY},
+              {&xl_stencil_xt_cmpi_b, &xl_stencil_xt_lcmpi_b, LZ_LAZY},
+              {&xl_stencil_xt_tst_l, &xl_stencil_xt_ltst_l, LZ_LAZY},
+              {&xl_stencil_xt_tst_b, &xl_stencil_xt_ltst_b, LZ_LAZY},
               {&xl_stencil_xt_sub_l, &xl_stencil_xt_lsub_l, LZ_LAZY},
-              {&xl_stencil_xt_subi_l, &xl_stencil_xt_lsubi_l, LZ_LAZY}};
-  for (unsigned k = 0; lazy && k < sizeof adds / sizeof adds[0]; k++)
-    if (s == adds[k].s) { /* ADD, SUB .L on registers, N Z V C read later */
-      *own = adds[k].lazy;
-      *st = adds[k].st;
+              {&xl_stencil_xt_subi_l, &xl_stencil_xt_lsubi_l, LZ_LAZY},
+              {&xl_stencil_xt_add_l, &xl_stencil_xt_ladd_l, LZ_LAZY_ADD},
+              {&xl_stencil_xt_addi_l, &xl_stencil_xt_laddi_l, LZ_LAZY_ADD}};
+  for (unsigned k = 0; lazy && k < sizeof regs / sizeof regs[0]; k++)
+    if (s == regs[k].s) {
+      *own = regs[k].lazy;
+      *st = regs[k].st;
       return NULL;
     }
   if (*st == LZ_LAZY && s == bcc_stencils[(op >> 8) & 15] && lbcc_stencils[(op >> 8) & 15]) {
