@@ -273,12 +273,6 @@ XT_INLINE uint32_t acc_moveq(m68k_cpu_t *c, uint32_t v) /* MOVEQ, flags of a con
   logic_flags(c, IMM);
   return IMM;
 }
-XT_INLINE uint32_t acc_move_l(m68k_cpu_t *c, uint32_t v) /* MOVE.L Rs,Dr */
-{
-  v = RSRC;
-  logic_flags(c, v);
-  return v;
-}
 XT_INLINE uint32_t acc_clr_l(m68k_cpu_t *c, uint32_t v)
 {
   (void)v;
@@ -292,9 +286,6 @@ XT_INLINE uint32_t acc_clr_l(m68k_cpu_t *c, uint32_t v)
     (void)v;                                                                                 \
     return (expr);                                                                           \
   }
-XT_ACC_FN(movea_l, RSRC)                                  /* MOVEA.L Rs,Ar */
-XT_ACC_FN(movea_w, (uint32_t)(int32_t)(int16_t)RSRC)      /* MOVEA.W Rs,Ar */
-XT_ACC_FN(lea_d16, RSRC + IMM)                            /* LEA (d,As),Ar */
 XT_ACC_FN(seti, IMM)                                      /* LEA abs,Ar; MOVEA #imm */
 XT_ACC_FN(adda_l, v + RSRC)                               /* ADDA.L Rs,Ar */
 XT_ACC_FN(suba_l, v - RSRC)                               /* SUBA.L Rs,Ar */
@@ -437,36 +428,72 @@ XT_ACC_FN(addi_l_x, (c->x = v + IMM < v, v + IMM))
 XT_ACC_FN(subi_l_x, (c->x = v < IMM, v - IMM))
 
 extern void xh_next_v(m68k_cpu_t *c, uint32_t v) __asm__("xh_next");
-#define XT_ACC_PLAIN(name)                                                                   \
+/* The variants of operation fn on Rn, whose argument is `in` (RREG, or
+ * RSRC for M68K_XLAT_ACC_S) where it does not come from the stencil
+ * before. */
+#define XT_ACC_PLAIN(name, fn, in)                                                           \
   void xt_##name(m68k_cpu_t *c)                                                              \
   {                                                                                          \
-    RREG = acc_##name(c, RREG);                                                              \
+    RREG = fn(c, in);                                                                        \
     xh_next(c);                                                                              \
   }
-#define XT_ACC_O(name)                                                                       \
+#define XT_ACC_O(name, fn, in)                                                               \
   void xt_##name##_o(m68k_cpu_t *c)                                                          \
   {                                                                                          \
-    uint32_t r = acc_##name(c, RREG);                                                        \
+    uint32_t r = fn(c, in);                                                                  \
     RREG = r;                                                                                \
     xh_next_v(c, r);                                                                         \
   }
-#define XT_ACC_I(name)                                                                       \
+#define XT_ACC_I(name, fn)                                                                   \
   void xt_##name##_i(m68k_cpu_t *c, uint32_t v)                                              \
   {                                                                                          \
-    RREG = acc_##name(c, v);                                                                 \
+    RREG = fn(c, v);                                                                         \
     xh_next(c);                                                                              \
   }
-#define XT_ACC_IO(name)                                                                      \
+#define XT_ACC_IO(name, fn)                                                                  \
   void xt_##name##_io(m68k_cpu_t *c, uint32_t v)                                             \
   {                                                                                          \
-    uint32_t r = acc_##name(c, v);                                                           \
+    uint32_t r = fn(c, v);                                                                   \
     RREG = r;                                                                                \
     xh_next_v(c, r);                                                                         \
   }
-#define XT_ACC_RW(name) XT_ACC_PLAIN(name) XT_ACC_O(name) XT_ACC_I(name) XT_ACC_IO(name)
-#define XT_ACC_W(name) XT_ACC_PLAIN(name) XT_ACC_O(name)
+/* The pass-through twin: v is another register's value, from the stencil
+ * before, for a stencil after this one. */
+#define XT_ACC_P(name, fn, in)                                                               \
+  void xt_##name##_p(m68k_cpu_t *c, uint32_t v)                                              \
+  {                                                                                          \
+    RREG = fn(c, in);                                                                        \
+    xh_next_v(c, v);                                                                         \
+  }
+#define XT_ACC_ALL(name, fn, in)                                                             \
+  XT_ACC_PLAIN(name, fn, in) XT_ACC_O(name, fn, in) XT_ACC_I(name, fn) XT_ACC_IO(name, fn)   \
+  XT_ACC_P(name, fn, in)
+#define XT_ACC_RW(name) XT_ACC_ALL(name, acc_##name, RREG)
+#define XT_ACC_W(name)                                                                       \
+  XT_ACC_PLAIN(name, acc_##name, RREG) XT_ACC_O(name, acc_##name, RREG)                      \
+  XT_ACC_P(name, acc_##name, RREG)
 M68K_XLAT_ACC_RW(XT_ACC_RW)
 M68K_XLAT_ACC_W(XT_ACC_W)
+
+/* Moves from Rs into Rn (xlat.h M68K_XLAT_ACC_S): accs_<name> gives Rn's
+ * new value from Rs's, s; their _i and _io take s from the stencil before
+ * (which set Rs). */
+XT_INLINE uint32_t accs_move_l(m68k_cpu_t *c, uint32_t s) /* MOVE.L Rs,Dr */
+{
+  logic_flags(c, s);
+  return s;
+}
+#define XT_ACCS_FN(name, expr)                                                               \
+  XT_INLINE uint32_t accs_##name(m68k_cpu_t *c, uint32_t s)                                  \
+  {                                                                                          \
+    (void)c;                                                                                 \
+    return (expr);                                                                           \
+  }
+XT_ACCS_FN(movea_l, s)                             /* MOVEA.L Rs,Ar; MOVE.L without flags */
+XT_ACCS_FN(movea_w, (uint32_t)(int32_t)(int16_t)s) /* MOVEA.W Rs,Ar */
+XT_ACCS_FN(lea_d16, s + IMM)                       /* LEA (d,As),Ar */
+#define XT_ACC_S(name) XT_ACC_ALL(name, accs_##name, RSRC)
+M68K_XLAT_ACC_S(XT_ACC_S)
 
 /* The compares and SUBs right before their Bcc (xt_lbccr): lazy, as
  * above, and the operands passed on in the registers of the next
@@ -718,15 +745,16 @@ XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm, bool nf)
   void xt_mv##sz##_##sm##_##dm##_nf(m68k_cpu_t *c) { move(c, sz, XO_##sm, XO_##dm, true); }
 M68K_XLAT_MOVES(XT_MV)
 
-/* MOVE (d8,As,Xi),Dn as move() does, with the index register's value
- * passed in by the stencil before (xin: x) and Dn's new value passed on
- * to the next (vout): xlat.c note 15. The path through the core passes
- * nothing: the block returns after it. */
-XT_INLINE void move_ix_d(m68k_cpu_t *c, int sz, bool nf, bool xin, uint32_t x, bool vout)
+/* MOVE <ea>,Dn from memory (operand kind sm) as move() does, Dn's new
+ * value passed on to the next stencil (vout), and for (d8,As,Xi) the
+ * index register's value passed in by the stencil before (xin: x): xlat.c
+ * note 15. The path through the core passes nothing: the block returns
+ * after it. */
+XT_INLINE void move_m_d(m68k_cpu_t *c, int sz, int sm, bool nf, bool xin, uint32_t x, bool vout)
 {
   bool out = false;
-  uint32_t idx = xin ? XT_INDEX(x, xh_sxs, xh_ssc) : SIDX;
-  uint32_t v = rd_at(c, opnd_addr(XO_ix, &RSRC, HOLE32(xh_sdisp), idx), sz, &out,
+  uint32_t idx = sm != XO_ix ? 0 : xin ? XT_INDEX(x, xh_sxs, xh_ssc) : SIDX;
+  uint32_t v = rd_at(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), idx), sz, &out,
                      HOLE32(xh_spc));
   if (!nf || out)
     logic_flags_sz(c, v, sz);
@@ -743,10 +771,13 @@ XT_INLINE void move_ix_d(m68k_cpu_t *c, int sz, bool nf, bool xin, uint32_t x, b
     xh_next(c);
 }
 #define XT_MV_IX(name, sz, nf)                                                               \
-  void xt_##name##_o(m68k_cpu_t *c) { move_ix_d(c, sz, nf, false, 0, true); }                \
-  void xt_##name##_x(m68k_cpu_t *c, uint32_t x) { move_ix_d(c, sz, nf, true, x, false); }    \
-  void xt_##name##_xo(m68k_cpu_t *c, uint32_t x) { move_ix_d(c, sz, nf, true, x, true); }
+  void xt_##name##_o(m68k_cpu_t *c) { move_m_d(c, sz, XO_ix, nf, false, 0, true); }          \
+  void xt_##name##_x(m68k_cpu_t *c, uint32_t x) { move_m_d(c, sz, XO_ix, nf, true, x, false); } \
+  void xt_##name##_xo(m68k_cpu_t *c, uint32_t x) { move_m_d(c, sz, XO_ix, nf, true, x, true); }
 M68K_XLAT_ACC_IX(XT_MV_IX)
+#define XT_MV_MD(name, sz, sm, nf)                                                           \
+  void xt_##name##_o(m68k_cpu_t *c) { move_m_d(c, sz, XO_##sm, nf, false, 0, true); }
+M68K_XLAT_ACC_MD(XT_MV_MD)
 
 /* alu()'s result without its flags. */
 XT_INLINE uint32_t alu_value(int op, uint32_t d, uint32_t s)

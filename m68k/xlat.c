@@ -251,7 +251,22 @@
  *    register this way too, and a MOVE (d8,As,Xi),Dn or a JMP (d8,PC,Xi)
  *    its index register (_x; a bytecode interpreter's dispatch, whose
  *    index the instruction before computes, then waits on no memory
- *    until its jump), the MOVE also handing Dn on (_o).
+ *    until its jump), the MOVE also handing Dn on (_o). A MOVE from
+ *    memory into Dn hands Dn on as well, and a MOVE.L, MOVEA or LEA from
+ *    Rs takes Rs's value (xlat.h M68K_XLAT_ACC_S: their `in` is xh_src).
+ *    The reader need not be the very next link: every one-register
+ *    operation has a pass-through twin (_p) that does its own work and
+ *    hands on the value it was given untouched, so a value passes links
+ *    that do not write its register (a MOVEQ setting a shift count
+ *    between a hash's steps, an ADDA on another pointer).
+ * 16. Known shift counts. A shift by a data register that a MOVEQ earlier
+ *    in the block set, with no instruction between that could have
+ *    written it (known_counts follows MOVEQs through the instructions on
+ *    registers alone, which write their xh_reg at most, and forgets all
+ *    at any other), is the shift by an immediate when the count mod 64
+ *    is 1 to 31: same result, same flags, X included. GCC sets counts
+ *    above 8 that way (MOVEQ #15,D6; LSL.L D6,D0). Counts 0 and 32 to 63
+ *    keep the register shift, whose flags differ from any immediate's.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -1442,26 +1457,37 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
 }
 
 /* Note 15: the variants of the one-register operations by how the
- * register's value comes in and goes out (NULL where there is none). */
+ * register's value comes in and goes out, and the pass-through twin (p),
+ * which hands on another register's value (NULL where there is none). */
 static const struct {
-  const jit_stencil_t *s, *o, *i, *io;
+  const jit_stencil_t *s, *o, *i, *io, *p;
   int in; /* the hole naming the register whose value _i takes */
 } acc[] = {
 #define XL_ACC_RW(name)                                                                        \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
-   &xl_stencil_xt_##name##_io, XL_HOLE_xh_reg},
-#define XL_ACC_W(name) {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, XL_HOLE_xh_reg},
-#define XL_ACC_IN(name) {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL, XL_HOLE_xh_reg},
+   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_reg},
+#define XL_ACC_W(name)                                                                         \
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, &xl_stencil_xt_##name##_p,      \
+   XL_HOLE_xh_reg},
+#define XL_ACC_S(name)                                                                         \
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
+   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_src},
+#define XL_ACC_IN(name)                                                                        \
+  {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL, NULL, XL_HOLE_xh_reg},
 #define XL_ACC_IX(name, sz, nf)                                                                \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_x,                  \
-   &xl_stencil_xt_##name##_xo, XL_HOLE_xh_sidx},
-    M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_IN(XL_ACC_IN)
-    M68K_XLAT_ACC_IX(XL_ACC_IX)
-    {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, XL_HOLE_xh_sidx},
+   &xl_stencil_xt_##name##_xo, NULL, XL_HOLE_xh_sidx},
+#define XL_ACC_MD(name, sz, sm, nf)                                                            \
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, NULL, XL_HOLE_xh_reg},
+    M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_S(XL_ACC_S)
+    M68K_XLAT_ACC_IN(XL_ACC_IN) M68K_XLAT_ACC_IX(XL_ACC_IX) M68K_XLAT_ACC_MD(XL_ACC_MD)
+    {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, NULL, XL_HOLE_xh_sidx},
 #undef XL_ACC_RW
 #undef XL_ACC_W
+#undef XL_ACC_S
 #undef XL_ACC_IN
 #undef XL_ACC_IX
+#undef XL_ACC_MD
 };
 
 static int acc_index(const jit_stencil_t *s)
@@ -1473,21 +1499,38 @@ static int acc_index(const jit_stencil_t *s)
 }
 
 /* Note 15: links [first, last) in their final order; where one sets a
- * register the next reads (as its operand, or as the index of its
- * (d8,An,Xi) operand), the value goes from one to the other in a host
- * register. */
+ * register a later one reads (as its operand, its source, or the index of
+ * its (d8,An,Xi) operand), and every link between them can hand a value
+ * on untouched (a pass-through twin) and does not write that register,
+ * the value goes from the one to the other in a host register. */
 static void pass_values(jit_link_t *links, unsigned first, unsigned last)
 {
-  int k = first < last ? acc_index(links[first].stencil) : -1;
-  bool in = false;
+  enum { IN = 1, OUT = 2, THRU = 4 };
+  uint8_t how[JIT_CHAIN_MAX] = {0};
+  int k[JIT_CHAIN_MAX];
+  for (unsigned i = first; i < last; i++)
+    k[i] = acc_index(links[i].stencil);
   for (unsigned i = first; i < last; i++) {
-    int next = i + 1 < last ? acc_index(links[i + 1].stencil) : -1;
-    bool out = k >= 0 && next >= 0 && acc[k].o && acc[next].i &&
-               links[i].values[XL_HOLE_xh_reg] == links[i + 1].values[acc[next].in];
-    if (k >= 0 && (in || out))
-      links[i].stencil = in && out ? acc[k].io : in ? acc[k].i : acc[k].o;
-    in = out;
-    k = next;
+    if (k[i] < 0 || how[i] == THRU || !((how[i] & IN) ? acc[k[i]].io : acc[k[i]].o))
+      continue;
+    uint64_t r = links[i].values[XL_HOLE_xh_reg];
+    for (unsigned j = i + 1; j < last && k[j] >= 0; j++) {
+      if (acc[k[j]].i && links[j].values[acc[k[j]].in] == r) {
+        how[i] |= OUT;
+        how[j] = IN;
+        for (unsigned m = i + 1; m < j; m++)
+          how[m] = THRU;
+        break;
+      }
+      if (!acc[k[j]].p || links[j].values[XL_HOLE_xh_reg] == r)
+        break;
+    }
+  }
+  for (unsigned i = first; i < last; i++) {
+    if (!how[i])
+      continue;
+    const jit_stencil_t *v[8] = {NULL, acc[k[i]].i, acc[k[i]].o, acc[k[i]].io, acc[k[i]].p};
+    links[i].stencil = v[how[i]];
   }
 }
 
@@ -1565,6 +1608,40 @@ static bool call_target(const struct m68k__xlat *x, uint32_t pc, uint32_t off, u
   }
 }
 
+/* Note 16: s, the stencil of an instruction with holes v (registers by
+ * number), or its twin shifting by a constant where s shifts by a data
+ * register that a MOVEQ earlier in the block set; *known and kval follow
+ * the data registers set by MOVEQ through the instruction. */
+static const jit_stencil_t *known_counts(const jit_stencil_t *s, uint64_t *v, unsigned *known,
+                                         uint32_t *kval)
+{
+  static const struct {
+    const jit_stencil_t *r, *i;
+  } sh[] = {
+      {&xl_stencil_xt_lsl_l_r, &xl_stencil_xt_lsl_l_i},
+      {&xl_stencil_xt_lsr_l_r, &xl_stencil_xt_lsr_l_i},
+      {&xl_stencil_xt_asr_l_r, &xl_stencil_xt_asr_l_i},
+  };
+  uint64_t rs = v[XL_HOLE_xh_src], rd = v[XL_HOLE_xh_reg];
+  for (size_t k = 0; k < sizeof sh / sizeof sh[0]; k++) {
+    uint32_t n = rs < 8 && (*known >> rs & 1) ? kval[rs] & 63 : 0;
+    if (s == sh[k].r && n >= 1 && n <= 31) { /* 0 and 32 up are not the immediate's */
+      s = sh[k].i;
+      v[XL_HOLE_xh_src] = 0;
+      v[XL_HOLE_xh_imm] = n;
+    }
+  }
+  if (s == &xl_stencil_xt_moveq) {
+    *known |= 1u << rd;
+    kval[rd] = (uint32_t)v[XL_HOLE_xh_imm];
+  } else if (pure_index(s) >= 0) { /* writes xh_reg at most */
+    *known &= ~(1u << (rd & 15));
+  } else {
+    *known = 0;
+  }
+  return s;
+}
+
 /* Translates the block at c->pc (note 2) of at most `max` instructions
  * into *out; 0, or a negative m68k_err_t when there is nothing to
  * translate there or no memory. A block of XLAT_INSNS goes live (the
@@ -1591,6 +1668,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   unsigned n = 1, nspecial = 0; /* link 0: the entry (xt_enter) */
   uint32_t a = pc;
   bool open = true; /* the block falls through past its last instruction */
+  unsigned known = 0;  /* the data registers whose values kval holds (note 16) */
+  uint32_t kval[8];
   while (b->ninsn < max) {
     uint32_t off = (a & c->addr_mask) - x->ram_base;
     if ((a & 1) || off >= x->ram_size || x->ram_size - off < 2)
@@ -1665,6 +1744,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       s = &xl_stencil_xt_last;
       open = false;
     }
+    s = known_counts(s, v, &known, kval);
     /* The stencils address registers by their offset in the CPU. */
     v[XL_HOLE_xh_reg] = reg_offset(v[XL_HOLE_xh_reg]);
     v[XL_HOLE_xh_src] = reg_offset(v[XL_HOLE_xh_src]);

@@ -88,13 +88,24 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   X(eor_i_nf) X(neg_l) X(neg_l_nf) X(swap) X(swap_nf) X(ext_l) X(ext_l_nf) X(extb_l)        \
   X(extb_l_nf) X(muls_l_i) X(mulu_l_i) X(muls_l_r) X(mulu_l_r) X(mul_l_i_nf) X(mul_l_r_nf)   \
   X(and_l_nf) X(or_l_nf) X(eor_l_nf) X(add_l_x) X(sub_l_x) X(addi_l_x) X(subi_l_x)
-#define M68K_XLAT_ACC_W(X)                                                                   \
-  X(moveq) X(move_l) X(movea_l) X(movea_w) X(lea_d16) X(seti) X(clr_l)
+#define M68K_XLAT_ACC_W(X) X(moveq) X(seti) X(clr_l)
+/* Moves from Rs (xh_src) into Rn: xt_<name>_i and _io take Rs's value
+ * from the stencil before. Every one of these lists' stencils but the
+ * _i ones of M68K_XLAT_ACC_IN has a pass-through twin too, xt_<name>_p,
+ * which hands on the value it was given, another register's, untouched. */
+#define M68K_XLAT_ACC_S(X) X(move_l) X(movea_l) X(movea_w) X(lea_d16)
 /* MOVE (d8,As,Xi),Dn, whose index register's value may come in from the
  * stencil before (_x), and Dn's go out (_o; both _xo): X(name, size, nf). */
 #define M68K_XLAT_ACC_IX(X)                                                                  \
   X(mv1_ix_d, 1, false) X(mv1_ix_d_nf, 1, true) X(mv2_ix_d, 2, false)                        \
   X(mv2_ix_d_nf, 2, true) X(mv4_ix_d, 4, false) X(mv4_ix_d_nf, 4, true)
+/* MOVE <ea>,Dn from memory ((An), (An)+, -(An), (d16,An), an address),
+ * which hand Dn's new value on (_o): X(name, size, operand kind, nf). */
+#define M68K_XLAT_MD_OF(X, sz, sm) X(mv##sz##_##sm##_d, sz, sm, false) X(mv##sz##_##sm##_d_nf, sz, sm, true)
+#define M68K_XLAT_MD_SZ(X, sz)                                                               \
+  M68K_XLAT_MD_OF(X, sz, ai) M68K_XLAT_MD_OF(X, sz, pi) M68K_XLAT_MD_OF(X, sz, pd)            \
+  M68K_XLAT_MD_OF(X, sz, d16) M68K_XLAT_MD_OF(X, sz, abs)
+#define M68K_XLAT_ACC_MD(X) M68K_XLAT_MD_SZ(X, 1) M68K_XLAT_MD_SZ(X, 2) M68K_XLAT_MD_SZ(X, 4)
 #define M68K_XLAT_ACC_IN(X)                                                                  \
   X(lcmpr_l) X(lcmpir_l) X(lcmpir_b) X(lsubr_l) X(lsubir_l) X(ltstr_l) X(ltstr_b)
 

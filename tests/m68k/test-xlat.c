@@ -1752,6 +1752,96 @@ static void one_register_chains_same(void)
   run_loop_to_stop(code, sizeof code / 2, 9);
 }
 
+/* Shifts by a data register a MOVEQ in the block set (xlat.c note 16):
+ * counts 15, 1, 31 (as the immediate's), and 32, 0, 63 and 33 (not: the
+ * register shift is kept), their C and X read by Scc and ADDX; a count
+ * register shifted by itself, and one a MOVE overwrote after its MOVEQ.
+ * Then values handed on past a link (note 15): a MOVE.L (An)+,Dn's result
+ * to EOR.L, MOVE.L Dn,Dm taking Dn's, MOVEQ and SUBA.L between a value's
+ * producer and its reader (pass-through), an ADD.L whose result goes to
+ * MOVEA.L and on to LEA (d16,An), and byte and word loads into Dn whose
+ * upper bits the value passed on must keep. */
+static void known_counts_and_passed_values_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x43f8, 0x5000,                  /* 100a lea 5000,%a1 */
+      0x2600,                          /* 100e movel %d0,%d3 */
+      0x7c0f,                          /* 1010 moveq #15,%d6 */
+      0xedab,                          /* 1012 lsll %d6,%d3 */
+      0xd583,                          /* 1014 addxl %d3,%d2 */
+      0x2600,                          /* 1016 movel %d0,%d3 */
+      0x7a01,                          /* 1018 moveq #1,%d5 */
+      0xeaab,                          /* 101a lsrl %d5,%d3 */
+      0x55c4,                          /* 101c scs %d4 */
+      0xd484,                          /* 101e addl %d4,%d2 */
+      0x2600,                          /* 1020 movel %d0,%d3 */
+      0x7a1f,                          /* 1022 moveq #31,%d5 */
+      0xeaa3,                          /* 1024 asrl %d5,%d3 */
+      0xd583,                          /* 1026 addxl %d3,%d2 */
+      0x2600,                          /* 1028 movel %d0,%d3 */
+      0x7a20,                          /* 102a moveq #32,%d5 */
+      0xebab,                          /* 102c lsll %d5,%d3 */
+      0x55c4,                          /* 102e scs %d4 */
+      0xd484,                          /* 1030 addl %d4,%d2 */
+      0xd583,                          /* 1032 addxl %d3,%d2 */
+      0x2600,                          /* 1034 movel %d0,%d3 */
+      0x7a00,                          /* 1036 moveq #0,%d5 */
+      0xeaab,                          /* 1038 lsrl %d5,%d3 */
+      0x55c4,                          /* 103a scs %d4 */
+      0xd484,                          /* 103c addl %d4,%d2 */
+      0xd583,                          /* 103e addxl %d3,%d2 */
+      0x2600,                          /* 1040 movel %d0,%d3 */
+      0x7aff,                          /* 1042 moveq #-1,%d5 */
+      0xeaa3,                          /* 1044 asrl %d5,%d3 */
+      0xd583,                          /* 1046 addxl %d3,%d2 */
+      0x2600,                          /* 1048 movel %d0,%d3 */
+      0x7a21,                          /* 104a moveq #33,%d5 */
+      0xeaab,                          /* 104c lsrl %d5,%d3 */
+      0xd483,                          /* 104e addl %d3,%d2 */
+      0x7a09,                          /* 1050 moveq #9,%d5 */
+      0xebad,                          /* 1052 lsll %d5,%d5 */
+      0xd485,                          /* 1054 addl %d5,%d2 */
+      0x7a07,                          /* 1056 moveq #7,%d5 */
+      0x2a01,                          /* 1058 movel %d1,%d5 */
+      0x2600,                          /* 105a movel %d0,%d3 */
+      0xebab,                          /* 105c lsll %d5,%d3 */
+      0xd483,                          /* 105e addl %d3,%d2 */
+      0x7a0c,                          /* 1060 moveq #12,%d5 */
+      0xb182,                          /* 1062 eorl %d0,%d2 */
+      0xeaaa,                          /* 1064 lsrl %d5,%d2 */
+      0x2619,                          /* 1066 movel %a1@+,%d3 */
+      0xb183,                          /* 1068 eorl %d0,%d3 */
+      0x2e03,                          /* 106a movel %d3,%d7 */
+      0x7c0d,                          /* 106c moveq #13,%d6 */
+      0xedaf,                          /* 106e lsll %d6,%d7 */
+      0xde83,                          /* 1070 addl %d3,%d7 */
+      0x91c8,                          /* 1072 subal %a0,%a0 */
+      0xd487,                          /* 1074 addl %d7,%d2 */
+      0x2302,                          /* 1076 movel %d2,%a1@- */
+      0x5889,                          /* 1078 addql #4,%a1 */
+      0x2602,                          /* 107a movel %d2,%d3 */
+      0x7c05,                          /* 107c moveq #5,%d6 */
+      0xd686,                          /* 107e addl %d6,%d3 */
+      0x2043,                          /* 1080 moveal %d3,%a0 */
+      0x45e8, 0x0008,                  /* 1082 lea %a0@(8),%a2 */
+      0x2e0a,                          /* 1086 movel %a2,%d7 */
+      0xd487,                          /* 1088 addl %d7,%d2 */
+      0x1611,                          /* 108a moveb %a1@,%d3 */
+      0xd483,                          /* 108c addl %d3,%d2 */
+      0x3629, 0x0002,                  /* 108e movew %a1@(2),%d3 */
+      0xd483,                          /* 1092 addl %d3,%d2 */
+      0xd082,                          /* 1094 addl %d2,%d0 */
+      0xeb98,                          /* 1096 roll #5,%d0 */
+      0x5381,                          /* 1098 subql #1,%d1 */
+      0x6600, 0xff72,                  /* 109a bnew 100e */
+      0x4e72, 0x2700,                  /* 109e stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 7);
+}
+
 /* (d8,An,Xi) loads into Dn whose index register the instruction before
  * set, and whose result the next one reads (xlat.c note 15): ADD.L
  * Dn,Dn then MOVE.W (A2,Dn.W),Dn; LSL.L #2 then MOVE.L, its result read by
@@ -2021,6 +2111,7 @@ int main(void)
       {"register_operations_same", register_operations_same},
       {"one_register_chains_same", one_register_chains_same},
       {"indexed_values_passed_same", indexed_values_passed_same},
+      {"known_counts_and_passed_values_same", known_counts_and_passed_values_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
