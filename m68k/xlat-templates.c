@@ -580,20 +580,37 @@ XT_INLINE uint8_t *ram_at(const m68k_cpu_t *c, uint32_t a)
   return (uint8_t *)(c->ram_host + a);
 }
 
-/* A read; `pc` is the PC the interpreter has reached when it reads (past
- * the operand's extension words), which a bus error stacks. */
-XT_INLINE uint32_t rd_at(m68k_cpu_t *c, uint32_t a, int sz, bool *out, uint32_t pc)
+/* A read from RAM, inline: true with the value in *v, false (nothing
+ * read) where it must go through the core. */
+XT_INLINE bool rd_inline(const m68k_cpu_t *c, uint32_t a, int sz, uint32_t *v)
 {
   uint32_t off = ram_off(c, a);
   const uint8_t *p = ram_at(c, a);
   if (sz == 1 && XT_LIKELY(off < c->ram_lim1))
-    return p[0];
+    return *v = p[0], true;
   if (sz == 2 && XT_LIKELY(off < c->ram_lim2))
-    return ((uint32_t)p[0] << 8) | p[1];
+    return *v = ((uint32_t)p[0] << 8) | p[1], true;
   if (sz == 4 && XT_LIKELY(off < c->ram_lim4))
-    return m68k__be32(p);
+    return *v = m68k__be32(p), true;
+  return false;
+}
+
+/* A read through the core; `pc` is the PC the interpreter has reached
+ * when it reads (past the operand's extension words), which a bus error
+ * stacks. */
+XT_INLINE uint32_t rd_core(m68k_cpu_t *c, uint32_t a, int sz, bool *out, uint32_t pc)
+{
   mem_out_at(c, out, pc);
   return m68k__slow_rd(c, a, sz, false);
+}
+
+/* A read, inline where it can be. */
+XT_INLINE uint32_t rd_at(m68k_cpu_t *c, uint32_t a, int sz, bool *out, uint32_t pc)
+{
+  uint32_t v;
+  if (rd_inline(c, a, sz, &v))
+    return v;
+  return rd_core(c, a, sz, out, pc);
 }
 
 XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
@@ -663,27 +680,31 @@ XT_INLINE void store_flags(m68k_cpu_t *c, int op, uint32_t d, uint32_t s, uint32
 /* A store of sz bytes of v at a after its instruction's flags. With nf
  * (no later instruction reads them before they are written again: xlat.c
  * note 8) they are set only where the core can see them: when the
- * instruction went through the core already (*out) or its store must. */
-XT_INLINE void wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out, bool nf, int op,
+ * instruction went through the core already (*out) or its store must.
+ * True when the store went through the core: the instruction is done, the
+ * PC past it, and the stencil returns at once, so that the call is its
+ * last act (a jump) and no path keeps anything across it. */
+XT_INLINE bool wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out, bool nf, int op,
                           uint32_t d, uint32_t s)
 {
   if (XT_LIKELY(wr_inline(c, a, sz, v))) {
     if (!nf || *out)
       store_flags(c, op, d, s, v, sz); /* nothing looks between the two */
-    return;
+    return false;
   }
   /* Through the core, the instruction ended first (mem_out, which also
    * brings lazy flags in before the instruction's own: xlat.c note 13). */
   mem_out(c, out);
   store_flags(c, op, d, s, v, sz);
   m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
+  return true;
 }
 
 XT_INLINE void move_b_imm_ai(m68k_cpu_t *c, bool nf) /* MOVE.B #IMM,(Ar) */
 {
   bool out = false;
-  wr_flagged(c, RREG, 1, IMM, &out, nf, XA_N, 0, 0);
-  mem_next(c, out);
+  if (!wr_flagged(c, RREG, 1, IMM, &out, nf, XA_N, 0, 0))
+    xh_next(c);
 }
 void xt_move_b_imm_ai(m68k_cpu_t *c) { move_b_imm_ai(c, false); }
 void xt_move_b_imm_ai_nf(m68k_cpu_t *c) { move_b_imm_ai(c, true); }
@@ -717,6 +738,23 @@ XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
   }
 }
 
+/* move()'s destination; true when its store went through the core
+ * (wr_flagged). */
+XT_INLINE bool move_to(m68k_cpu_t *c, int sz, int dm, bool nf, uint32_t v, bool *out)
+{
+  if (dm == XO_d) {
+    if (!nf || *out)
+      logic_flags_sz(c, v, sz);
+    set_dreg(c, sz, v);
+  } else if (dm == XO_a) {
+    RREG = sz == 2 ? (uint32_t)(int32_t)(int16_t)v : v;
+  } else {
+    uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
+    return wr_flagged(c, a, sz, v, out, nf, XA_N, 0, 0);
+  }
+  return false;
+}
+
 /* MOVE (and MOVEA) of sz bytes from operand kind sm to dm (cpu-ops.c
  * t_move): the source read (a bus error stacks the PC past its extension
  * words), then the destination's address, the flags, the store. With nf
@@ -724,20 +762,21 @@ XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
 XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm, bool nf)
 {
   bool out = false;
-  uint32_t v = sm == XO_r ? RSRC & XT_MASK(sz)
-                          : rd_at(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, &out,
-                                  HOLE32(xh_spc));
-  if (dm == XO_d) {
-    if (!nf || out)
-      logic_flags_sz(c, v, sz);
-    set_dreg(c, sz, v);
-  } else if (dm == XO_a) {
-    RREG = sz == 2 ? (uint32_t)(int32_t)(int16_t)v : v;
-  } else {
-    uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
-    wr_flagged(c, a, sz, v, &out, nf, XA_N, 0, 0);
+  uint32_t v = RSRC & XT_MASK(sz);
+  if (sm != XO_r) {
+    uint32_t a = opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX);
+    if (XT_UNLIKELY(!rd_inline(c, a, sz, &v))) {
+      /* Through the core, and the rest of the instruction on a way of its
+       * own: were it to join the inline way after the call, the inline
+       * way would keep the CPU in a saved register (a push and a pop). */
+      v = rd_core(c, a, sz, &out, HOLE32(xh_spc));
+      c->pc = NPC;
+      move_to(c, sz, dm, nf, v, &out);
+      return;
+    }
   }
-  mem_next(c, out);
+  if (!move_to(c, sz, dm, nf, v, &out))
+    xh_next(c);
 }
 
 #define XT_MV(sz, sm, dm)                                                                    \
@@ -830,8 +869,8 @@ XT_INLINE void alu_re(m68k_cpu_t *c, int op, int dm, bool nf)
   bool out = false;
   uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
   uint32_t d = rd(c, a, 4, &out), s = RSRC;
-  wr_flagged(c, a, 4, alu_value(op, d, s), &out, nf, op, d, s);
-  mem_next(c, out);
+  if (!wr_flagged(c, a, 4, alu_value(op, d, s), &out, nf, op, d, s))
+    mem_next(c, out);
 }
 #define XT_RE(op, dm)                                                                        \
   void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, XO_##dm, false); }              \
@@ -1045,8 +1084,8 @@ XT_CC(15)
 XT_INLINE void clr_l_d16(m68k_cpu_t *c, bool nf) /* CLR.L (IMM,Ar): the 68030 does not read it */
 {
   bool out = false;
-  wr_flagged(c, RREG + IMM, 4, 0, &out, nf, XA_N, 0, 0);
-  mem_next(c, out);
+  if (!wr_flagged(c, RREG + IMM, 4, 0, &out, nf, XA_N, 0, 0))
+    xh_next(c);
 }
 void xt_clr_l_d16(m68k_cpu_t *c) { clr_l_d16(c, false); }
 void xt_clr_l_d16_nf(m68k_cpu_t *c) { clr_l_d16(c, true); }

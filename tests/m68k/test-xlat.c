@@ -1213,6 +1213,38 @@ static void reads_through_the_core_set_dead_flags(void)
   done2();
 }
 
+/* MOVEs between RAM and the device, each way and both (xlat.c's move():
+ * a read through the core goes on with the rest of the instruction on a
+ * way of its own, a store through the core ends it): every read raises
+ * the interrupt, taken right after its instruction unless the same
+ * instruction's store to the device lowered it again, in one run and in
+ * chunks. */
+static void moves_through_the_core_same(void)
+{
+  static const uint16_t code[] = {
+      0x46fc, 0x2000,                  /* 1000 movew #8192,%sr */
+      0x47f9, 0x0010, 0x0000,          /* 1004 lea 100000,%a3 */
+      0x49f8, 0x6000,                  /* 100a lea 6000,%a4 */
+      0x43f8, 0x7000,                  /* 100e lea 7000,%a1 */
+      0x7814,                          /* 1012 moveq #20,%d4 */
+      0x22d3,                          /* 1014 movel %a3@,%a1@+ */
+      0x2353, 0x0008,                  /* 1016 movel %a3@,%a1@(8) */
+      0x32d3,                          /* 101a movew %a3@,%a1@+ */
+      0x26a9, 0xfffa,                  /* 101c movel %a1@(-6),%a3@ */
+      0x2693,                          /* 1020 movel %a3@,%a3@ */
+      0x1a13,                          /* 1022 moveb %a3@,%d5 */
+      0xd485,                          /* 1024 addl %d5,%d2 */
+      0xd4a9, 0xfffa,                  /* 1026 addl %a1@(-6),%d2 */
+      0x5384,                          /* 102a subql #1,%d4 */
+      0x6600, 0xffe6,                  /* 102c bnew 1014 */
+      0x4e72, 0x2700,                  /* 1030 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, device_and_log_handler, 5);
+  CU_ASSERT_EQUAL(tm_a(&tj, 4), 0x6000 + 2 * 4 * 20); /* four interrupts a round */
+  CU_ASSERT_EQUAL(tm_a(&tj, 1), 0x7000 + 6 * 20);
+  done2();
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2112,6 +2144,7 @@ int main(void)
       {"one_register_chains_same", one_register_chains_same},
       {"indexed_values_passed_same", indexed_values_passed_same},
       {"known_counts_and_passed_values_same", known_counts_and_passed_values_same},
+      {"moves_through_the_core_same", moves_through_the_core_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
