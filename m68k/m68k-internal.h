@@ -154,13 +154,16 @@ struct m68k_cpu {
    * its note 4). xlat_pages marks the RAM pages (M68K_XLAT_PAGE bytes)
    * that hold translated code; xlat_wrmap, by an address's page, where
    * the stencils may store inline (its note 14: M68K_XLAT_WR_*);
-   * xlat_last is the unchained exit a block last left by (for chaining). */
+   * xlat_last is the unchained exit a block last left by (for chaining);
+   * xlat_interp that the block returned before an instruction it leaves to
+   * the interpreter (its note 17), at the PC. */
   struct m68k__xlat *xlat;
   const uint8_t *xlat_pages;
   const uint8_t *xlat_wrmap;
   uint32_t xlat_zero; /* always 0: the translator's suppressed base register */
   uint64_t xlat_end;
   bool xlat_dirty;
+  bool xlat_interp;
   struct m68k__xlat_exit *xlat_last;
 };
 

@@ -618,16 +618,20 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
   return rd_at(c, a, sz, out, NPC);
 }
 
-/* A store to RAM outside translated pages, inline; false (nothing
- * stored) for any other, which must go through the core. One look at the
- * store map (xlat.c note 14) for the page of the first byte answers both:
- * the map has a byte for every page of the 4 GiB an address can name. */
-XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
+/* May a store go inline, to RAM outside translated pages? False for any
+ * other, which must go through the core. One look at the store map
+ * (xlat.c note 14) for the page of the first byte answers both: the map
+ * has a byte for every page of the 4 GiB an address can name. */
+XT_INLINE bool wr_room(const m68k_cpu_t *c, uint32_t a, int sz)
+{
+  uint8_t ok = c->xlat_wrmap[a >> M68K_XLAT_PAGE_SHIFT];
+  return XT_LIKELY(ok & (sz == 1 ? M68K_XLAT_WR_BYTE : M68K_XLAT_WR_LONG));
+}
+
+/* The store wr_room allowed. */
+XT_INLINE void wr_ram(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
 {
   uint8_t *p = ram_at(c, a);
-  uint8_t ok = c->xlat_wrmap[a >> M68K_XLAT_PAGE_SHIFT];
-  if (XT_UNLIKELY(!(ok & (sz == 1 ? M68K_XLAT_WR_BYTE : M68K_XLAT_WR_LONG))))
-    return false;
   if (sz == 1) {
     p[0] = (uint8_t)v;
   } else if (sz == 2) {
@@ -637,7 +641,29 @@ XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
     uint32_t w = __builtin_bswap32(v);
     __builtin_memcpy(p, &w, 4);
   }
+}
+
+XT_INLINE bool wr_inline(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v)
+{
+  if (!wr_room(c, a, sz))
+    return false;
+  wr_ram(c, a, sz, v);
   return true;
+}
+
+/* Back to the loop before this instruction, which has changed nothing,
+ * for the interpreter to run it (xlat.c note 17): out of line and cold,
+ * as leave_at. */
+__attribute__((cold, noinline)) static void interp_at(m68k_cpu_t *c, uint32_t pc, uint64_t n)
+{
+  c->icount += n;
+  c->pc = pc;
+  c->xlat_interp = true;
+}
+
+XT_INLINE void to_interp(m68k_cpu_t *c)
+{
+  interp_at(c, PC, COUNT - 1);
 }
 
 /* On with the next instruction, or back to the loop after an access
@@ -863,14 +889,24 @@ XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm)
   void xt_er_lcmp_##sm(m68k_cpu_t *c) { er_lcmp(c, XO_##sm); }
 M68K_XLAT_MEM_KINDS(XT_ERL, lcmp)
 
-/* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store. */
+/* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store;
+ * left to the interpreter, untouched, unless both the read and the store
+ * go inline (xlat.c note 17). With nf no flags. */
 XT_INLINE void alu_re(m68k_cpu_t *c, int op, int dm, bool nf)
 {
-  bool out = false;
-  uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
-  uint32_t d = rd(c, a, 4, &out), s = RSRC;
-  if (!wr_flagged(c, a, 4, alu_value(op, d, s), &out, nf, op, d, s))
-    mem_next(c, out);
+  uint32_t an = RREG, d;
+  uint32_t a = opnd_addr(dm, &an, HOLE32(xh_ddisp), DIDX);
+  if (XT_UNLIKELY(!rd_inline(c, a, 4, &d) || !wr_room(c, a, 4))) {
+    to_interp(c);
+    return;
+  }
+  if (dm == XO_pi || dm == XO_pd)
+    RREG = an;
+  uint32_t s = RSRC, v = alu_value(op, d, s);
+  if (!nf)
+    store_flags(c, op, d, s, v, 4);
+  wr_ram(c, a, 4, v);
+  xh_next(c);
 }
 #define XT_RE(op, dm)                                                                        \
   void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, XO_##dm, false); }              \

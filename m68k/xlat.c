@@ -267,6 +267,17 @@
  *    is 1 to 31: same result, same flags, X included. GCC sets counts
  *    above 8 that way (MOVEQ #15,D6; LSL.L D6,D0). Counts 0 and 32 to 63
  *    keep the register shift, whose flags differ from any immediate's.
+ * 17. Left to the interpreter. A stencil may return before its
+ *    instruction has changed anything, with the PC at it, the
+ *    instructions before it counted (xh_count less its own) and
+ *    xlat_interp set; the loop then has the interpreter run that one
+ *    instruction (interp_left), and goes on. An operation on memory
+ *    (op.L Dn,<ea>) does so when its read or its store cannot go inline:
+ *    its stencil then calls nothing at all, so no register is saved on
+ *    its inline path. The interpreter takes the access, its faults and
+ *    the interrupts it raises exactly as it would have without the
+ *    translator; the block's entry cannot loop on it, as the interpreter
+ *    has run it before the loop looks for a block again.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -1864,6 +1875,16 @@ static void chain(struct m68k__xlat *x, m68k__xlat_exit_t *e, uint32_t pc)
   x->st.chained++;
 }
 
+/* Note 17: the instruction a block returned before, run by the
+ * interpreter. */
+static void interp_left(m68k_cpu_t *c)
+{
+  if (c->xlat_interp) {
+    c->xlat_interp = false;
+    m68k__exec(c, c->icount + 1);
+  }
+}
+
 void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
 {
   struct m68k__xlat *x = c->xlat;
@@ -1881,6 +1902,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
       m68k__lz_sync(c); /* nothing outside translated code sees lazy flags */
       if (c->xlat_last && !c->xlat_dirty)
         chain(x, c->xlat_last, c->pc);
+      interp_left(c);
       continue;
     }
 #if M68K_XLAT_STENCILS
@@ -1889,6 +1911,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
       b->one->entry(c, c->icount);
       m68k__lz_sync(c);
       c->xlat_last = NULL;
+      interp_left(c);
       continue;
     }
 #endif

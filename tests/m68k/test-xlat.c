@@ -1245,6 +1245,45 @@ static void moves_through_the_core_same(void)
   done2();
 }
 
+/* OR, AND, SUB, ADD and EOR .L Dn,<ea> (xlat.c note 17): on the device
+ * ((An), (An)+ and -(An), each read raising the interrupt and its store
+ * lowering it again), which the stencil leaves to the interpreter without
+ * having stepped An; on RAM, inline; and onto the immediate of an
+ * instruction further on in the same block, which must run changed. */
+static void memory_operations_left_to_the_interpreter_same(void)
+{
+  static const uint16_t code[] = {
+      0x46fc, 0x2000,                  /* 1000 movew #8192,%sr */
+      0x47f9, 0x0010, 0x0000,          /* 1004 lea 100000,%a3 */
+      0x49f8, 0x6000,                  /* 100a lea 6000,%a4 */
+      0x43f8, 0x7000,                  /* 100e lea 7000,%a1 */
+      0x4bfa, 0x0022,                  /* 1012 lea %pc@(1036),%a5 */
+      0x2a3c, 0x0003, 0x0005,          /* 1016 movel #196613,%d5 */
+      0x7814,                          /* 101c moveq #20,%d4 */
+      0xd993,                          /* 101e addl %d4,%a3@ */
+      0x244b,                          /* 1020 moveal %a3,%a2 */
+      0xb99a,                          /* 1022 eorl %d4,%a2@+ */
+      0x99a2,                          /* 1024 subl %d4,%a2@- */
+      0x8999,                          /* 1026 orl %d4,%a1@+ */
+      0xc5a9, 0x0004,                  /* 1028 andl %d2,%a1@(4) */
+      0xd48a,                          /* 102c addl %a2,%d2 */
+      0xd4a9, 0xfffc,                  /* 102e addl %a1@(-4),%d2 */
+      0xbb95,                          /* 1032 eorl %d5,%a5@ */
+      0x0682, 0x1111, 0x1111,          /* 1034 addil #286331153,%d2 */
+      0x5384,                          /* 103a subql #1,%d4 */
+      0x6600, 0xffe0,                  /* 103c bnew 101e */
+      0x4e72, 0x2700,                  /* 1040 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, device_and_log_handler, 5);
+  CU_ASSERT_EQUAL(tm_a(&tj, 2), 0x100000); /* stepped once each way */
+  CU_ASSERT_EQUAL(tm_a(&tj, 1), 0x7000 + 4 * 20);
+  CU_ASSERT_EQUAL(tm_a(&tj, 4), 0x6000); /* no interrupt left raised */
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.invalidated > 0);
+  done2();
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2145,6 +2184,7 @@ int main(void)
       {"indexed_values_passed_same", indexed_values_passed_same},
       {"known_counts_and_passed_values_same", known_counts_and_passed_values_same},
       {"moves_through_the_core_same", moves_through_the_core_same},
+      {"memory_operations_left_to_the_interpreter_same", memory_operations_left_to_the_interpreter_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
