@@ -764,45 +764,47 @@ XT_INLINE uint32_t opnd_addr(int m, uint32_t *r, uint32_t disp, uint32_t idx)
   }
 }
 
-/* move()'s destination; true when its store went through the core
- * (wr_flagged). */
-XT_INLINE bool move_to(m68k_cpu_t *c, int sz, int dm, bool nf, uint32_t v, bool *out)
+/* MOVE (and MOVEA) of sz bytes from operand kind sm to dm (cpu-ops.c
+ * t_move): the source's address and read, then the destination's address
+ * (after the source's (An)+ or -(An): the same An may be both), the
+ * flags, the store. Unless both the read and the store go inline, it is
+ * left to the interpreter (xlat.c note 17) with An stepped back, so that
+ * nothing has changed. With nf no flags. */
+XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm, bool nf)
 {
+  uint32_t s0 = RSRC, v = s0 & XT_MASK(sz);
+  if (sm != XO_r) {
+    uint32_t a = opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX);
+    if (XT_UNLIKELY(!rd_inline(c, a, sz, &v))) {
+      RSRC = s0;
+      to_interp(c);
+      return;
+    }
+  }
   if (dm == XO_d) {
-    if (!nf || *out)
+    if (!nf)
       logic_flags_sz(c, v, sz);
     set_dreg(c, sz, v);
   } else if (dm == XO_a) {
     RREG = sz == 2 ? (uint32_t)(int32_t)(int16_t)v : v;
   } else {
-    uint32_t a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
-    return wr_flagged(c, a, sz, v, out, nf, XA_N, 0, 0);
-  }
-  return false;
-}
-
-/* MOVE (and MOVEA) of sz bytes from operand kind sm to dm (cpu-ops.c
- * t_move): the source read (a bus error stacks the PC past its extension
- * words), then the destination's address, the flags, the store. With nf
- * the flags are set only where the core can see them (wr_flagged). */
-XT_INLINE void move(m68k_cpu_t *c, int sz, int sm, int dm, bool nf)
-{
-  bool out = false;
-  uint32_t v = RSRC & XT_MASK(sz);
-  if (sm != XO_r) {
-    uint32_t a = opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX);
-    if (XT_UNLIKELY(!rd_inline(c, a, sz, &v))) {
-      /* Through the core, and the rest of the instruction on a way of its
-       * own: were it to join the inline way after the call, the inline
-       * way would keep the CPU in a saved register (a push and a pop). */
-      v = rd_core(c, a, sz, &out, HOLE32(xh_spc));
-      c->pc = NPC;
-      move_to(c, sz, dm, nf, v, &out);
+    if (sm == XO_pi || sm == XO_pd) /* the source's step before the destination's An */
+      __asm__ volatile("" ::: "memory");
+    uint32_t d0 = RREG, a = opnd_addr(dm, &RREG, HOLE32(xh_ddisp), DIDX);
+    if (XT_UNLIKELY(!wr_room(c, a, sz))) {
+      RREG = d0;
+      /* then the source's, which may be the same register: GCC takes the
+       * two holes for different places and would swap the stores */
+      __asm__ volatile("" ::: "memory");
+      RSRC = s0;
+      to_interp(c);
       return;
     }
+    if (!nf)
+      logic_flags_sz(c, v, sz);
+    wr_ram(c, a, sz, v);
   }
-  if (!move_to(c, sz, dm, nf, v, &out))
-    xh_next(c);
+  xh_next(c);
 }
 
 #define XT_MV(sz, sm, dm)                                                                    \

@@ -272,9 +272,10 @@
  *    instructions before it counted (xh_count less its own) and
  *    xlat_interp set; the loop then has the interpreter run that one
  *    instruction (interp_left), and goes on. An operation on memory
- *    (op.L Dn,<ea>) does so when its read or its store cannot go inline:
- *    its stencil then calls nothing at all, so no register is saved on
- *    its inline path. The interpreter takes the access, its faults and
+ *    (op.L Dn,<ea>) and a MOVE do so when a read or a store cannot go
+ *    inline (a MOVE first steps back an An its (An)+ or -(An) stepped):
+ *    their stencils then call nothing at all, so no register is saved on
+ *    their inline paths. The interpreter takes the access, its faults and
  *    the interrupts it raises exactly as it would have without the
  *    translator; the block's entry cannot loop on it, as the interpreter
  *    has run it before the loop looks for a block again.

@@ -1249,7 +1249,10 @@ static void moves_through_the_core_same(void)
  * ((An), (An)+ and -(An), each read raising the interrupt and its store
  * lowering it again), which the stencil leaves to the interpreter without
  * having stepped An; on RAM, inline; and onto the immediate of an
- * instruction further on in the same block, which must run changed. */
+ * instruction further on in the same block, which must run changed. Then
+ * MOVE.L (A0)+,(A0)+ and ADD.L into the block's own page (their stores
+ * cannot go inline): left to the interpreter with A0 stepped back from
+ * both operands. */
 static void memory_operations_left_to_the_interpreter_same(void)
 {
   static const uint16_t code[] = {
@@ -1257,22 +1260,29 @@ static void memory_operations_left_to_the_interpreter_same(void)
       0x47f9, 0x0010, 0x0000,          /* 1004 lea 100000,%a3 */
       0x49f8, 0x6000,                  /* 100a lea 6000,%a4 */
       0x43f8, 0x7000,                  /* 100e lea 7000,%a1 */
-      0x4bfa, 0x0022,                  /* 1012 lea %pc@(1036),%a5 */
+      0x4bfa, 0x0038,                  /* 1012 lea %pc@(104c),%a5 */
       0x2a3c, 0x0003, 0x0005,          /* 1016 movel #196613,%d5 */
-      0x7814,                          /* 101c moveq #20,%d4 */
-      0xd993,                          /* 101e addl %d4,%a3@ */
-      0x244b,                          /* 1020 moveal %a3,%a2 */
-      0xb99a,                          /* 1022 eorl %d4,%a2@+ */
-      0x99a2,                          /* 1024 subl %d4,%a2@- */
-      0x8999,                          /* 1026 orl %d4,%a1@+ */
-      0xc5a9, 0x0004,                  /* 1028 andl %d2,%a1@(4) */
-      0xd48a,                          /* 102c addl %a2,%d2 */
-      0xd4a9, 0xfffc,                  /* 102e addl %a1@(-4),%d2 */
-      0xbb95,                          /* 1032 eorl %d5,%a5@ */
-      0x0682, 0x1111, 0x1111,          /* 1034 addil #286331153,%d2 */
-      0x5384,                          /* 103a subql #1,%d4 */
-      0x6600, 0xffe0,                  /* 103c bnew 101e */
-      0x4e72, 0x2700,                  /* 1040 stop #9984 */
+      0x41f8, 0x1090,                  /* 101c lea 1090,%a0 */
+      0x20bc, 0x1234, 0x5678,          /* 1020 movel #305419896,%a0@ */
+      0x7814,                          /* 1026 moveq #20,%d4 */
+      0xd993,                          /* 1028 addl %d4,%a3@ */
+      0x244b,                          /* 102a moveal %a3,%a2 */
+      0xb99a,                          /* 102c eorl %d4,%a2@+ */
+      0x99a2,                          /* 102e subl %d4,%a2@- */
+      0x8999,                          /* 1030 orl %d4,%a1@+ */
+      0xc5a9, 0x0004,                  /* 1032 andl %d2,%a1@(4) */
+      0xd48a,                          /* 1036 addl %a2,%d2 */
+      0xd4a9, 0xfffc,                  /* 1038 addl %a1@(-4),%d2 */
+      0xbb95,                          /* 103c eorl %d5,%a5@ */
+      0x20d8,                          /* 103e movel %a0@+,%a0@+ */
+      0x5188,                          /* 1040 subql #8,%a0 */
+      0xd4a8, 0x0004,                  /* 1042 addl %a0@(4),%d2 */
+      0xd990,                          /* 1046 addl %d4,%a0@ */
+      0xd488,                          /* 1048 addl %a0,%d2 */
+      0x0682, 0x1111, 0x1111,          /* 104a addil #286331153,%d2 */
+      0x5384,                          /* 1050 subql #1,%d4 */
+      0x6600, 0xffd4,                  /* 1052 bnew 1028 */
+      0x4e72, 0x2700,                  /* 1056 stop #9984 */
   };
   run_seeds(code, sizeof code / 2, device_and_log_handler, 5);
   CU_ASSERT_EQUAL(tm_a(&tj, 2), 0x100000); /* stepped once each way */
