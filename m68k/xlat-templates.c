@@ -862,13 +862,20 @@ XT_INLINE uint32_t alu_value(int op, uint32_t d, uint32_t s)
 }
 
 /* op.L <ea>,Rn (t_alu_er, t_adda): the operand read, then the operation
- * (with nf its flags only when the read went through the core). */
+ * (with nf without its flags); left to the interpreter with An stepped
+ * back when the read cannot go inline (xlat.c note 17). */
 XT_INLINE void alu_er(m68k_cpu_t *c, int op, int sm, bool nf)
 {
-  bool out = false;
-  uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);
-  RREG = !nf || out ? alu(c, op, RREG, s) : alu_value(op, RREG, s);
-  mem_next(c, out);
+  uint32_t s0 = RSRC, s;
+  if (XT_UNLIKELY(!rd_inline(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &s))) {
+    RSRC = s0;
+    to_interp(c);
+    return;
+  }
+  if (sm == XO_pi || sm == XO_pd) /* ADDA.L (A0)+,A0: the step before Rn is read */
+    __asm__ volatile("" ::: "memory");
+  RREG = !nf ? alu(c, op, RREG, s) : alu_value(op, RREG, s);
+  xh_next(c);
 }
 #define XT_ER(op, sm)                                                                        \
   void xt_er_##op##_##sm(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, false); }              \

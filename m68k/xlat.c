@@ -271,11 +271,11 @@
  *    instruction has changed anything, with the PC at it, the
  *    instructions before it counted (xh_count less its own) and
  *    xlat_interp set; the loop then has the interpreter run that one
- *    instruction (interp_left), and goes on. An operation on memory
- *    (op.L Dn,<ea>) and a MOVE do so when a read or a store cannot go
- *    inline (a MOVE first steps back an An its (An)+ or -(An) stepped):
- *    their stencils then call nothing at all, so no register is saved on
- *    their inline paths. The interpreter takes the access, its faults and
+ *    instruction (interp_left), and goes on. The long operations with a
+ *    memory operand (op.L Dn,<ea> and op.L <ea>,Rn) and MOVE do so when a
+ *    read or a store cannot go inline, first stepping back an An their
+ *    (An)+ or -(An) stepped: their stencils then call nothing at all, so
+ *    no register is saved on their inline paths. The interpreter takes the access, its faults and
  *    the interrupts it raises exactly as it would have without the
  *    translator; the block's entry cannot loop on it, as the interpreter
  *    has run it before the loop looks for a block again.

@@ -1294,6 +1294,42 @@ static void memory_operations_left_to_the_interpreter_same(void)
   done2();
 }
 
+/* ADD, SUB, AND .L and ADDA.L <ea>,Rn reading the device ((An)+, -(An),
+ * (d16,An), (An)), left to the interpreter with An stepped back (xlat.c
+ * note 17), each read's interrupt taken after its instruction; then
+ * ADDA.L (A0)+,A0 from RAM, inline, whose sum must take A0 as stepped:
+ * A0 moves on by 4 a round. */
+static void reads_left_to_the_interpreter_same(void)
+{
+  static const uint16_t code[] = {
+      0x46fc, 0x2000,                  /* 1000 movew #8192,%sr */
+      0x47f9, 0x0010, 0x0000,          /* 1004 lea 100000,%a3 */
+      0x49f8, 0x6000,                  /* 100a lea 6000,%a4 */
+      0x41f8, 0x7000,                  /* 100e lea 7000,%a0 */
+      0x7814,                          /* 1012 moveq #20,%d4 */
+      0x244b,                          /* 1014 moveal %a3,%a2 */
+      0xd49a,                          /* 1016 addl %a2@+,%d2 */
+      0x94a2,                          /* 1018 subl %a2@-,%d2 */
+      0xc6ab, 0x0004,                  /* 101a andl %a3@(4),%d3 */
+      0xdbd2,                          /* 101e addal %a2@,%a5 */
+      0x2248,                          /* 1020 moveal %a0,%a1 */
+      0x2089,                          /* 1022 movel %a1,%a0@ */
+      0xd1d8,                          /* 1024 addal %a0@+,%a0 */
+      0x91c9,                          /* 1026 subal %a1,%a0 */
+      0xd488,                          /* 1028 addl %a0,%d2 */
+      0xd483,                          /* 102a addl %d3,%d2 */
+      0xd48d,                          /* 102c addl %a5,%d2 */
+      0x5384,                          /* 102e subql #1,%d4 */
+      0x6600, 0xffe2,                  /* 1030 bnew 1014 */
+      0x4e72, 0x2700,                  /* 1034 stop #9984 */
+  };
+  run_seeds(code, sizeof code / 2, device_and_log_handler, 5);
+  CU_ASSERT_EQUAL(tm_a(&tj, 0), 0x7000 + 4 * 20);
+  CU_ASSERT_EQUAL(tm_a(&tj, 2), 0x100000);
+  CU_ASSERT_EQUAL(tm_a(&tj, 4), 0x6000 + 2 * 4 * 20); /* four interrupts a round */
+  done2();
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2195,6 +2231,7 @@ int main(void)
       {"known_counts_and_passed_values_same", known_counts_and_passed_values_same},
       {"moves_through_the_core_same", moves_through_the_core_same},
       {"memory_operations_left_to_the_interpreter_same", memory_operations_left_to_the_interpreter_same},
+      {"reads_left_to_the_interpreter_same", reads_left_to_the_interpreter_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
