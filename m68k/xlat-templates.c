@@ -233,20 +233,31 @@ XT_INLINE void set_dreg(m68k_cpu_t *c, int sz, uint32_t v)
     body;                                                                                    \
     pure_next(c);                                                                            \
   }
+/* The same for one writing no register (xlat.h M68K_XLAT_NOREG), and its
+ * pass-through twin, which hands on the value it was given (xlat.c note
+ * 15). */
+extern void xh_next_v(m68k_cpu_t *c, uint32_t v) __asm__("xh_next");
+#define XT_PURE_P(name, body)                                                                \
+  XT_PURE(name, body)                                                                        \
+  void xt_##name##_p(m68k_cpu_t *c, uint32_t v)                                              \
+  {                                                                                          \
+    body;                                                                                    \
+    xh_next_v(c, v);                                                                         \
+  }
 XT_PURE(cmp_l, (void)m68k__sub(c, RREG, RSRC, 4, 0, false, true)) /* CMP, CMPA */
 XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
 /* The same compares with lazy flags (xlat.c note 13): the operands kept,
  * the flags computed only where something reads them. */
-XT_PURE(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = M68K_LZ_SUB; })
-XT_PURE(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = M68K_LZ_SUB; })
 /* Before an instruction writing every one of N, Z, V and C: the lazy ones
  * are dropped. Before any other that reads them: into the split flags. */
-XT_PURE(lz_clear, c->lz_op = 0)
-XT_PURE(lz_sync, m68k__lz_sync(c))
-XT_PURE(tst_l, logic_flags(c, RREG))
-XT_PURE(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
+XT_PURE_P(lz_clear, c->lz_op = 0)
+XT_PURE_P(lz_sync, m68k__lz_sync(c))
+XT_PURE_P(tst_l, logic_flags(c, RREG))
+XT_PURE_P(tst_b, { c->n = RREG << 24; c->nz = RREG & 0xff; c->v = 0; c->c = 0; })
 /* CMPI, ADDI .B #IMM,Dn; EXT.W Dn. */
-XT_PURE(cmpi_b, (void)m68k__sub(c, RREG, IMM, 1, 0, false, true))
+XT_PURE_P(cmpi_b, (void)m68k__sub(c, RREG, IMM, 1, 0, false, true))
 XT_PURE(addi_b, set_dreg(c, 1, m68k__add(c, RREG, IMM, 1, 0, false)))
 XT_PURE(addi_b_nf, set_dreg(c, 1, RREG + IMM))
 XT_PURE(ext_w, {
@@ -256,7 +267,7 @@ XT_PURE(ext_w, {
 })
 XT_PURE(ext_w_nf, set_dreg(c, 2, (uint32_t)(int32_t)(int8_t)RREG))
 /* Flags no later instruction reads (xlat.c note 8): CMP, TST. */
-XT_PURE(nop, (void)c)
+XT_PURE_P(nop, (void)c)
 
 /* Long operations that set a register, Rn (xh_reg), from its old value v
  * and from Rs (xh_src) or IMM: acc_<name> gives the new value (and sets
@@ -427,7 +438,6 @@ XT_ACC_FN(sub_l_x, (c->x = v < RSRC, v - RSRC))
 XT_ACC_FN(addi_l_x, (c->x = v + IMM < v, v + IMM))
 XT_ACC_FN(subi_l_x, (c->x = v < IMM, v - IMM))
 
-extern void xh_next_v(m68k_cpu_t *c, uint32_t v) __asm__("xh_next");
 /* The variants of operation fn on Rn, whose argument is `in` (RREG, or
  * RSRC for M68K_XLAT_ACC_S) where it does not come from the stencil
  * before. */
@@ -520,7 +530,7 @@ XT_DS(lsubr_l, RSRC, RREG = lz_add(c, d, s, true))
 XT_DS(lsubir_l, IMM, RREG = lz_add(c, d, s, true))
 /* CMPI.B #IMM,Dn, lazy: CMP.B's flags are those of the two bytes at the
  * top of a long compared. */
-XT_PURE(lcmpi_b, { c->lz_d = RREG << 24; c->lz_s = IMM << 24; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(lcmpi_b, { c->lz_d = RREG << 24; c->lz_s = IMM << 24; c->lz_op = M68K_LZ_SUB; })
 XT_DS(lcmpir_b, IMM, {
   d <<= 24;
   s <<= 24;
@@ -530,8 +540,8 @@ XT_DS(lcmpir_b, IMM, {
 })
 /* TST.L and TST.B Dn, lazy: the flags of Dn (its low byte at the top)
  * minus 0. */
-XT_PURE(ltst_l, { c->lz_d = RREG; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
-XT_PURE(ltst_b, { c->lz_d = RREG << 24; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(ltst_l, { c->lz_d = RREG; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(ltst_b, { c->lz_d = RREG << 24; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
 XT_DS(ltstr_l, 0, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
 XT_DS(ltstr_b, 0, {
   d <<= 24;

@@ -258,7 +258,10 @@
  *    operation has a pass-through twin (_p) that does its own work and
  *    hands on the value it was given untouched, so a value passes links
  *    that do not write its register (a MOVEQ setting a shift count
- *    between a hash's steps, an ADDA on another pointer).
+ *    between a hash's steps, an ADDA on another pointer); so have the
+ *    stencils writing no register (xlat.h M68K_XLAT_NOREG: a compare, a
+ *    test, the lazy flags' clearing between a jump table's load and its
+ *    JMP).
  * 16. Known shift counts. A shift by a data register that a MOVEQ earlier
  *    in the block set, with no instruction between that could have
  *    written it (known_counts follows MOVEQs through the instructions on
@@ -1473,7 +1476,8 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
  * which hands on another register's value (NULL where there is none). */
 static const struct {
   const jit_stencil_t *s, *o, *i, *io, *p;
-  int in; /* the hole naming the register whose value _i takes */
+  int in;     /* the hole naming the register whose value _i takes */
+  bool noreg; /* writes no register: a pass-through of any */
 } acc[] = {
 #define XL_ACC_RW(name)                                                                        \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
@@ -1494,6 +1498,9 @@ static const struct {
     M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_S(XL_ACC_S)
     M68K_XLAT_ACC_IN(XL_ACC_IN) M68K_XLAT_ACC_IX(XL_ACC_IX) M68K_XLAT_ACC_MD(XL_ACC_MD)
     {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, NULL, XL_HOLE_xh_sidx},
+#define XL_NOREG(name) {&xl_stencil_xt_##name, NULL, NULL, NULL, &xl_stencil_xt_##name##_p, 0, true},
+    M68K_XLAT_NOREG(XL_NOREG)
+#undef XL_NOREG
 #undef XL_ACC_RW
 #undef XL_ACC_W
 #undef XL_ACC_S
@@ -1534,7 +1541,7 @@ static void pass_values(jit_link_t *links, unsigned first, unsigned last)
           how[m] = THRU;
         break;
       }
-      if (!acc[k[j]].p || links[j].values[XL_HOLE_xh_reg] == r)
+      if (!acc[k[j]].p || (!acc[k[j]].noreg && links[j].values[XL_HOLE_xh_reg] == r))
         break;
     }
   }

@@ -106,6 +106,12 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   M68K_XLAT_MD_OF(X, sz, ai) M68K_XLAT_MD_OF(X, sz, pi) M68K_XLAT_MD_OF(X, sz, pd)            \
   M68K_XLAT_MD_OF(X, sz, d16) M68K_XLAT_MD_OF(X, sz, abs)
 #define M68K_XLAT_ACC_MD(X) M68K_XLAT_MD_SZ(X, 1) M68K_XLAT_MD_SZ(X, 2) M68K_XLAT_MD_SZ(X, 4)
+/* The stencils on registers that write none (compares, tests, the lazy
+ * flags' own): X(name) for xt_<name> and its pass-through twin
+ * xt_<name>_p. */
+#define M68K_XLAT_NOREG(X)                                                                   \
+  X(lcmp_l) X(lcmpi_l) X(lz_clear) X(lz_sync) X(tst_l) X(tst_b) X(cmpi_b) X(nop) X(ltst_l)    \
+  X(ltst_b) X(lcmpi_b)
 #define M68K_XLAT_ACC_IN(X)                                                                  \
   X(lcmpr_l) X(lcmpir_l) X(lcmpir_b) X(lsubr_l) X(lsubir_l) X(ltstr_l) X(ltstr_b)
 

@@ -1959,6 +1959,59 @@ static void known_counts_and_passed_values_same(void)
   run_loop_to_stop(code, sizeof code / 2, 7);
 }
 
+/* Values handed on past stencils that write no register (xlat.c note 15):
+ * MOVE.L's result past a TST.L whose flags ADD overwrites (a nop) to the
+ * ADD; MOVE.L's past CMP.L, whose flags BHI reads, to MOVEA.L; and a
+ * jump table's entry loaded by MOVE.W (d8,PC,D3.W),D3 past the lazy
+ * flags' clearing to JMP (d8,PC,D3.W), whose targets read the CMP.L's
+ * flags. */
+static void values_passed_past_compares_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x41f8, 0x5000,                  /* 100a lea 5000,%a0 */
+      0x2600,                          /* 100e movel %d0,%d3 */
+      0x4a82,                          /* 1010 tstl %d2 */
+      0xd681,                          /* 1012 addl %d1,%d3 */
+      0x5bc4,                          /* 1014 smi %d4 */
+      0xd483,                          /* 1016 addl %d3,%d2 */
+      0xd484,                          /* 1018 addl %d4,%d2 */
+      0x2602,                          /* 101a movel %d2,%d3 */
+      0xb081,                          /* 101c cmpl %d1,%d0 */
+      0x2243,                          /* 101e moveal %d3,%a1 */
+      0x6200, 0x0004,                  /* 1020 bhiw 1026 */
+      0x5282,                          /* 1024 addql #1,%d2 */
+      0xd489,                          /* 1026 addl %a1,%d2 */
+      0x2601,                          /* 1028 movel %d1,%d3 */
+      0xd683,                          /* 102a addl %d3,%d3 */
+      0xb082,                          /* 102c cmpl %d2,%d0 */
+      0x363b, 0x3006,                  /* 102e movew %pc@(1036,%d3:w),%d3 */
+      0x4efb, 0x3002,                  /* 1032 jmp %pc@(1036,%d3:w) */
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, /* 1036 the jump table: */
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, /* 10da and 10e2 by turns */
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac, 0x00a4, 0x00ac,
+      0x00a4, 0x00ac,
+      0x5682,                          /* 10da addql #3,%d2 */
+      0x6300, 0x0004,                  /* 10dc blsw 10e2 */
+      0x5a82,                          /* 10e0 addql #5,%d2 */
+      0xd483,                          /* 10e2 addl %d3,%d2 */
+      0xeb98,                          /* 10e4 roll #5,%d0 */
+      0x5381,                          /* 10e6 subql #1,%d1 */
+      0x6600, 0xff24,                  /* 10e8 bnew 100e */
+      0x4e72, 0x2700,                  /* 10ec stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 8);
+}
+
 /* (d8,An,Xi) loads into Dn whose index register the instruction before
  * set, and whose result the next one reads (xlat.c note 15): ADD.L
  * Dn,Dn then MOVE.W (A2,Dn.W),Dn; LSL.L #2 then MOVE.L, its result read by
@@ -2228,6 +2281,7 @@ int main(void)
       {"register_operations_same", register_operations_same},
       {"one_register_chains_same", one_register_chains_same},
       {"indexed_values_passed_same", indexed_values_passed_same},
+      {"values_passed_past_compares_same", values_passed_past_compares_same},
       {"known_counts_and_passed_values_same", known_counts_and_passed_values_same},
       {"moves_through_the_core_same", moves_through_the_core_same},
       {"memory_operations_left_to_the_interpreter_same", memory_operations_left_to_the_interpreter_same},
