@@ -908,14 +908,27 @@ XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm)
   void xt_er_lcmp_##sm(m68k_cpu_t *c) { er_lcmp(c, XO_##sm); }
 M68K_XLAT_MEM_KINDS(XT_ERL, lcmp)
 
-/* op.L Dn (xh_src),<ea> (t_alu_re): read, operation and flags, store;
- * left to the interpreter, untouched, unless both the read and the store
- * go inline (xlat.c note 17). With nf no flags. */
-XT_INLINE void alu_re(m68k_cpu_t *c, int op, int dm, bool nf)
+/* The flags of op on sz bytes (t_alu_re): d op s, whose result is v. */
+XT_INLINE void alu_flags_sz(m68k_cpu_t *c, int op, uint32_t d, uint32_t s, uint32_t v, int sz)
+{
+  if (sz == 4)
+    (void)alu(c, op, d, s);
+  else if (op == XA_add)
+    (void)m68k__add(c, d, s, sz, 0, false);
+  else if (op == XA_sub)
+    (void)m68k__sub(c, d, s, sz, 0, false, false);
+  else
+    logic_flags_sz(c, v & XT_MASK(sz), sz);
+}
+
+/* op.B, .W, .L Dn (xh_src),<ea> (t_alu_re): read, operation and flags,
+ * store; left to the interpreter, untouched, unless both the read and
+ * the store go inline (xlat.c note 17). With nf no flags. */
+XT_INLINE void alu_re(m68k_cpu_t *c, int op, int sz, int dm, bool nf)
 {
   uint32_t an = RREG, d;
   uint32_t a = opnd_addr(dm, &an, HOLE32(xh_ddisp), DIDX);
-  if (XT_UNLIKELY(!rd_inline(c, a, 4, &d) || !wr_room(c, a, 4))) {
+  if (XT_UNLIKELY(!rd_inline(c, a, sz, &d) || !wr_room(c, a, sz))) {
     to_interp(c);
     return;
   }
@@ -923,14 +936,18 @@ XT_INLINE void alu_re(m68k_cpu_t *c, int op, int dm, bool nf)
     RREG = an;
   uint32_t s = RSRC, v = alu_value(op, d, s);
   if (!nf)
-    store_flags(c, op, d, s, v, 4);
-  wr_ram(c, a, 4, v);
+    alu_flags_sz(c, op, d, s, v, sz);
+  wr_ram(c, a, sz, v);
   xh_next(c);
 }
 #define XT_RE(op, dm)                                                                        \
-  void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, XO_##dm, false); }              \
-  void xt_re_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, XO_##dm, true); }
+  void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, false); }           \
+  void xt_re_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, true); }
 M68K_XLAT_ALU_RE(XT_RE)
+#define XT_RE_BW(sz, op, dm)                                                                 \
+  void xt_re##sz##_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, false); }    \
+  void xt_re##sz##_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, true); }
+M68K_XLAT_ALU_RE_BW(XT_RE_BW)
 
 /* TST.B, TST.L <ea> (with nf, the read alone unless it went through the core). */
 XT_INLINE void tst(m68k_cpu_t *c, int sz, int sm, bool nf)

@@ -152,13 +152,17 @@
  *    abs.L's; a memory indirect one runs its handler. The stencil computes the
  *    operands in the interpreter's order (the source's address, (An)+
  *    stepped; the read; the destination's address; the flags; the store),
- *    so a bus error finds the same registers, and a read that goes
- *    through the core first stores the PC the interpreter has reached
- *    there (past the source's extension words: xh_spc), which the frame
- *    stacks. OR, AND, SUB, ADD, CMP .L <ea>,Dn, ADDA, SUBA, CMPA .L <ea>,An,
- *    OR, AND, SUB, ADD, EOR .L Dn,<ea> (read, operate, store) and TST.B,
- *    TST.L <ea> on the same memory operands are families of their own
- *    (M68K_XLAT_ALU_ER, _ALU_RE, _TSTS), their operation folded in.
+ *    so a bus error finds the same registers. OR, AND, SUB, ADD, CMP .L
+ *    <ea>,Dn, ADDA, SUBA, CMPA .L <ea>,An, OR, AND, SUB, ADD, EOR .B, .W,
+ *    .L Dn,<ea> (read, operate, store) and TST.B, TST.L <ea> on the same
+ *    memory operands are families of their own (M68K_XLAT_ALU_ER,
+ *    _ALU_RE, _ALU_RE_BW, _TSTS), their operation folded in. A MOVE or
+ *    one of these operations whose access cannot go inline leaves the
+ *    instruction to the interpreter before it has changed anything (note
+ *    17); the others (TST, the lazy CMP, a MOVE into Dn handing Dn on: note
+ *    15) go through the core themselves, a read first storing the PC the
+ *    interpreter has reached there (past the source's extension words:
+ *    xh_spc), which a bus error's frame stacks.
  *    LEA (d8,An,Xi) reads no memory: it is on registers alone. A
  *    switch's JMP (d8,PC,Xi) to an even target goes on through the return
  *    cache as an RTS does (note 10); an odd one runs its handler.
@@ -732,6 +736,13 @@ static const jit_stencil_t *const tsts_nf[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
 #undef XL_ER
 #undef XL_RE
 #undef XL_TST
+/* The byte and word operations to memory by size (1, 2 as 0, 1). */
+#define XL_RE(sz, op, k) [(sz) >> 1][XA_##op][XO_##k] = &xl_stencil_xt_re##sz##_##op##_##k,
+static const jit_stencil_t *const alu_re_bw[2][XA_N][XO_N] = {M68K_XLAT_ALU_RE_BW(XL_RE)};
+#undef XL_RE
+#define XL_RE(sz, op, k) [(sz) >> 1][XA_##op][XO_##k] = &xl_stencil_xt_re##sz##_##op##_##k##_nf,
+static const jit_stencil_t *const alu_re_bw_nf[2][XA_N][XO_N] = {M68K_XLAT_ALU_RE_BW(XL_RE)};
+#undef XL_RE
 /* TST's with lazy flags (note 13), and those handing them to their Bcc. */
 #define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_ltst##sz##_##k,
 static const jit_stencil_t *const ltsts[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
@@ -886,13 +897,14 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
     xo = line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp;
     tab = alu_er[xo];
     nf = alu_er_nf[xo];
-  } else if (kind == TK_ALU_RE && opmode == 6) {
-    if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, true, v, &k, &el))
+  } else if (kind == TK_ALU_RE && opmode >= 4 && opmode <= 6) { /* .B .W .L */
+    unsigned sz = opmode == 4 ? 1 : opmode == 5 ? 2 : 4;
+    if (!mem_operand(x, pc + 2, off + 2, mode, ry, sz, true, v, &k, &el))
       return NULL;
     v[XL_HOLE_xh_src] = rx;
     xo = line == 0xb ? XA_eor : xa;
-    tab = alu_re[xo];
-    nf = alu_re_nf[xo];
+    tab = sz == 4 ? alu_re[xo] : alu_re_bw[sz >> 1][xo];
+    nf = sz == 4 ? alu_re_nf[xo] : alu_re_bw_nf[sz >> 1][xo];
   } else {
     return NULL;
   }

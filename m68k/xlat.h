@@ -69,6 +69,14 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
   M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, eor)
 #define M68K_XLAT_TSTS(X) M68K_XLAT_MEM_KINDS(X, 1) M68K_XLAT_MEM_KINDS(X, 4)
+/* xt_re<size>_<op>_<destination> for OR, AND, SUB, ADD, EOR .B and .W
+ * Dn,<ea>: X(size, operation, operand kind). */
+#define M68K_XLAT_RE_KINDS(X, sz, a)                                                         \
+  X(sz, a, ai) X(sz, a, pi) X(sz, a, pd) X(sz, a, d16) X(sz, a, ix) X(sz, a, abs)
+#define M68K_XLAT_ALU_RE_SZ(X, sz)                                                           \
+  M68K_XLAT_RE_KINDS(X, sz, or) M68K_XLAT_RE_KINDS(X, sz, and) M68K_XLAT_RE_KINDS(X, sz, sub) \
+  M68K_XLAT_RE_KINDS(X, sz, add) M68K_XLAT_RE_KINDS(X, sz, eor)
+#define M68K_XLAT_ALU_RE_BW(X) M68K_XLAT_ALU_RE_SZ(X, 1) M68K_XLAT_ALU_RE_SZ(X, 2)
 /* The 68030's FPU operations from memory (xlat.c note 12): xt_fop<size>_<source>
  * for a long or single (4) or a double (8). */
 #define M68K_XLAT_FOPS(X) M68K_XLAT_MEM_KINDS(X, 4) M68K_XLAT_MEM_KINDS(X, 8)

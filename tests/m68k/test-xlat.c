@@ -1330,6 +1330,55 @@ static void reads_left_to_the_interpreter_same(void)
   done2();
 }
 
+/* OR, AND, SUB, ADD, EOR .B and .W Dn,<ea> on RAM by every operand kind
+ * ((An), (An)+, -(An), (d16,An), (d8,An,Xi), abs.W; (A7)+ stepping 2 for a
+ * byte), their flags (C, N, V, X) read by Scc and ADDX or dropped, and
+ * the bytes and words they leave summed. */
+static void byte_and_word_operations_on_memory_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x41f8, 0x5000,                  /* 100a lea 5000,%a0 */
+      0x43f8, 0x5100,                  /* 100e lea 5100,%a1 */
+      0x7c00,                          /* 1012 moveq #0,%d6 */
+      0xd110,                          /* 1014 addb %d0,%a0@ */
+      0x55c4,                          /* 1016 scs %d4 */
+      0xd484,                          /* 1018 addl %d4,%d2 */
+      0x9358,                          /* 101a subw %d1,%a0@+ */
+      0x5bc4,                          /* 101c smi %d4 */
+      0xd484,                          /* 101e addl %d4,%d2 */
+      0x8120,                          /* 1020 orb %d0,%a0@- */
+      0xc568, 0x0004,                  /* 1022 andw %d2,%a0@(4) */
+      0xb330, 0x6006,                  /* 1026 eorb %d1,%a0@(6,%d6:w) */
+      0xd582,                          /* 102a addxl %d2,%d2 */
+      0xd178, 0x5010,                  /* 102c addw %d0,5010 */
+      0x59c4,                          /* 1030 svs %d4 */
+      0xd484,                          /* 1032 addl %d4,%d2 */
+      0x9311,                          /* 1034 subb %d1,%a1@ */
+      0x5bc4,                          /* 1036 smi %d4 */
+      0xd484,                          /* 1038 addl %d4,%d2 */
+      0xd582,                          /* 103a addxl %d2,%d2 */
+      0xd317,                          /* 103c addb %d1,%sp@ */
+      0xd15f,                          /* 103e addw %d0,%sp@+ */
+      0x558f,                          /* 1040 subql #2,%sp */
+      0xd11f,                          /* 1042 addb %d0,%sp@+ */
+      0x558f,                          /* 1044 subql #2,%sp */
+      0x2610,                          /* 1046 movel %a0@,%d3 */
+      0xd483,                          /* 1048 addl %d3,%d2 */
+      0x3638, 0x5010,                  /* 104a movew 5010,%d3 */
+      0xd483,                          /* 104e addl %d3,%d2 */
+      0xd488,                          /* 1050 addl %a0,%d2 */
+      0x5286,                          /* 1052 addql #1,%d6 */
+      0xeb98,                          /* 1054 roll #5,%d0 */
+      0x5381,                          /* 1056 subql #1,%d1 */
+      0x6600, 0xffba,                  /* 1058 bnew 1014 */
+      0x4e72, 0x2700,                  /* 105c stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 8);
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2286,6 +2335,7 @@ int main(void)
       {"moves_through_the_core_same", moves_through_the_core_same},
       {"memory_operations_left_to_the_interpreter_same", memory_operations_left_to_the_interpreter_same},
       {"reads_left_to_the_interpreter_same", reads_left_to_the_interpreter_same},
+      {"byte_and_word_operations_on_memory_same", byte_and_word_operations_on_memory_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
