@@ -343,9 +343,18 @@ XT_INLINE uint32_t shifted(m68k_cpu_t *c, uint32_t r, uint32_t cy)
 XT_ACC_FN(lsl_l_i, shifted(c, v << IMM, (v >> (32 - IMM)) & 1))
 XT_ACC_FN(lsr_l_i, shifted(c, v >> IMM, (v >> (IMM - 1)) & 1))
 XT_ACC_FN(asr_l_i, shifted(c, (uint32_t)((int32_t)v >> IMM), (v >> (IMM - 1)) & 1))
-XT_ACC_FN(lsl_l_i_nf, v << IMM)
-XT_ACC_FN(lsr_l_i_nf, v >> IMM)
-XT_ACC_FN(asr_l_i_nf, (uint32_t)((int32_t)v >> IMM))
+/* Without flags, the count (1 to 31) is also in the 8-bit hole xh_sxs,
+ * which the shift instruction holds itself: no register loaded with a
+ * 64-bit IMM first. */
+#define XT_SHIFT8(insn, x)                                                     \
+  __extension__({                                                              \
+    uint32_t v_ = (x);                                                         \
+    __asm__(insn " $xh_sxs, %0" : "+r"(v_));                                   \
+    v_;                                                                        \
+  })
+XT_ACC_FN(lsl_l_i_nf, XT_SHIFT8("shll", v))
+XT_ACC_FN(lsr_l_i_nf, XT_SHIFT8("shrl", v))
+XT_ACC_FN(asr_l_i_nf, XT_SHIFT8("sarl", v))
 
 XT_INLINE uint32_t shift_r(m68k_cpu_t *c, uint32_t d, int kind, bool nf)
 {

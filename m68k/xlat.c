@@ -1087,6 +1087,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
         {&xl_stencil_xt_lsl_l_i, &xl_stencil_xt_lsr_l_i, &xl_stencil_xt_asr_l_i},
         {&xl_stencil_xt_lsl_l_r, &xl_stencil_xt_lsr_l_r, &xl_stencil_xt_asr_l_r}};
     SET(ry, byreg ? rx : 0, byreg ? 0 : rx ? rx : 8);
+    v[XL_HOLE_xh_sxs] = v[XL_HOLE_xh_imm]; /* the twins without flags' (xlat-templates.c) */
     return sh[byreg][t == 0 ? 2 : !left];
   }
   if (IS(TK_PEA) && m030 && ((mode == 2 && len == 2) || (mode == 5 && len == 4))) /* PEA */
@@ -1659,7 +1660,7 @@ static const jit_stencil_t *known_counts(const jit_stencil_t *s, uint64_t *v, un
     if (s == sh[k].r && n >= 1 && n <= 31) { /* 0 and 32 up are not the immediate's */
       s = sh[k].i;
       v[XL_HOLE_xh_src] = 0;
-      v[XL_HOLE_xh_imm] = n;
+      v[XL_HOLE_xh_imm] = v[XL_HOLE_xh_sxs] = n;
     }
   }
   if (s == &xl_stencil_xt_moveq) {
