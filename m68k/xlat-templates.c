@@ -712,43 +712,32 @@ XT_INLINE uint32_t alu(m68k_cpu_t *c, int op, uint32_t d, uint32_t s)
   }
 }
 
-/* The flags of a store's instruction, set by the core's order before
- * the store (XA_N: a move's, of v; else alu()'s of d op s). */
-XT_INLINE void store_flags(m68k_cpu_t *c, int op, uint32_t d, uint32_t s, uint32_t v, int sz)
-{
-  if (op == XA_N)
-    logic_flags_sz(c, v, sz);
-  else
-    (void)alu(c, op, d, s);
-}
-
-/* A store of sz bytes of v at a after its instruction's flags. With nf
- * (no later instruction reads them before they are written again: xlat.c
- * note 8) they are set only where the core can see them: when the
- * instruction went through the core already (*out) or its store must.
- * True when the store went through the core: the instruction is done, the
- * PC past it, and the stencil returns at once, so that the call is its
- * last act (a jump) and no path keeps anything across it. */
-XT_INLINE bool wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool *out, bool nf, int op,
-                          uint32_t d, uint32_t s)
+/* A store of sz bytes of v at a by an instruction that writes nothing
+ * else (MOVE.B #IMM,(Ar), CLR.L), after its flags, a move's of v. With
+ * nf (no later instruction reads them before they are written again:
+ * xlat.c note 8) they are set only where the core can see them: when the
+ * store must go through the core. True when it did: the instruction is
+ * done, the PC past it, and the stencil returns at once, so that the call
+ * is its last act (a jump) and no path keeps anything across it. */
+XT_INLINE bool wr_flagged(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v, bool nf)
 {
   if (XT_LIKELY(wr_inline(c, a, sz, v))) {
-    if (!nf || *out)
-      store_flags(c, op, d, s, v, sz); /* nothing looks between the two */
+    if (!nf)
+      logic_flags_sz(c, v, sz); /* nothing looks between the two */
     return false;
   }
   /* Through the core, the instruction ended first (mem_out, which also
    * brings lazy flags in before the instruction's own: xlat.c note 13). */
-  mem_out(c, out);
-  store_flags(c, op, d, s, v, sz);
+  bool out = false;
+  mem_out(c, &out);
+  logic_flags_sz(c, v, sz);
   m68k__xlat_wr(c, a, sz, v); /* out of line: the inline path saves no registers */
   return true;
 }
 
 XT_INLINE void move_b_imm_ai(m68k_cpu_t *c, bool nf) /* MOVE.B #IMM,(Ar) */
 {
-  bool out = false;
-  if (!wr_flagged(c, RREG, 1, IMM, &out, nf, XA_N, 0, 0))
+  if (!wr_flagged(c, RREG, 1, IMM, nf))
     xh_next(c);
 }
 void xt_move_b_imm_ai(m68k_cpu_t *c) { move_b_imm_ai(c, false); }
@@ -1164,8 +1153,7 @@ XT_CC(15)
 
 XT_INLINE void clr_l_d16(m68k_cpu_t *c, bool nf) /* CLR.L (IMM,Ar): the 68030 does not read it */
 {
-  bool out = false;
-  if (!wr_flagged(c, RREG + IMM, 4, 0, &out, nf, XA_N, 0, 0))
+  if (!wr_flagged(c, RREG + IMM, 4, 0, nf))
     xh_next(c);
 }
 void xt_clr_l_d16(m68k_cpu_t *c) { clr_l_d16(c, false); }

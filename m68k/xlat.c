@@ -1655,8 +1655,8 @@ static const jit_stencil_t *known_counts(const jit_stencil_t *s, uint64_t *v, un
       {&xl_stencil_xt_asr_l_r, &xl_stencil_xt_asr_l_i},
   };
   uint64_t rs = v[XL_HOLE_xh_src], rd = v[XL_HOLE_xh_reg];
+  uint32_t n = rs < 8 && (*known >> rs & 1) ? kval[rs] & 63 : 0;
   for (size_t k = 0; k < sizeof sh / sizeof sh[0]; k++) {
-    uint32_t n = rs < 8 && (*known >> rs & 1) ? kval[rs] & 63 : 0;
     if (s == sh[k].r && n >= 1 && n <= 31) { /* 0 and 32 up are not the immediate's */
       s = sh[k].i;
       v[XL_HOLE_xh_src] = 0;
