@@ -282,10 +282,11 @@
  *    memory operand (op.L Dn,<ea> and op.L <ea>,Rn) and MOVE do so when a
  *    read or a store cannot go inline, first stepping back an An their
  *    (An)+ or -(An) stepped: their stencils then call nothing at all, so
- *    no register is saved on their inline paths. The interpreter takes the access, its faults and
- *    the interrupts it raises exactly as it would have without the
- *    translator; the block's entry cannot loop on it, as the interpreter
- *    has run it before the loop looks for a block again.
+ *    no register is saved on their inline paths. The interpreter takes
+ *    the access, its faults and the interrupts it raises exactly as it
+ *    would have without the translator; the block's entry cannot loop on
+ *    it, as the interpreter has run it before the loop looks for a block
+ *    again.
  */
 #include <pthread.h>
 #include <stddef.h>
