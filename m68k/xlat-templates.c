@@ -146,35 +146,27 @@ void xt_last(m68k_cpu_t *c)
   xh_handler(c, OP);
 }
 
-/* The end of a block that goes on at TARGET: straight into the block
- * chained there (the exit's entry, which xlat.c fills in), or back to the
- * loop with the PC and the exit taken. The instruction before has already
- * checked stop_here; COUNT is the instructions on registers since the
- * last count. The chained block needs no PC: its stencils that can fault,
- * call out or return store it (and its entry, when it does not fit). */
-XT_INLINE void exit_to(m68k_cpu_t *c, uint64_t icount)
-{
-  m68k__xlat_exit_t *e = EXIT;
-  m68k__xlat_entry_t entry = e->entry;
-  if (entry) {
-    entry(c, icount);
-    return;
-  }
-  c->pc = TARGET;
-  c->xlat_last = e;
-}
-
+/* The end of a block that falls through to TARGET: counted (COUNT: the
+ * instructions on registers since the last count), then on through the
+ * jump at xh_taken, as a taken branch goes on through its own: xlat.c
+ * points that jump at the entry of the block chained there, or at the
+ * exit's xt_unchained while there is none (note 3). The instruction before
+ * has already checked stop_here. The chained block needs no PC: its
+ * stencils that can fault, call out or return store it (and its entry,
+ * when it does not fit). */
 void xt_exit(m68k_cpu_t *c)
 {
   uint64_t n = c->icount + COUNT;
   c->icount = n;
-  exit_to(c, n);
+  xh_taken(c, n);
 }
 
-/* A taken branch's exit: the branch has counted, and passes the count. */
-void xt_texit(m68k_cpu_t *c, uint64_t icount)
+/* An exit with no block chained at TARGET: back to the loop with the PC
+ * and the exit taken, which the loop chains when it finds a block there. */
+void xt_unchained(m68k_cpu_t *c)
 {
-  exit_to(c, icount);
+  c->pc = TARGET;
+  c->xlat_last = EXIT;
 }
 
 /* Instructions on registers alone (xlat.c note 6): they cannot fault, and

@@ -31,15 +31,20 @@
  *    or after XLAT_INSNS instructions, XLAT_EXITS branch exits, or the end
  *    of RAM.
  * 3. Chaining. An exit to a known address (a branch target, the address
- *    after the block) is an m68k__xlat_exit_t the exit's stencil jumps
- *    through: NULL sends it back to the loop, which then links it to the
+ *    after the block) is a jump in the block's code (a JMP or Jcc rel32:
+ *    the taken branch's own, or xt_exit's after the last instruction)
+ *    with an m68k__xlat_exit_t recording where its displacement is. The
+ *    jump first goes to the exit's xt_unchained, which returns to the loop
+ *    with the exit taken; the loop then patches it to the entry of the
  *    block at its target when there is one (the "patched jump" of a
- *    translating JIT, patched in the exit record rather than in the code
- *    so that code memory stays read-execute). Every block keeps the exits
- *    linked to it (`in`), which are unlinked when it dies. A branch back
- *    to the block's own start (a loop) needs no exit: it jumps straight
- *    to the block's entry in the same code, which checks the budget as
- *    any entry does, and dies with the block.
+ *    translating JIT), writing through the code's read-write view, so
+ *    code memory stays W^X (note 7). Every block keeps the exits linked to
+ *    it (`in`), whose jumps go back to their xt_unchained when it dies. A
+ *    target out of a rel32's reach (code memory more than 2 GiB away)
+ *    stays unchained: the loop finds the block there. A branch back to
+ *    the block's own start (a loop) needs no exit: it jumps straight to
+ *    the block's entry in the same code, which checks the budget as any
+ *    entry does, and dies with the block.
  * 4. Self-modifying code. pages[] has one byte per RAM page
  *    (M68K_XLAT_PAGE_SHIFT) a live block was translated from. A CPU's
  *    store into such a page (m68k__wr) and a host write through the
@@ -410,6 +415,28 @@ static block_t *lookup(const struct m68k__xlat *x, uint32_t pc)
   return NULL;
 }
 
+/* Note 3: points exit e's jump at `to`, an address in code memory; false
+ * when that is out of its 32-bit displacement's reach. Written through the
+ * code's read-write view, on the one host thread that runs the
+ * translator's code (note 4): from the loop, or from a store inside a
+ * stencil that then returns to the loop before it reaches any exit. */
+static bool exit_jump(m68k__xlat_exit_t *e, uintptr_t to)
+{
+#if M68K_XLAT_STENCILS
+  jit_code_t *code = e->from->code;
+  uintptr_t field = (uintptr_t)jit_code_rx(code) + e->site;
+  int64_t rel = (int64_t)(to - (field + 4));
+  if (rel != (int32_t)rel)
+    return false;
+  int32_t r = (int32_t)rel;
+  memcpy((char *)jit_code_rw(code) + e->site, &r, sizeof r);
+  return true;
+#else
+  (void)e, (void)to;
+  return false;
+#endif
+}
+
 /* Note 4: takes b out of the hash and the live list, unlinks the exits
  * into and out of it, and puts it on the dead list. */
 static void kill(struct m68k__xlat *x, block_t *b)
@@ -428,7 +455,9 @@ static void kill(struct m68k__xlat *x, block_t *b)
     b->next->prev = b->prev;
   x->nlive--;
   for (m68k__xlat_exit_t *e = b->in; e; e = e->next_in) {
-    e->entry = NULL;
+#if M68K_XLAT_STENCILS
+    exit_jump(e, (uintptr_t)jit_code_rx(e->from->code) + e->home); /* its own code: in reach */
+#endif
     e->to = NULL;
   }
   b->in = NULL;
@@ -441,7 +470,6 @@ static void kill(struct m68k__xlat *x, block_t *b)
         *p = e->next_in;
         break;
       }
-    e->entry = NULL;
     e->to = NULL;
   }
   b->next = x->dead;
@@ -1675,6 +1703,25 @@ static const jit_stencil_t *known_counts(const jit_stencil_t *s, uint64_t *v, un
   return s;
 }
 
+/* Note 3: the offset, in code where stencil s has its entry at `at`, of
+ * the 32-bit displacement of s's jump at xh_taken (a JMP or Jcc rel32 in
+ * its text); 0 when s has none (a branch never taken: DBT, BF), UINT32_MAX
+ * when it has more than one or another kind of reference to xh_taken. */
+static uint32_t jump_site(const jit_stencil_t *s, uint32_t at)
+{
+  uint32_t site = 0;
+  for (uint32_t k = 0; k < s->nholes; k++) {
+    const jit_hole_t *h = &s->holes[k];
+    if (h->hole != XL_HOLE_xh_taken)
+      continue;
+    if (site || (h->kind != JIT_HOLE_X86_64_PLT32 && h->kind != JIT_HOLE_X86_64_PC32) ||
+        h->addend != -4 || h->offset + 4 > s->code_size)
+      return UINT32_MAX;
+    site = at - s->entry + h->offset;
+  }
+  return site;
+}
+
 /* Translates the block at c->pc (note 2) of at most `max` instructions
  * into *out; 0, or a negative m68k_err_t when there is nothing to
  * translate there or no memory. A block of XLAT_INSNS goes live (the
@@ -1803,38 +1850,46 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
                           .next_hole = XL_HOLE_xh_next};
   drop_dead_flags(links, vals, mf, 1, n);
   lazy_flags(links, vals, leave, mf, taken_link, ntaken, &n,
-             JIT_CHAIN_MAX - ntaken - (open ? 1 : 0));
+             JIT_CHAIN_MAX - ntaken - (open ? 2 : 0));
   uint64_t rest = fill_counts(links, vals, leave, 1, n);
   pass_values(links, 1, n);
-  /* The exits: the fall-through's first, right after the last
-   * instruction, which falls into it; then the taken branches'. */
+  /* The exits (note 3): the fall-through's first, right after the last
+   * instruction, which falls into it (xt_exit, which counts and jumps);
+   * then the taken branches', whose own stencils count and jump. Each jump
+   * goes to its exit's xt_unchained until the exit is chained. */
+  unsigned site_link[XLAT_EXITS];
   if (!open)
     links[n - 1].next_hole = -1;
   for (int i = open ? -1 : 0; i < (int)ntaken; i++) {
+    unsigned jl = i < 0 ? n : taken_link[i]; /* the link with the exit's jump */
     if (i >= 0 && live && taken_target[i] == pc) {
       /* Back to the block's own start: straight into its entry (note 3). */
-      jit_link_t *l = &links[taken_link[i]];
+      jit_link_t *l = &links[jl];
       l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
       l->calls[l->ncalls].link = 0;
       l->ncalls++;
       continue;
     }
-    m68k__xlat_exit_t *e = &b->exits[b->nexits++];
+    if (i < 0) {
+      uint64_t *v = vals[n];
+      memset(v, 0, sizeof vals[n]);
+      v[XL_HOLE_xh_count] = rest;
+      links[n] = (jit_link_t){.stencil = &xl_stencil_xt_exit, .values = v, .next_hole = -1};
+      n++;
+    }
+    m68k__xlat_exit_t *e = &b->exits[b->nexits];
+    site_link[b->nexits++] = jl;
     e->target = i < 0 ? a : taken_target[i];
     e->from = b;
     uint64_t *v = vals[n];
     memset(v, 0, sizeof vals[n]);
     v[XL_HOLE_xh_target] = e->target;
     v[XL_HOLE_xh_exit] = (uint64_t)(uintptr_t)e;
-    v[XL_HOLE_xh_count] = rest; /* the fall-through's; a taken branch counted itself */
-    links[n] = (jit_link_t){.stencil = i < 0 ? &xl_stencil_xt_exit : &xl_stencil_xt_texit,
-                            .values = v, .next_hole = -1};
-    if (i >= 0) {
-      jit_link_t *l = &links[taken_link[i]];
-      l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
-      l->calls[l->ncalls].link = (uint16_t)n;
-      l->ncalls++;
-    }
+    links[n] = (jit_link_t){.stencil = &xl_stencil_xt_unchained, .values = v, .next_hole = -1};
+    jit_link_t *l = &links[jl];
+    l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
+    l->calls[l->ncalls].link = (uint16_t)n;
+    l->ncalls++;
     n++;
   }
   size_t size = jit_chain_size(links, n), entry = 0, used = 0;
@@ -1845,8 +1900,24 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     return M68K_ENOMEM;
   }
   jit_emit_error_t err;
+  jit_chain_map_t map = {0};
   rc = jit_emit_chain(jit_code_rw(code), (uint64_t)(uintptr_t)jit_code_rx(code), size, links, n,
                       &entry, &used, &err);
+  if (rc == JIT_OK)
+    rc = jit_chain_map(links, n, (uint64_t)(uintptr_t)jit_code_rx(code), &map);
+  for (unsigned k = 0; rc == JIT_OK && k < b->nexits; k++) {
+    m68k__xlat_exit_t *e = &b->exits[k];
+    const jit_link_t *l = &links[site_link[k]];
+    e->home = map.entry[l->calls[l->ncalls - 1].link];
+    e->site = jump_site(l->stencil, map.entry[site_link[k]]);
+    if (e->site == UINT32_MAX) {
+      fprintf(stderr, "quamachine: translation at %08x failed: %s has no single jump at xh_taken\n",
+              pc, l->stencil->name);
+      jit_code_free(code);
+      free(b);
+      return M68K_EINVAL;
+    }
+  }
   if (rc != JIT_OK) {
     char msg[256];
     fprintf(stderr, "quamachine: translation at %08x failed: %s\n", pc,
@@ -1885,12 +1956,11 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
 /* Links the exit a block just left by to the block at its target (note 3). */
 static void chain(struct m68k__xlat *x, m68k__xlat_exit_t *e, uint32_t pc)
 {
-  if (e->entry || e->target != pc)
+  if (e->to || e->target != pc || !e->site)
     return;
   block_t *t = lookup(x, pc);
-  if (!t)
+  if (!t || !exit_jump(e, (uintptr_t)t->entry))
     return;
-  e->entry = t->entry;
   e->to = t;
   e->next_in = t->in;
   t->in = e;

@@ -13,12 +13,13 @@ struct m68k__xlat_block;
 typedef void (*m68k__xlat_entry_t)(struct m68k_cpu *c, uint64_t icount);
 
 /* One exit of a translated block to a known guest address (a branch
- * target, or where the block's straight-line code ends). `entry` is the
- * code of the block chained there, or NULL while there is none: the
- * exit's stencil jumps through it (xlat.c note 3). */
+ * target, or where the block's straight-line code ends): a jump in the
+ * block's code (`site`: the offset of its 32-bit displacement), patched to
+ * the entry of the block chained there, or back to `home` (the offset of
+ * the exit's xt_unchained) while there is none (xlat.c note 3). */
 typedef struct m68k__xlat_exit {
-  m68k__xlat_entry_t entry;
   uint32_t target;
+  uint32_t site, home;
   struct m68k__xlat_block *from; /* the block this exit ends */
   struct m68k__xlat_block *to;   /* the block chained to, or NULL */
   struct m68k__xlat_exit *next_in; /* the next exit chained to `to` */
