@@ -93,7 +93,7 @@ __attribute__((cold, noinline)) static void leave_at(m68k_cpu_t *c, uint32_t pc)
 
 void xt_enter(m68k_cpu_t *c, uint64_t icount)
 {
-  if (XT_UNLIKELY(c->xlat_end - icount < COUNT)) {
+  if (XT_UNLIKELY(icount + COUNT > c->xlat_end)) {
     leave_at(c, PC);
     return;
   }
@@ -861,10 +861,21 @@ XT_INLINE uint32_t alu_value(int op, uint32_t d, uint32_t s)
   }
 }
 
+/* The flags an operation on memory sets inline (xlat.c note 8): all it
+ * writes, none (its _nf twin), or X alone (ADD's and SUB's _x twin). */
+enum { XF_ALL, XF_NONE, XF_X };
+
+/* X alone of ADD or SUB on sz bytes: d op s's carry or borrow. */
+XT_INLINE uint32_t alu_x_sz(int op, uint32_t d, uint32_t s, int sz)
+{
+  uint32_t m = XT_MASK(sz);
+  return op == XA_add ? ((d + s) & m) < (d & m) : (s & m) > (d & m);
+}
+
 /* op.L <ea>,Rn (t_alu_er, t_adda): the operand read, then the operation
- * (with nf without its flags); left to the interpreter with An stepped
+ * with the flags fl asks for; left to the interpreter with An stepped
  * back when the read cannot go inline (xlat.c note 17). */
-XT_INLINE void alu_er(m68k_cpu_t *c, int op, int sm, bool nf)
+XT_INLINE void alu_er(m68k_cpu_t *c, int op, int sm, int fl)
 {
   uint32_t s0 = RSRC, s;
   if (XT_UNLIKELY(!rd_inline(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &s))) {
@@ -874,13 +885,19 @@ XT_INLINE void alu_er(m68k_cpu_t *c, int op, int sm, bool nf)
   }
   if (sm == XO_pi || sm == XO_pd) /* ADDA.L (A0)+,A0: the step before Rn is read */
     __asm__ volatile("" ::: "memory");
-  RREG = !nf ? alu(c, op, RREG, s) : alu_value(op, RREG, s);
+  uint32_t d = RREG;
+  if (fl == XF_X)
+    c->x = alu_x_sz(op, d, s, 4);
+  RREG = fl == XF_ALL ? alu(c, op, d, s) : alu_value(op, d, s);
   xh_next(c);
 }
 #define XT_ER(op, sm)                                                                        \
-  void xt_er_##op##_##sm(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, false); }              \
-  void xt_er_##op##_##sm##_nf(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, true); }
+  void xt_er_##op##_##sm(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, XF_ALL); }             \
+  void xt_er_##op##_##sm##_nf(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, XF_NONE); }
 M68K_XLAT_ALU_ER(XT_ER)
+#define XT_ER_X(op, sm)                                                                      \
+  void xt_er_##op##_##sm##_x(m68k_cpu_t *c) { alu_er(c, XA_##op, XO_##sm, XF_X); }
+M68K_XLAT_ALU_X(XT_ER_X)
 
 /* CMP.L and CMPA.L <ea>,Rn with lazy flags (xlat.c note 13): the operand
  * read (a fault, or a read through the core, first brings lazy ones in:
@@ -911,10 +928,10 @@ XT_INLINE void alu_flags_sz(m68k_cpu_t *c, int op, uint32_t d, uint32_t s, uint3
     logic_flags_sz(c, v & XT_MASK(sz), sz);
 }
 
-/* op.B, .W, .L Dn (xh_src),<ea> (t_alu_re): read, operation and flags,
- * store; left to the interpreter, untouched, unless both the read and
- * the store go inline (xlat.c note 17). With nf no flags. */
-XT_INLINE void alu_re(m68k_cpu_t *c, int op, int sz, int dm, bool nf)
+/* op.B, .W, .L Dn (xh_src),<ea> (t_alu_re): read, operation and the
+ * flags fl asks for, store; left to the interpreter, untouched, unless
+ * both the read and the store go inline (xlat.c note 17). */
+XT_INLINE void alu_re(m68k_cpu_t *c, int op, int sz, int dm, int fl)
 {
   uint32_t an = RREG, d;
   uint32_t a = opnd_addr(dm, &an, HOLE32(xh_ddisp), DIDX);
@@ -925,19 +942,27 @@ XT_INLINE void alu_re(m68k_cpu_t *c, int op, int sz, int dm, bool nf)
   if (dm == XO_pi || dm == XO_pd)
     RREG = an;
   uint32_t s = RSRC, v = alu_value(op, d, s);
-  if (!nf)
+  if (fl == XF_ALL)
     alu_flags_sz(c, op, d, s, v, sz);
+  else if (fl == XF_X)
+    c->x = alu_x_sz(op, d, s, sz);
   wr_ram(c, a, sz, v);
   xh_next(c);
 }
 #define XT_RE(op, dm)                                                                        \
-  void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, false); }           \
-  void xt_re_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, true); }
+  void xt_re_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, XF_ALL); }          \
+  void xt_re_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, XF_NONE); }
 M68K_XLAT_ALU_RE(XT_RE)
+#define XT_RE_X(op, dm)                                                                      \
+  void xt_re_##op##_##dm##_x(m68k_cpu_t *c) { alu_re(c, XA_##op, 4, XO_##dm, XF_X); }
+M68K_XLAT_ALU_X(XT_RE_X)
 #define XT_RE_BW(sz, op, dm)                                                                 \
-  void xt_re##sz##_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, false); }    \
-  void xt_re##sz##_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, true); }
+  void xt_re##sz##_##op##_##dm(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, XF_ALL); }   \
+  void xt_re##sz##_##op##_##dm##_nf(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, XF_NONE); }
 M68K_XLAT_ALU_RE_BW(XT_RE_BW)
+#define XT_RE_BW_X(sz, op, dm)                                                               \
+  void xt_re##sz##_##op##_##dm##_x(m68k_cpu_t *c) { alu_re(c, XA_##op, sz, XO_##dm, XF_X); }
+M68K_XLAT_ALU_RE_BW_X(XT_RE_BW_X)
 
 /* TST.B, TST.L <ea> (with nf, the read alone unless it went through the core). */
 XT_INLINE void tst(m68k_cpu_t *c, int sz, int sm, bool nf)

@@ -724,11 +724,11 @@ static uint32_t sext16(uint32_t v)
 enum { F_X = 1, F_N = 2, F_Z = 4, F_V = 8, F_C = 16, F_NZVC = 30, F_ALL = 31 };
 
 /* A memory stencil's flags (note 8): its twin that sets them only where
- * the core sees them (nf), the flags it writes (w), and whether it reads
- * memory before setting them (rd: a fault there stacks the flags before
- * it). */
+ * the core sees them (nf), the one that sets X alone inline (xo, or NULL),
+ * the flags it writes (w), and whether it reads memory before setting
+ * them (rd: a fault there stacks the flags before it). */
 typedef struct {
-  const jit_stencil_t *nf;
+  const jit_stencil_t *nf, *xo;
   uint8_t w;
   bool rd;
 } memflags_t;
@@ -771,6 +771,16 @@ static const jit_stencil_t *const alu_re_bw[2][XA_N][XO_N] = {M68K_XLAT_ALU_RE_B
 #undef XL_RE
 #define XL_RE(sz, op, k) [(sz) >> 1][XA_##op][XO_##k] = &xl_stencil_xt_re##sz##_##op##_##k##_nf,
 static const jit_stencil_t *const alu_re_bw_nf[2][XA_N][XO_N] = {M68K_XLAT_ALU_RE_BW(XL_RE)};
+#undef XL_RE
+/* ADD's and SUB's twins setting X alone (note 8). */
+#define XL_ER(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_er_##op##_##k##_x,
+#define XL_RE(op, k) [XA_##op][XO_##k] = &xl_stencil_xt_re_##op##_##k##_x,
+static const jit_stencil_t *const alu_er_x[XA_N][XO_N] = {M68K_XLAT_ALU_X(XL_ER)};
+static const jit_stencil_t *const alu_re_x[XA_N][XO_N] = {M68K_XLAT_ALU_X(XL_RE)};
+#undef XL_ER
+#undef XL_RE
+#define XL_RE(sz, op, k) [(sz) >> 1][XA_##op][XO_##k] = &xl_stencil_xt_re##sz##_##op##_##k##_x,
+static const jit_stencil_t *const alu_re_bw_x[2][XA_N][XO_N] = {M68K_XLAT_ALU_RE_BW_X(XL_RE)};
 #undef XL_RE
 /* TST's with lazy flags (note 13), and those handing them to their Bcc. */
 #define XL_TST(sz, k) [(sz) >> 2][XO_##k] = &xl_stencil_xt_ltst##sz##_##k,
@@ -903,7 +913,7 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
   unsigned mode = (op >> 3) & 7, ry = op & 7, rx = (op >> 9) & 7, opmode = (op >> 6) & 7;
   unsigned line = op >> 12, xa = by_line[line], k;
   uint32_t el = 0;
-  const jit_stencil_t *const *tab, *const *nf;
+  const jit_stencil_t *const *tab, *const *nf, *const *xonly = NULL;
   unsigned xo = XA_N; /* the operation, for the flags it writes */
   if (mode < 2)
     return NULL;
@@ -919,6 +929,7 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
     xo = xa;
     tab = alu_er[xo];
     nf = alu_er_nf[xo];
+    xonly = alu_er_x[xo];
   } else if (kind == TK_ADDA && opmode == 7) { /* ADDA, SUBA, CMPA .L */
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, 4, false, v, &k, &el))
       return NULL;
@@ -934,6 +945,7 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
     xo = line == 0xb ? XA_eor : xa;
     tab = sz == 4 ? alu_re[xo] : alu_re_bw[sz >> 1][xo];
     nf = sz == 4 ? alu_re_nf[xo] : alu_re_bw_nf[sz >> 1][xo];
+    xonly = sz == 4 ? alu_re_x[xo] : alu_re_bw_x[sz >> 1][xo];
   } else {
     return NULL;
   }
@@ -941,6 +953,7 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
     return NULL;
   /* Every one reads memory first; ADD and SUB write X too, ADDA and SUBA nothing. */
   mf->nf = nf[k];
+  mf->xo = xonly ? xonly[k] : NULL;
   mf->w = xo == XA_add || xo == XA_sub ? F_ALL : xo == XA_adda || xo == XA_suba ? 0 : F_NZVC;
   mf->rd = true;
   return tab[k];
@@ -1054,7 +1067,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     return SET(8 + rx, 0, sext16(w1)), &xl_stencil_xt_seti;
   if ((op & 0xf1ff) == 0x10bc && IS(TK_MOVE) && m030 && len == 4) /* MOVE.B #imm,(Ar) */
     return *leave = true, SET(8 + rx, 0, w1 & 0xff),
-           *mf = (memflags_t){&xl_stencil_xt_move_b_imm_ai_nf, F_NZVC, false},
+           *mf = (memflags_t){.nf = &xl_stencil_xt_move_b_imm_ai_nf, .w = F_NZVC},
            &xl_stencil_xt_move_b_imm_ai;
   if (IS(TK_FGEN) && m030 && len >= 4)
     return fpu_family(x, pc, off, op, len, v);
@@ -1089,7 +1102,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     return SET(ry, rx, 0), &xl_stencil_xt_eor_l;
   if ((op & 0xfff8) == 0x42a8 && IS(TK_CLR) && m030 && len == 4) /* CLR.L (d16,Ar) */
     return *leave = true, SET(8 + ry, 0, sext16(w1)),
-           *mf = (memflags_t){&xl_stencil_xt_clr_l_d16_nf, F_NZVC, false},
+           *mf = (memflags_t){.nf = &xl_stencil_xt_clr_l_d16_nf, .w = F_NZVC},
            &xl_stencil_xt_clr_l_d16;
   if (IS(TK_ADDQ) && len == 2 && (mode == 1 || (mode == 0 && ((op >> 6) & 3) == 2))) {
     uint32_t q = rx ? rx : 8, sub = op & 0x100;
@@ -1315,6 +1328,8 @@ static void drop_dead_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT],
        * and all of them when it reads first (a fault stacks them). */
       if ((live & mf[i].w) == 0)
         links[i].stencil = mf[i].nf;
+      else if ((live & mf[i].w) == F_X && mf[i].xo)
+        links[i].stencil = mf[i].xo;
       live = mf[i].rd ? F_ALL : F_ALL & ~mf[i].w;
       continue;
     }
@@ -1411,8 +1426,8 @@ static const jit_stencil_t *lz_step(const jit_link_t *l, const memflags_t *mf, u
     *st = LZ_CLEAN;
     return before ? &xl_stencil_xt_lz_clear : NULL;
   }
-  if ((mf->nf && (s == mf->nf || mf->w == 0)) || lz_through(s))
-    return NULL; /* flags only through the core, which brings lazy ones in first */
+  if ((mf->nf && (s == mf->nf || s == mf->xo || mf->w == 0)) || lz_through(s))
+    return NULL; /* N Z V C only through the core, which brings lazy ones in first */
   if (mf->nf && (mf->w & F_NZVC) == F_NZVC) {
     /* Every one of them inline, after any fault (which brings lazy ones
      * in first): the lazy ones dropped after it. */

@@ -70,6 +70,10 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
   M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, eor)
 #define M68K_XLAT_TSTS(X) M68K_XLAT_MEM_KINDS(X, 1) M68K_XLAT_MEM_KINDS(X, 4)
+/* ADD and SUB of both families have a twin setting X alone (xlat.c note
+ * 8): xt_er_<op>_<source>_x, xt_re_<op>_<destination>_x and, .B and .W,
+ * xt_re<size>_<op>_<destination>_x. */
+#define M68K_XLAT_ALU_X(X) M68K_XLAT_MEM_KINDS(X, sub) M68K_XLAT_MEM_KINDS(X, add)
 /* xt_re<size>_<op>_<destination> for OR, AND, SUB, ADD, EOR .B and .W
  * Dn,<ea>: X(size, operation, operand kind). */
 #define M68K_XLAT_RE_KINDS(X, sz, a)                                                         \
@@ -78,6 +82,9 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
   M68K_XLAT_RE_KINDS(X, sz, or) M68K_XLAT_RE_KINDS(X, sz, and) M68K_XLAT_RE_KINDS(X, sz, sub) \
   M68K_XLAT_RE_KINDS(X, sz, add) M68K_XLAT_RE_KINDS(X, sz, eor)
 #define M68K_XLAT_ALU_RE_BW(X) M68K_XLAT_ALU_RE_SZ(X, 1) M68K_XLAT_ALU_RE_SZ(X, 2)
+#define M68K_XLAT_ALU_RE_BW_X(X)                                                             \
+  M68K_XLAT_RE_KINDS(X, 1, sub) M68K_XLAT_RE_KINDS(X, 1, add) M68K_XLAT_RE_KINDS(X, 2, sub)  \
+  M68K_XLAT_RE_KINDS(X, 2, add)
 /* The 68030's FPU operations from memory (xlat.c note 12): xt_fop<size>_<source>
  * for a long or single (4) or a double (8). */
 #define M68K_XLAT_FOPS(X) M68K_XLAT_MEM_KINDS(X, 4) M68K_XLAT_MEM_KINDS(X, 8)

@@ -1379,6 +1379,57 @@ static void byte_and_word_operations_on_memory_same(void)
   run_loop_to_stop(code, sizeof code / 2, 8);
 }
 
+/* ADD and SUB .L, .W, .B to memory and .L from memory whose N, Z, V
+ * and C a MOVEQ overwrites while ADDX reads their X (the stencils setting
+ * X alone, xlat.c note 8): carries and borrows of every size, and an ADD
+ * of 0, which carries nothing. */
+static void x_alone_of_memory_operations_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x41f8, 0x5000,                  /* 100a lea 5000,%a0 */
+      0x43f8, 0x5100,                  /* 100e lea 5100,%a1 */
+      0x7a00,                          /* 1012 moveq #0,%d5 */
+      0x7c00,                          /* 1014 moveq #0,%d6 */
+      0xd190,                          /* 1016 addl %d0,%a0@ */
+      0x7800,                          /* 1018 moveq #0,%d4 */
+      0xd584,                          /* 101a addxl %d4,%d2 */
+      0x91a8, 0x0008,                  /* 101c subl %d0,%a0@(8) */
+      0x7800,                          /* 1020 moveq #0,%d4 */
+      0xd584,                          /* 1022 addxl %d4,%d2 */
+      0xdba8, 0x0004,                  /* 1024 addl %d5,%a0@(4) */
+      0x7800,                          /* 1028 moveq #0,%d4 */
+      0xd584,                          /* 102a addxl %d4,%d2 */
+      0xd119,                          /* 102c addb %d0,%a1@+ */
+      0x7800,                          /* 102e moveq #0,%d4 */
+      0xd584,                          /* 1030 addxl %d4,%d2 */
+      0x9171, 0x6002,                  /* 1032 subw %d0,%a1@(2,%d6:w) */
+      0x7800,                          /* 1036 moveq #0,%d4 */
+      0xd584,                          /* 1038 addxl %d4,%d2 */
+      0xd178, 0x5010,                  /* 103a addw %d0,5010 */
+      0x7800,                          /* 103e moveq #0,%d4 */
+      0xd584,                          /* 1040 addxl %d4,%d2 */
+      0x9321,                          /* 1042 subb %d1,%a1@- */
+      0x7800,                          /* 1044 moveq #0,%d4 */
+      0xd584,                          /* 1046 addxl %d4,%d2 */
+      0xd690,                          /* 1048 addl %a0@,%d3 */
+      0x7800,                          /* 104a moveq #0,%d4 */
+      0xd584,                          /* 104c addxl %d4,%d2 */
+      0x96a8, 0x0008,                  /* 104e subl %a0@(8),%d3 */
+      0x7800,                          /* 1052 moveq #0,%d4 */
+      0xd584,                          /* 1054 addxl %d4,%d2 */
+      0xd483,                          /* 1056 addl %d3,%d2 */
+      0xeb98,                          /* 1058 roll #5,%d0 */
+      0xd081,                          /* 105a addl %d1,%d0 */
+      0x5381,                          /* 105c subql #1,%d1 */
+      0x6600, 0xffb6,                  /* 105e bnew 1016 */
+      0x4e72, 0x2700,                  /* 1062 stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 6);
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2336,6 +2387,7 @@ int main(void)
       {"memory_operations_left_to_the_interpreter_same", memory_operations_left_to_the_interpreter_same},
       {"reads_left_to_the_interpreter_same", reads_left_to_the_interpreter_same},
       {"byte_and_word_operations_on_memory_same", byte_and_word_operations_on_memory_same},
+      {"x_alone_of_memory_operations_same", x_alone_of_memory_operations_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
