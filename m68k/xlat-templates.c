@@ -428,6 +428,28 @@ XT_ACC_FN(mulu_l_r, mulu(c, v, RSRC))
 XT_ACC_FN(mul_l_i_nf, v * IMM)
 XT_ACC_FN(mul_l_r_nf, v * RSRC)
 
+/* MULS.L, MULU.L #IMM,Dh:Dl, the 64-bit product (Dl: xh_reg, Dh: xh_src),
+ * GCC's division by a constant: Dh written first, as cpu-ops.c's t_mull
+ * does, so that Dh = Dl keeps the low half (the barrier keeps GCC, which
+ * takes the two holes for different places, from reordering the stores).
+ * It writes two registers, so it is not in xlat.c's pure[] (which write
+ * xh_reg at most); like Scc it leaves its count to the next stencil. */
+XT_INLINE void mul64(m68k_cpu_t *c, bool sgn)
+{
+  uint32_t d = RREG;
+  uint64_t r = sgn ? (uint64_t)((int64_t)(int32_t)d * (int32_t)IMM) : (uint64_t)d * IMM;
+  RSRC = (uint32_t)(r >> 32);
+  __asm__ volatile("" ::: "memory");
+  RREG = (uint32_t)r;
+  c->n = (uint32_t)(r >> 32);
+  c->nz = r != 0;
+  c->v = 0;
+  c->c = 0;
+  xh_next(c);
+}
+void xt_muls64_i(m68k_cpu_t *c) { mul64(c, true); }
+void xt_mulu64_i(m68k_cpu_t *c) { mul64(c, false); }
+
 /* The same without the flags no later instruction reads (xlat.c note 8):
  * none (the others are above: MOVE.L as MOVEA.L, ADD.L as ADDA.L, CLR.L
  * and MOVEQ as seti...), or X alone. */

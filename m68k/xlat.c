@@ -1044,7 +1044,8 @@ static const jit_stencil_t *move_family(const struct m68k__xlat *x, uint32_t pc,
  * for the handler's. `kind` is its handler's (TK_*), `len` its length;
  * the extension words are in RAM (off + len <= ram_size). Memory forms only
  * on the 68030, where no address error can happen. *leave is set for
- * them and Scc (they count only when they leave the block: note 6). */
+ * them, Scc and the 64-bit MULS.L and MULU.L (they count only when they
+ * leave the block: note 6). */
 static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uint32_t off,
                                     uint32_t op, unsigned kind, uint32_t len, uint64_t *v,
                                     bool *leave, memflags_t *mf)
@@ -1178,6 +1179,9 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
   if (IS(TK_MULL) && imm && len == 8 && !(w1 & 0x400)) /* MULS.L, MULU.L #imm,Dl */
     return SET((w1 >> 12) & 7, 0, (ram16(x, off + 4) << 16) | ram16(x, off + 6)),
            (w1 & 0x800) ? &xl_stencil_xt_muls_l_i : &xl_stencil_xt_mulu_l_i;
+  if (IS(TK_MULL) && imm && len == 8 && (w1 & 0x400)) /* MULS.L, MULU.L #imm,Dh:Dl */
+    return *leave = true, SET((w1 >> 12) & 7, w1 & 7, (ram16(x, off + 4) << 16) | ram16(x, off + 6)),
+           (w1 & 0x800) ? &xl_stencil_xt_muls64_i : &xl_stencil_xt_mulu64_i;
   if (IS(TK_SCC) && mode == 0 && len == 2) /* Scc Dr */
     return *leave = true, SET(ry, 0, 0), scc_stencils[(op >> 8) & 15];
   if ((op & 0xfff8) == 0x4280 && IS(TK_CLR) && len == 2) /* CLR.L Dr */

@@ -1430,6 +1430,51 @@ static void x_alone_of_memory_operations_same(void)
   run_loop_to_stop(code, sizeof code / 2, 6);
 }
 
+/* MULS.L and MULU.L #imm,Dh:Dl (the 64-bit product): GCC's division by
+ * 10, signed products of both signs, Dh = Dl (the low half kept), a zero
+ * product; N and Z of all 64 bits read by Scc. */
+static void long_products_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x2600,                          /* 100a movel %d0,%d3 */
+      0x4c3c, 0x3404, 0xcccc, 0xcccd,  /* 100c mulul #-858993459,%d4,%d3 */
+      0xe68c,                          /* 1014 lsrl #3,%d4 */
+      0xd484,                          /* 1016 addl %d4,%d2 */
+      0x5bc5,                          /* 1018 smi %d5 */
+      0xd485,                          /* 101a addl %d5,%d2 */
+      0x2600,                          /* 101c movel %d0,%d3 */
+      0x4c3c, 0x3c04, 0xffff, 0xfff9,  /* 101e mulsl #-7,%d4,%d3 */
+      0x5bc5,                          /* 1026 smi %d5 */
+      0xd485,                          /* 1028 addl %d5,%d2 */
+      0x57c5,                          /* 102a seq %d5 */
+      0xd485,                          /* 102c addl %d5,%d2 */
+      0xd484,                          /* 102e addl %d4,%d2 */
+      0xd483,                          /* 1030 addl %d3,%d2 */
+      0x2601,                          /* 1032 movel %d1,%d3 */
+      0x5183,                          /* 1034 subql #8,%d3 */
+      0x4c3c, 0x3c03, 0x4000, 0x0000,  /* 1036 mulsl #1073741824,%d3,%d3 */
+      0x5bc5,                          /* 103e smi %d5 */
+      0xd485,                          /* 1040 addl %d5,%d2 */
+      0xd483,                          /* 1042 addl %d3,%d2 */
+      0x2601,                          /* 1044 movel %d1,%d3 */
+      0x0283, 0x0000, 0x0003,          /* 1046 andil #3,%d3 */
+      0x4c3c, 0x3406, 0x8000, 0x0001,  /* 104c mulul #-2147483647,%d6,%d3 */
+      0x57c5,                          /* 1054 seq %d5 */
+      0xd485,                          /* 1056 addl %d5,%d2 */
+      0xd486,                          /* 1058 addl %d6,%d2 */
+      0xd483,                          /* 105a addl %d3,%d2 */
+      0xeb98,                          /* 105c roll #5,%d0 */
+      0xd081,                          /* 105e addl %d1,%d0 */
+      0x5381,                          /* 1060 subql #1,%d1 */
+      0x6600, 0xffa6,                  /* 1062 bnew 100a */
+      0x4e72, 0x2700,                  /* 1066 stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 8);
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2388,6 +2433,7 @@ int main(void)
       {"reads_left_to_the_interpreter_same", reads_left_to_the_interpreter_same},
       {"byte_and_word_operations_on_memory_same", byte_and_word_operations_on_memory_same},
       {"x_alone_of_memory_operations_same", x_alone_of_memory_operations_same},
+      {"long_products_same", long_products_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
