@@ -722,6 +722,8 @@ XT_INLINE uint32_t alu(m68k_cpu_t *c, int op, uint32_t d, uint32_t s)
   case XA_add: return m68k__add(c, d, s, 4, 0, false);
   case XA_cmp: (void)m68k__sub(c, d, s, 4, 0, false, true); return d;
   case XA_adda: return d + s;
+  case XA_muls: return muls(c, d, s);
+  case XA_mulu: return mulu(c, d, s);
   default: return d - s; /* XA_suba */
   }
 }
@@ -879,6 +881,8 @@ XT_INLINE uint32_t alu_value(int op, uint32_t d, uint32_t s)
   case XA_suba: return d - s;
   case XA_add:
   case XA_adda: return d + s;
+  case XA_muls:
+  case XA_mulu: return d * s;
   default: return d; /* XA_cmp */
   }
 }

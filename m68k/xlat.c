@@ -937,6 +937,16 @@ static const jit_stencil_t *alu_family(const struct m68k__xlat *x, uint32_t pc, 
     xo = line == 0xd ? XA_adda : line == 0x9 ? XA_suba : XA_cmp;
     tab = alu_er[xo];
     nf = alu_er_nf[xo];
+  } else if (kind == TK_MULL && len >= 4 && !(ram16(x, off + 2) & 0x400)) {
+    /* MULS.L, MULU.L <ea>,Dl: the operand's extension after the MUL's own */
+    uint32_t w1 = ram16(x, off + 2);
+    if (!mem_operand(x, pc + 4, off + 4, mode, ry, 4, false, v, &k, &el))
+      return NULL;
+    v[XL_HOLE_xh_reg] = (w1 >> 12) & 7;
+    xo = w1 & 0x800 ? XA_muls : XA_mulu;
+    el += 2;
+    tab = alu_er[xo];
+    nf = alu_er_nf[xo];
   } else if (kind == TK_ALU_RE && opmode >= 4 && opmode <= 6) { /* .B .W .L */
     unsigned sz = opmode == 4 ? 1 : opmode == 5 ? 2 : 4;
     if (!mem_operand(x, pc + 2, off + 2, mode, ry, sz, true, v, &k, &el))
@@ -1194,7 +1204,7 @@ static const jit_stencil_t *special(const struct m68k__xlat *x, uint32_t pc, uin
     if ((op & 0xfff8) == 0x4a00) /* TST.B Dr */
       return SET(ry, 0, 0), &xl_stencil_xt_tst_b;
   }
-  if (m030 && (IS(TK_TST) || IS(TK_ALU_ER) || IS(TK_ADDA) || IS(TK_ALU_RE))) {
+  if (m030 && (IS(TK_TST) || IS(TK_ALU_ER) || IS(TK_ADDA) || IS(TK_ALU_RE) || IS(TK_MULL))) {
     const jit_stencil_t *s = alu_family(x, pc, off, op, kind, len, v, mf);
     *leave = s != NULL;
     return s;

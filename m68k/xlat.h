@@ -56,16 +56,16 @@ enum { XO_r, XO_d, XO_a, XO_ai, XO_pi, XO_pd, XO_d16, XO_ix, XO_abs, XO_N };
 #define M68K_XLAT_MOVES(X) M68K_XLAT_MV_DSTS(X, 1) M68K_XLAT_MV_DSTS(X, 2) M68K_XLAT_MV_DSTS(X, 4)
 
 /* The 68030's long operations with a memory operand (xlat.c note 11):
- * xt_er_<op>_<source> for OR, AND, SUB, ADD, CMP (CMPA too) .L <ea>,Rn and
- * ADDA, SUBA .L <ea>,An; xt_re_<op>_<destination> for OR, AND, SUB, ADD,
+ * xt_er_<op>_<source> for OR, AND, SUB, ADD, CMP (CMPA too) .L <ea>,Rn,
+ * ADDA, SUBA .L <ea>,An and MULS.L, MULU.L <ea>,Dl (the 32-bit product); xt_re_<op>_<destination> for OR, AND, SUB, ADD,
  * EOR .L Dn,<ea>; xt_tst<size>_<source> for TST.B and TST.L <ea>. */
-enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_N };
+enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_muls, XA_mulu, XA_N };
 #define M68K_XLAT_MEM_KINDS(X, a) X(a, ai) X(a, pi) X(a, pd) X(a, d16) X(a, ix) X(a, abs)
 /* X(operation or size, operand kind) for every stencil of each family. */
 #define M68K_XLAT_ALU_ER(X)                                                                  \
   M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
   M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, cmp) M68K_XLAT_MEM_KINDS(X, adda)       \
-  M68K_XLAT_MEM_KINDS(X, suba)
+  M68K_XLAT_MEM_KINDS(X, suba) M68K_XLAT_MEM_KINDS(X, muls) M68K_XLAT_MEM_KINDS(X, mulu)
 #define M68K_XLAT_ALU_RE(X)                                                                  \
   M68K_XLAT_MEM_KINDS(X, or) M68K_XLAT_MEM_KINDS(X, and) M68K_XLAT_MEM_KINDS(X, sub)         \
   M68K_XLAT_MEM_KINDS(X, add) M68K_XLAT_MEM_KINDS(X, eor)

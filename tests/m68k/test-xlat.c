@@ -1475,6 +1475,65 @@ static void long_products_same(void)
   run_loop_to_stop(code, sizeof code / 2, 8);
 }
 
+/* MULS.L and MULU.L <ea>,Dl (the 32-bit product) from (An), (d16,An),
+ * (d8,An,Xi), (An)+, -(An), abs.W and (d16,PC): products that overflow
+ * (V) and do not, their N, Z and V read by Scc or overwritten. */
+static void long_products_from_memory_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                          /* 1000 moveq #0,%d2 */
+      0x203c, 0x1234, 0x5678,          /* 1002 movel #305419896,%d0 */
+      0x7228,                          /* 1008 moveq #40,%d1 */
+      0x41f8, 0x5000,                  /* 100a lea 5000,%a0 */
+      0x7c00,                          /* 100e moveq #0,%d6 */
+      0x2080,                          /* 1010 movel %d0,%a0@ */
+      0x2600,                          /* 1012 movel %d0,%d3 */
+      0xee9b,                          /* 1014 rorl #7,%d3 */
+      0x2143, 0x0004,                  /* 1016 movel %d3,%a0@(4) */
+      0x2141, 0x0008,                  /* 101a movel %d1,%a0@(8) */
+      0x2600,                          /* 101e movel %d0,%d3 */
+      0x4c10, 0x3800,                  /* 1020 mulsl %a0@,%d3 */
+      0x59c5,                          /* 1024 svs %d5 */
+      0xd485,                          /* 1026 addl %d5,%d2 */
+      0x5bc5,                          /* 1028 smi %d5 */
+      0xd485,                          /* 102a addl %d5,%d2 */
+      0xd483,                          /* 102c addl %d3,%d2 */
+      0x2601,                          /* 102e movel %d1,%d3 */
+      0x4c28, 0x3000, 0x0004,          /* 1030 mulul %a0@(4),%d3 */
+      0x59c5,                          /* 1036 svs %d5 */
+      0xd485,                          /* 1038 addl %d5,%d2 */
+      0x57c5,                          /* 103a seq %d5 */
+      0xd485,                          /* 103c addl %d5,%d2 */
+      0xd483,                          /* 103e addl %d3,%d2 */
+      0x2600,                          /* 1040 movel %d0,%d3 */
+      0x4c30, 0x3800, 0x6808,          /* 1042 mulsl %a0@(8,%d6:l),%d3 */
+      0xd483,                          /* 1048 addl %d3,%d2 */
+      0x2600,                          /* 104a movel %d0,%d3 */
+      0x4c18, 0x3000,                  /* 104c mulul %a0@+,%d3 */
+      0x7800,                          /* 1050 moveq #0,%d4 */
+      0xd483,                          /* 1052 addl %d3,%d2 */
+      0x2601,                          /* 1054 movel %d1,%d3 */
+      0x4c20, 0x3800,                  /* 1056 mulsl %a0@-,%d3 */
+      0x5bc5,                          /* 105a smi %d5 */
+      0xd485,                          /* 105c addl %d5,%d2 */
+      0xd483,                          /* 105e addl %d3,%d2 */
+      0x2600,                          /* 1060 movel %d0,%d3 */
+      0x4c38, 0x3000, 0x5008,          /* 1062 mulul 5008,%d3 */
+      0xd483,                          /* 1068 addl %d3,%d2 */
+      0x2601,                          /* 106a movel %d1,%d3 */
+      0x4c3a, 0x3800, 0x3f94,          /* 106c mulsl %pc@(5004),%d3 */
+      0x59c5,                          /* 1072 svs %d5 */
+      0xd485,                          /* 1074 addl %d5,%d2 */
+      0xd483,                          /* 1076 addl %d3,%d2 */
+      0xeb98,                          /* 1078 roll #5,%d0 */
+      0xd081,                          /* 107a addl %d1,%d0 */
+      0x5381,                          /* 107c subql #1,%d1 */
+      0x6600, 0xff90,                  /* 107e bnew 1010 */
+      0x4e72, 0x2700,                  /* 1082 stop #9984 */
+  };
+  run_loop_to_stop(code, sizeof code / 2, 8);
+}
+
 /* Doubles at 5000 for fpu_operations_same: normal values, zeros of both
  * signs, a denormal, the extremes, an infinity and a NaN. */
 /* Lazy flags (xlat.c note 13): CMP.L's (on registers and on memory),
@@ -2434,6 +2493,7 @@ int main(void)
       {"byte_and_word_operations_on_memory_same", byte_and_word_operations_on_memory_same},
       {"x_alone_of_memory_operations_same", x_alone_of_memory_operations_same},
       {"long_products_same", long_products_same},
+      {"long_products_from_memory_same", long_products_from_memory_same},
       {"clears_and_movea_immediate_same", clears_and_movea_immediate_same},
       {"lazy_flags_same", lazy_flags_same},
       {"lazy_tests_same", lazy_tests_same},
