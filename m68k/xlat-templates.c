@@ -603,14 +603,23 @@ XT_INLINE void mem_out(m68k_cpu_t *c, bool *out)
 /* RAM on the 68030, whose addresses are 32 bits (no mask): the offset of
  * address a in RAM, checked against a limit, and its host address, which
  * depends on a alone so that the access does not wait for the check. */
+/* The CPU's ram_host, xlat_wrmap and ram_base, which do not change while
+ * a machine lives, kept in callee-saved host registers by the code that
+ * enters translated code (xlat.c note 18), so that no access loads them. */
+register uintptr_t xg_ram_host __asm__("r12");
+register const uint8_t *xg_wrmap __asm__("r13");
+register uint64_t xg_ram_base __asm__("r14");
+
 XT_INLINE uint32_t ram_off(const m68k_cpu_t *c, uint32_t a)
 {
-  return a - c->ram_base;
+  (void)c;
+  return a - (uint32_t)xg_ram_base;
 }
 
 XT_INLINE uint8_t *ram_at(const m68k_cpu_t *c, uint32_t a)
 {
-  return (uint8_t *)(c->ram_host + a);
+  (void)c;
+  return (uint8_t *)(xg_ram_host + a);
 }
 
 /* A read from RAM, inline: true with the value in *v, false (nothing
@@ -657,7 +666,7 @@ XT_INLINE uint32_t rd(m68k_cpu_t *c, uint32_t a, int sz, bool *out)
  * has a byte for every page of the 4 GiB an address can name. */
 XT_INLINE bool wr_room(const m68k_cpu_t *c, uint32_t a, int sz)
 {
-  uint8_t ok = c->xlat_wrmap[a >> M68K_XLAT_PAGE_SHIFT];
+  uint8_t ok = xg_wrmap[a >> M68K_XLAT_PAGE_SHIFT];
   return XT_LIKELY(ok & (sz == 1 ? M68K_XLAT_WR_BYTE : M68K_XLAT_WR_LONG));
 }
 
@@ -1293,7 +1302,7 @@ XT_INLINE bool movem_inline(const m68k_cpu_t *c, uint32_t a, bool store, uint32_
   /* At most 60 bytes: the first byte's page and the next at most, which
    * the store map's WR_LONG covers (xlat.c note 14). */
   if (store)
-    return c->xlat_wrmap[a >> M68K_XLAT_PAGE_SHIFT] & M68K_XLAT_WR_LONG;
+    return xg_wrmap[a >> M68K_XLAT_PAGE_SHIFT] & M68K_XLAT_WR_LONG;
   return off < c->ram_size && c->ram_size - off >= bytes;
 }
 

@@ -292,6 +292,17 @@
  *    would have without the translator; the block's entry cannot loop on
  *    it, as the interpreter has run it before the loop looks for a block
  *    again.
+ * 18. Pinned host registers. The stencils keep three values that do not
+ *    change while a machine lives in callee-saved host registers, global
+ *    register variables of xlat-templates.c: the RAM's host address less
+ *    its guest base (r12), the store map (r13, note 14) and the guest
+ *    base (r14). An access to RAM then loads nothing but its operand and
+ *    the map's byte. The loop enters translated code only through
+ *    m68k__xlat_enter, which saves the caller's three registers, sets
+ *    them and restores them on the way out; stencils never write them,
+ *    and the C functions they call keep them, as the ABI has them do.
+ *    Frameless stencils use caller-saved registers only, so pinning
+ *    callee-saved ones takes none from them.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -1996,6 +2007,52 @@ static void chain(struct m68k__xlat *x, m68k__xlat_exit_t *e, uint32_t pc)
   x->st.chained++;
 }
 
+#if M68K_XLAT_STENCILS
+/* Note 18: calls translated code at `entry` with the RAM, the store map and
+ * RAM's guest base in the host registers the stencils keep them in (r12,
+ * r13, r14: callee-saved, so every C function the stencils call keeps
+ * them too), and gives the caller its own values back. */
+void m68k__xlat_enter(m68k_cpu_t *c, uint64_t icount, m68k__xlat_entry_t entry,
+                      uintptr_t ram_host, const uint8_t *wrmap, uint64_t ram_base);
+__asm__(".text\n"
+        "\t.p2align 4\n"
+        "\t.globl m68k__xlat_enter\n"
+        "\t.hidden m68k__xlat_enter\n"
+        "\t.type m68k__xlat_enter, @function\n"
+        "m68k__xlat_enter:\n"
+        "\t.cfi_startproc\n"
+        "\tpush %r12\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %r12, 0\n"
+        "\tpush %r13\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %r13, 0\n"
+        "\tpush %r14\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %r14, 0\n"
+        "\tmov %rcx, %r12\n"
+        "\tmov %r8, %r13\n"
+        "\tmov %r9, %r14\n"
+        "\tcall *%rdx\n" /* three pushes and the return address: aligned */
+        "\tpop %r14\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %r14\n"
+        "\tpop %r13\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %r13\n"
+        "\tpop %r12\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %r12\n"
+        "\tret\n"
+        "\t.cfi_endproc\n"
+        "\t.size m68k__xlat_enter, .-m68k__xlat_enter\n");
+
+static void enter(m68k_cpu_t *c, m68k__xlat_entry_t entry)
+{
+  m68k__xlat_enter(c, c->icount, entry, c->ram_host, c->xlat_wrmap, c->ram_base);
+}
+#endif
+
 /* Note 17: the instruction a block returned before, run by the
  * interpreter. */
 static void interp_left(m68k_cpu_t *c)
@@ -2019,7 +2076,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
     if (b && end - c->icount >= b->ninsn) { /* it fits in the budget (note 6) */
       jc_fill(x, b);
       c->xlat_last = NULL;
-      b->entry(c, c->icount);
+      enter(c, b->entry);
       m68k__lz_sync(c); /* nothing outside translated code sees lazy flags */
       if (c->xlat_last && !c->xlat_dirty)
         chain(x, c->xlat_last, c->pc);
@@ -2029,7 +2086,7 @@ void m68k__xlat_exec(m68k_cpu_t *c, uint64_t end)
 #if M68K_XLAT_STENCILS
     /* It does not fit: its first instruction alone, never chained. */
     if (b && (b->one || translate(x, c, 1, &b->one) == 0)) {
-      b->one->entry(c, c->icount);
+      enter(c, b->one->entry);
       m68k__lz_sync(c);
       c->xlat_last = NULL;
       interp_left(c);
