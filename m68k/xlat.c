@@ -11,25 +11,29 @@
  *    counted `threshold` times is translated. Blocks may overlap (a block
  *    starting inside another one's code), as in QEMU's TBs.
  * 2. A block is at most XLAT_INSNS instructions of straight-line code,
- *    from the stencils of xlat-templates.c chained by jit_emit_chain, each
- *    instruction's stencil falling through into the next. The commonest
- *    integer instructions have stencils of their own with their operands
- *    folded in (special(): MOVEQ, MOVE/MOVEA.L between registers, ADD, SUB,
- *    CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ, ORI/ANDI/EORI/ADDI/SUBI/
- *    CMPI.L and ADDI/CMPI.B #imm,Dn, LSL/LSR/ASR.L #q and Dx,Dy, ADDA,
- *    SUBA, CMPA, LEA, CLR.L, TST; on the 68030 also the MOVE family and
- *    the long operations on memory (note 11), LEA (d8,An,Xi), CLR.L
- *    (d16,An), MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+
- *    (unrolled: a stencil per list length), PEA (An) and (d16,An), JMP
- *    (d8,PC,Xi); BRA, Bcc and DBcc with the condition folded in). Every other instruction calls its interpreter
- *    handler (xt_insn), so it computes exactly what the interpreter does. The condition codes are
- *    the interpreter's split flags (m68k-internal.h note 1): a store or
- *    two per instruction that sets them (none where no later instruction
+ *    from the stencils of xlat-templates.c chained by jit_emit_chain,
+ *    each instruction's stencil falling through into the next. The
+ *    commonest integer instructions have stencils of their own with their
+ *    operands folded in (special(): MOVEQ, MOVE/MOVEA.L between
+ *    registers, ADD, SUB, CMP, AND, OR, EOR .L on registers, ADDQ/SUBQ,
+ *    ORI/ANDI/EORI/ADDI/SUBI/CMPI.L and ADDI/CMPI.B #imm,Dn,
+ *    LSL/LSR/ASR.L #q and Dx,Dy, ADDA, SUBA, CMPA, LEA, CLR.L, TST,
+ *    MULS.L/MULU.L #imm and Ds into Dl and #imm into Dh:Dl (xt_muls64_i:
+ *    GCC's division by a constant, which writes two registers and so is
+ *    not in pure[]); on the 68030 also the MOVE family and the long
+ *    operations on memory (note 11), LEA (d8,An,Xi), CLR.L (d16,An),
+ *    MOVE.B #imm,(An), MOVEM.L to -(An) and from (An)+ (unrolled: a
+ *    stencil per list length), PEA (An) and (d16,An), JMP (d8,PC,Xi);
+ *    BRA, Bcc and DBcc with the condition folded in). Every other
+ *    instruction calls its interpreter handler (xt_insn), so it computes
+ *    exactly what the interpreter does. The condition codes are the
+ *    interpreter's split flags (m68k-internal.h note 1): a store or two
+ *    per instruction that sets them (none where no later instruction
  *    reads them: note 8), evaluated only where a branch tests them; a
- *    compare's are lazy (note 13). A block ends after a jump, call, return
- *    or trap (xt_last: the loop finds the block at the new PC), at a BRA,
- *    or after XLAT_INSNS instructions, XLAT_EXITS branch exits, or the end
- *    of RAM.
+ *    compare's are lazy (note 13). A block ends after a jump, call,
+ *    return or trap (xt_last: the loop finds the block at the new PC), at
+ *    a BRA, or after XLAT_INSNS instructions, XLAT_EXITS branch exits, or
+ *    the end of RAM.
  * 3. Chaining. An exit to a known address (a branch target, the address
  *    after the block) is a jump in the block's code (a JMP or Jcc rel32:
  *    the taken branch's own, or xt_exit's after the last instruction)
@@ -118,9 +122,12 @@
  *    core (a device, a bus error, a store into translated code), where an
  *    exception or the loop (an interrupt taken after it) sees them; the
  *    twin is used where none of the flags the instruction writes is live
- *    after it. Before it every flag is live when it reads memory first (a
- *    fault there stacks them), and otherwise every flag it does not write
- *    (the block returns after it when it goes through the core).
+ *    after it; ADD's and SUB's have another (_x) setting X alone inline,
+ *    used where X is the only one live after them (which it nearly always
+ *    is: few instructions write X). Before it every flag is live when it
+ *    reads memory first (a fault there stacks them), and otherwise every
+ *    flag it does not write (the block returns after it when it goes
+ *    through the core).
  * 9. Calls. On the 68030 a BSR or JSR to a known address (BSR, JSR abs.W,
  *    abs.L, (d16,PC); an even target) is xt_call: it pushes the return
  *    address inline when the stack is RAM outside translated pages and
@@ -158,10 +165,12 @@
  *    operands in the interpreter's order (the source's address, (An)+
  *    stepped; the read; the destination's address; the flags; the store),
  *    so a bus error finds the same registers. OR, AND, SUB, ADD, CMP .L
- *    <ea>,Dn, ADDA, SUBA, CMPA .L <ea>,An, OR, AND, SUB, ADD, EOR .B, .W,
- *    .L Dn,<ea> (read, operate, store) and TST.B, TST.L <ea> on the same
- *    memory operands are families of their own (M68K_XLAT_ALU_ER,
- *    _ALU_RE, _ALU_RE_BW, _TSTS), their operation folded in. A MOVE or
+ *    <ea>,Dn, ADDA, SUBA, CMPA .L <ea>,An, MULS.L, MULU.L <ea>,Dl (the
+ *    operand's extension words after the MUL's own), OR, AND, SUB, ADD,
+ *    EOR .B, .W, .L Dn,<ea> (read, operate, store) and TST.B, TST.L <ea>
+ *    on the same memory operands are families of their own
+ *    (M68K_XLAT_ALU_ER, _ALU_RE, _ALU_RE_BW, _TSTS), their operation
+ *    folded in. A MOVE or
  *    one of these operations whose access cannot go inline leaves the
  *    instruction to the interpreter before it has changed anything (note
  *    17); the others (TST, the lazy CMP, a MOVE into Dn handing Dn on: note
