@@ -387,6 +387,14 @@ int jit_emit_chain(void *dst, uint64_t addr, size_t cap, const jit_link_t *links
   return chain(dst, addr, cap, links, n, entry, used, err, NULL);
 }
 
+int jit_emit_chain_mapped(void *dst, uint64_t addr, size_t cap, const jit_link_t *links, size_t n,
+                          size_t *entry, size_t *used, jit_emit_error_t *err, jit_chain_map_t *map)
+{
+  if (!dst || !map)
+    return JIT_EINVAL;
+  return chain(dst, addr, cap, links, n, entry, used, err, map);
+}
+
 int jit_chain_map(const jit_link_t *links, size_t n, uint64_t addr, jit_chain_map_t *map)
 {
   if (!map)

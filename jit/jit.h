@@ -279,6 +279,12 @@ typedef struct jit_chain_map {
  * or the error jit_emit_chain would return. Thread-safe. */
 JIT_API int jit_chain_map(const jit_link_t *links, size_t n, uint64_t addr, jit_chain_map_t *map);
 
+/* jit_emit_chain that also fills *map (as jit_chain_map would) in the same
+ * pass, for callers that need both the code and where its fields are. */
+JIT_API int jit_emit_chain_mapped(void *dst, uint64_t addr, size_t cap, const jit_link_t *links,
+                                  size_t n, size_t *entry, size_t *used, jit_emit_error_t *err,
+                                  jit_chain_map_t *map);
+
 /* Writes a one-line message for the error `rc` of jit_emit* (naming the
  * stencil, the hole, its kind and the value) into buf; returns buf. */
 JIT_API char *jit_emit_error_format(char *buf, size_t size, int rc, const jit_emit_error_t *err);

@@ -1949,11 +1949,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     return M68K_ENOMEM;
   }
   jit_emit_error_t err;
-  jit_chain_map_t map = {0};
-  rc = jit_emit_chain(jit_code_rw(code), (uint64_t)(uintptr_t)jit_code_rx(code), size, links, n,
-                      &entry, &used, &err);
-  if (rc == JIT_OK)
-    rc = jit_chain_map(links, n, (uint64_t)(uintptr_t)jit_code_rx(code), &map);
+  jit_chain_map_t map = {0}; /* the links' entries (no rows), for the exits' jumps */
+  rc = jit_emit_chain_mapped(jit_code_rw(code), (uint64_t)(uintptr_t)jit_code_rx(code), size,
+                             links, n, &entry, &used, &err, &map);
   for (unsigned k = 0; rc == JIT_OK && k < b->nexits; k++) {
     m68k__xlat_exit_t *e = &b->exits[k];
     const jit_link_t *l = &links[site_link[k]];

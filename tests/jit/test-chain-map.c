@@ -73,6 +73,21 @@ static void emit_and_map(const jit_link_t *links, size_t n, uint8_t **code, jit_
   CU_ASSERT_EQUAL(m->size, used);
   CU_ASSERT_EQUAL(m->entry[0], entry);
   CU_ASSERT(m->text_end <= m->size);
+  /* Emitting and mapping in one pass gives the same bytes and the same map. */
+  jit_patch_t rows[64];
+  jit_chain_map_t m2 = {.patches = rows, .cap = m->cap < 64 ? m->cap : 64};
+  uint8_t *code2 = malloc(size);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(code2);
+  CU_ASSERT_EQUAL_FATAL(
+      jit_emit_chain_mapped(code2, RUN_AT, size, links, n, &entry, &used, NULL, &m2), JIT_OK);
+  CU_ASSERT_EQUAL(memcmp(*code, code2, used), 0);
+  CU_ASSERT_EQUAL(m2.n, m->n);
+  CU_ASSERT_EQUAL(m2.size, m->size);
+  CU_ASSERT_EQUAL(m2.text_end, m->text_end);
+  CU_ASSERT_EQUAL(memcmp(m2.entry, m->entry, n * sizeof m->entry[0]), 0);
+  for (size_t r = 0; r < m2.n && r < m2.cap && r < m->cap; r++)
+    CU_ASSERT(same_patch(&rows[r], &m->patches[r]));
+  free(code2);
 }
 
 /* Links falling through into each other: their dropped jumps have no row. */
