@@ -937,17 +937,23 @@ M68K_XLAT_ALU_X(XT_ER_X)
 /* CMP.L and CMPA.L <ea>,Rn with lazy flags (xlat.c note 13): the operand
  * read (a fault, or a read through the core, first brings lazy ones in:
  * mem_out_at), then its operands kept. */
-XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm)
+XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm, bool pass)
 {
   bool out = false;
-  uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out);
-  c->lz_d = RREG;
+  uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out), d = RREG;
+  c->lz_d = d;
   c->lz_s = s;
   c->lz_op = M68K_LZ_SUB;
-  mem_next(c, out);
+  if (!pass || XT_UNLIKELY(out))
+    mem_next(c, out);
+  else
+    xh_next_ds(c, d, s);
 }
+/* The r ones, right before their Bcc, pass the operands on as xt_lcmpr_l
+ * does. */
 #define XT_ERL(op, sm)                                                                       \
-  void xt_er_lcmp_##sm(m68k_cpu_t *c) { er_lcmp(c, XO_##sm); }
+  void xt_er_lcmp_##sm(m68k_cpu_t *c) { er_lcmp(c, XO_##sm, false); }                        \
+  void xt_er_lcmpr_##sm(m68k_cpu_t *c) { er_lcmp(c, XO_##sm, true); }
 M68K_XLAT_MEM_KINDS(XT_ERL, lcmp)
 
 /* The flags of op on sz bytes (t_alu_re): d op s, whose result is v. */

@@ -205,9 +205,10 @@
  *    as they go, and the sync leaves it. A Bcc after a compare or a SUB
  *    in the same block compares the operands as the host does (xt_lbcc:
  *    HI is d > s unsigned, GE is d >= s signed...; right after a CMP.L,
- *    CMPI.L, CMPI.B, SUB.L or SUBI.L on registers or a TST, xt_lbccr
- *    takes them in the registers of its arguments, where xt_lcmpr_l...
- *    leave them, as the fall-through into it keeps them), and a taken
+ *    CMPI.L, CMPI.B, SUB.L or SUBI.L on registers, a CMP.L <ea>,Rn
+ *    from memory or a TST, xt_lbccr takes them in the registers of its
+ *    arguments, where xt_lcmpr_l, xt_er_lcmpr_<kind>... leave them, as
+ *    the fall-through into it keeps them), and a taken
  *    branch leaves the flags lazy into the next block, so that a loop's
  *    CMP and Bcc never compute them. The invariant: lz_op is 0 everywhere outside
  *    translated code and at every read of the split fields. It holds
@@ -780,6 +781,9 @@ static const jit_stencil_t *const alu_er_nf[XA_N][XO_N] = {M68K_XLAT_ALU_ER(XL_E
 #undef XL_ER
 #define XL_ER(op, sm) [XO_##sm] = &xl_stencil_xt_er_lcmp_##sm,
 static const jit_stencil_t *const er_lcmp[XO_N] = {M68K_XLAT_MEM_KINDS(XL_ER, lcmp)};
+#undef XL_ER
+#define XL_ER(op, sm) [XO_##sm] = &xl_stencil_xt_er_lcmpr_##sm,
+static const jit_stencil_t *const er_lcmpr[XO_N] = {M68K_XLAT_MEM_KINDS(XL_ER, lcmp)};
 static const jit_stencil_t *const alu_re_nf[XA_N][XO_N] = {M68K_XLAT_ALU_RE(XL_RE)};
 static const jit_stencil_t *const tsts_nf[2][XO_N] = {M68K_XLAT_TSTS(XL_TST)};
 #undef XL_ER
@@ -1493,10 +1497,13 @@ static const jit_stencil_t *lz_passing(const jit_stencil_t *s)
   for (unsigned k = 0; k < sizeof ds / sizeof ds[0]; k++)
     if (s == ds[k].mem)
       return ds[k].reg;
-  for (unsigned sz = 0; sz < 2; sz++)
-    for (unsigned k = 0; k < XO_N; k++)
+  for (unsigned k = 0; k < XO_N; k++) {
+    if (er_lcmp[k] && s == er_lcmp[k])
+      return er_lcmpr[k];
+    for (unsigned sz = 0; sz < 2; sz++)
       if (ltsts[sz][k] && s == ltsts[sz][k])
         return ltstrs[sz][k];
+  }
   return NULL;
 }
 
