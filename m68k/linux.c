@@ -2116,7 +2116,9 @@ M68K_API int m68k_linux_run(const char *path, int argc, char *const argv[], char
   uint32_t room = (M68K_DEV_BASE & mask) - base;
   if (opt->ram_size == 0 && size > room)
     size = room & ~0xFFFFu;
-  m68k_machine_config_t cfg = {.model = opt->model, .ncpus = 1, .ram_base = base, .ram_size = size};
+  /* One long-lived process: huge pages pay (m68k_machine_config_t). */
+  m68k_machine_config_t cfg = {
+      .model = opt->model, .ncpus = 1, .ram_base = base, .ram_size = size, .huge_pages = true};
   m = m68k_machine_create(&cfg);
   if (m == NULL) {
     snprintf(msg, msglen,

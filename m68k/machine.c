@@ -417,6 +417,9 @@ M68K_API m68k_machine_t *m68k_machine_create(const m68k_machine_config_t *cfg) {
   void *ram = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (ram == MAP_FAILED)
     goto fail;
+  /* Advice only: a kernel without THP (EINVAL) keeps small pages. */
+  if (cfg->huge_pages)
+    (void)madvise(ram, size, MADV_HUGEPAGE);
   m->ram = ram;
   m->console = stdout;
   m->timer_level = 6;

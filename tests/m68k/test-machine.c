@@ -5,6 +5,7 @@
  * the suite needs no cross compiler.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,61 @@ static void machine_create_rejects_bad_configs(void) {
   CU_ASSERT_PTR_NULL(m68k_machine_create(&big68000));
   CU_ASSERT_PTR_NULL(m68k_machine_create(&three));
   CU_ASSERT_PTR_NULL(m68k_machine_create(&unaligned));
+}
+
+/* The kernel's transparent huge page mode: 'a'lways, 'm'advise, 'n'ever,
+ * 0 if it has none. */
+static char thp_mode(void) {
+  char line[128] = "";
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (f == NULL)
+    return 0;
+  char *got = fgets(line, sizeof line, f);
+  fclose(f);
+  const char *sel = got != NULL ? strchr(line, '[') : NULL;
+  return sel != NULL ? sel[1] : 0;
+}
+
+/* /proc/self/smaps's THPeligible for the mapping holding p: 1 or 0, -1 if
+ * the mapping or the field is not found. */
+static int thp_eligible(const void *p) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (f == NULL)
+    return -1;
+  char line[512];
+  bool in = false;
+  int v = -1;
+  while (v < 0 && fgets(line, sizeof line, f) != NULL) {
+    unsigned long lo, hi;
+    char dash;
+    if (sscanf(line, "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-')
+      in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+    else if (in && strncmp(line, "THPeligible:", 12) == 0)
+      v = atoi(line + 12);
+  }
+  fclose(f);
+  return v;
+}
+
+/* huge_pages advises the RAM's mapping (THPeligible in smaps); without it
+ * the mapping stays as the kernel's mode has it (not eligible in madvise
+ * mode). 8 MiB: room for whole, aligned 2 MiB pages. */
+static void machine_huge_pages_advise_the_ram(void) {
+  char mode = thp_mode();
+  if (mode != 'a' && mode != 'm') {
+    printf("(the kernel has no transparent huge pages: skipped) ");
+    return;
+  }
+  for (int huge = 0; huge < 2; huge++) {
+    m68k_machine_config_t cfg = {M68K_MODEL_68030, 1, 0, 8u << 20, huge};
+    m68k_machine_t *m = m68k_machine_create(&cfg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    uint8_t *ram = m68k_machine_ram(m, 0, 8u << 20);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ram);
+    if (huge || mode == 'm')
+      CU_ASSERT_EQUAL(thp_eligible(ram), huge);
+    m68k_machine_destroy(m);
+  }
 }
 
 /* ---- Linux system calls -------------------------------------------------- */
@@ -1019,6 +1075,7 @@ int main(int argc, char **argv) {
       {"elf_open_of_a_missing_file_says_so", elf_open_of_a_missing_file_says_so},
       {"elf_load_refuses_segments_outside_ram", elf_load_refuses_segments_outside_ram},
       {"machine_create_rejects_bad_configs", machine_create_rejects_bad_configs},
+      {"machine_huge_pages_advise_the_ram", machine_huge_pages_advise_the_ram},
       {"linux_exit_status_passes_through", linux_exit_status_passes_through},
       {"linux_initial_stack_is_as_linux_builds_it", linux_initial_stack_is_as_linux_builds_it},
       {"linux_unsupported_syscall_names_it_and_the_pc",
