@@ -12,23 +12,23 @@
  * round is the slope, (t(big) - t(small)) / (big - small): the start-up
  * (loading, qemu's first translations) is in both runs and cancels. The
  * sizes differ between the emulators so that every qemu run takes at least
- * 2 s and the quamachine runs stay short: qemu runs a calibrated size
- * (about QEMU_SMALL_S seconds, from a probe of at least QEMU_PROBE_S,
- * resized by the first timed run if that ran short) and twice that; the
- * interpreter about QUAM_SMALL_INSNS instructions (an eighth for fpubench)
- * and QUAM_FACTOR times as many (bench: 10 and 50 rounds, fpubench 8 and
- * 40); the translator JIT_FACTOR times the interpreter's sizes (bench: 80
- * and 400 rounds, a tenth of a second and half a second on a quiet
- * machine). The translated runs are the longer so that, like qemu's, they
- * average the machine's noise: on a shared machine a slow spell of tens of
- * milliseconds would otherwise land whole in one run of a few tens of
- * milliseconds and be taken for the translator's speed. For RUNS runs the
+ * 2 s: qemu runs a calibrated size (about QEMU_SMALL_S seconds, from a
+ * probe of at least QEMU_PROBE_S, resized by the first timed run if that
+ * ran short) and twice that; the translator, which is compared with it,
+ * the same way (about QEMU_SMALL_S seconds, from a probe at JIT_FACTOR
+ * times the interpreter's big size, and twice that); the interpreter about
+ * QUAM_SMALL_INSNS instructions (an eighth for fpubench) and QUAM_FACTOR
+ * times as many (bench: 10 and 50 rounds, fpubench 8 and 40). The
+ * translated runs last as long as qemu's so that both average the
+ * machine's noise alike: on a shared machine a slow spell of a few hundred
+ * milliseconds lands whole in a run of half a second and is taken for the
+ * translator's speed, and is a tenth of that in one of 5 s. For RUNS runs the
  * programs take turns, each running its six cases in a row (qemu, the
  * interpreter --jit=off and the translator --jit=on, small then big); each
  * slope is taken between the medians of its two sizes' times. RUNS is 3,
- * not 5, to shorten four programs' qemu runs of 2.6 and 5.2 s; on a quiet
- * machine the whole benchmark takes about three and a half minutes, a
- * third of it counting and calibrating (qemu's traces, the probes).
+ * not 5, to shorten four programs' qemu and translated runs of 2.6 and
+ * 5.2 s; the whole benchmark takes about five minutes, half a minute of
+ * it counting and calibrating (qemu's traces, the probes).
  *
  * Checks (a failure exits 1). Every run's output must be the host build's
  * at the same size: a wrong result is not a benchmark. Instructions: qemu
@@ -295,8 +295,14 @@ static void calibrate(prog_t *p) {
   p->quam_small = (int)(p->quam_insns / (double)p->per_round + 0.5);
   p->quam_small = p->quam_small < 2 ? 2 : p->quam_small;
   p->quam_big = QUAM_FACTOR * p->quam_small;
-  p->jit_small = JIT_FACTOR * p->quam_small;
-  p->jit_big = JIT_FACTOR * p->quam_big;
+  /* The translator as qemu (the header comment): its probe's start-up
+   * counts as work, so the runs err short of QEMU_SMALL_S. */
+  unsigned long long probe_insns = 0;
+  int jprobe = JIT_FACTOR * p->quam_big;
+  double tj = timed(p, "--jit=on", jprobe, &probe_insns);
+  p->jit_small = (int)(jprobe * QEMU_SMALL_S / tj) + 1;
+  p->jit_small = p->jit_small < jprobe ? jprobe : p->jit_small;
+  p->jit_big = 2 * p->jit_small;
 }
 
 static double tr_ns[MAX_PROGS * RUNS];
