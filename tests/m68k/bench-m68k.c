@@ -25,10 +25,12 @@
  * translator's speed, and is a tenth of that in one of 5 s. For RUNS runs the
  * programs take turns, each running its six cases in a row (qemu, the
  * interpreter --jit=off and the translator --jit=on, small then big); each
- * slope is taken between the medians of its two sizes' times. RUNS is 3,
- * not 5, to shorten four programs' qemu and translated runs of 2.6 and
- * 5.2 s; the whole benchmark takes about five minutes, half a minute of
- * it counting and calibrating (qemu's traces, the probes).
+ * slope is taken between the medians of its two sizes' times. RUNS is 5:
+ * on a shared machine whose slow spells stretch single runs by half, one
+ * spell over two of three runs moved a median of three, and with it a
+ * program's ratio by half. With four programs' qemu and translated runs
+ * of 2.6 and 5.2 s the whole benchmark takes about seven minutes, half a
+ * minute of it counting and calibrating (qemu's traces, the probes).
  *
  * Checks (a failure exits 1). Every run's output must be the host build's
  * at the same size: a wrong result is not a benchmark. Instructions: qemu
@@ -75,7 +77,7 @@
 
 #include "qbench.h"
 
-#define RUNS 3
+#define RUNS 5
 #define QEMU_SMALL_S 2.6        /* qemu's small run aimed at, start-up included */
 #define QEMU_PROBE_S 1.0        /* the calibrating probe runs at least this long */
 #define QEMU_PROBE_INSNS 1e8    /* the probe's first size, in instructions */
