@@ -189,6 +189,17 @@ M68K_API int m68k_jit_set_limit(m68k_cpu_t *cpu, size_t max_blocks);
  * cases with translation on and off. */
 M68K_API void m68k_jit_set_default(unsigned threshold);
 M68K_API unsigned m68k_jit_default(void);
+/* A listener told of every block translated afterwards, by any CPU, from
+ * the thread translating it before the block first runs: the guest address
+ * of its first instruction, how many instructions it holds, and its host
+ * code, readable and executable at [code, code + size) until the block is
+ * freed. For profilers (quamachine run --jitdump). NULL stops it; l must
+ * outlive its use. */
+typedef struct m68k_jit_listener {
+  void (*translated)(void *ctx, uint32_t pc, unsigned ninsn, const void *code, size_t size);
+  void *ctx;
+} m68k_jit_listener_t;
+M68K_API void m68k_jit_set_listener(const m68k_jit_listener_t *l);
 
 typedef struct m68k_jit_stats {
   uint64_t translated;   /* blocks translated */

@@ -4,6 +4,7 @@
  * Every command is one row of `commands` (its name, an old name it also
  * answers to, and its function); the usage text documents them all. */
 #include "explore.h"
+#include "jitdump.h"
 #include "machine.h"
 #include "quamachine-tool.h"
 
@@ -78,6 +79,11 @@ static const char usage_text[] =
     "                          the same results, instruction counts and\n"
     "                          exceptions as the interpreter (off: interpret all)\n"
     "      --jit-threshold N   translate code once run N times (default 16)\n"
+    "      --jitdump DIR       describe each translated block in DIR/jit-<pid>.dump\n"
+    "                          (perf's jitdump format) as \"m68k_<pc>\": record\n"
+    "                          with perf record -k mono, then perf inject --jit\n"
+    "                          turns the samples in translated code into\n"
+    "                          symbols of guest addresses\n"
     "\n"
     "  sst [OPTION]... FILE_OR_DIR...\n"
     "      Run single-instruction tests (the m68k-sst format: gzip'ed text, six\n"
@@ -268,6 +274,7 @@ static int cmd_run(int argc, char **argv) {
       {"root", required_argument, NULL, 'r'},
       {"jit", required_argument, NULL, 'j'},
       {"jit-threshold", required_argument, NULL, 'J'},
+      {"jitdump", required_argument, NULL, 'D'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -275,6 +282,7 @@ static int cmd_run(int argc, char **argv) {
   bool jit = true;
   uint64_t jit_threshold = QM_JIT_THRESHOLD;
   bool stats = false;
+  const char *jitdump_dir = NULL;
   int ch;
   optind = 1;
   opterr = 0;
@@ -305,6 +313,7 @@ static int cmd_run(int argc, char **argv) {
       if (!qm_parse_u64(optarg, 1, UINT16_MAX, &jit_threshold))
         return qm_usage(NULL, "run: bad --jit-threshold '%s' (1 to 65535)", optarg);
       break;
+    case 'D': jitdump_dir = optarg; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default:
       return qm_usage(NULL, "run: unknown option or missing argument in '%s'", argv[optind - 1]);
@@ -313,6 +322,13 @@ static int cmd_run(int argc, char **argv) {
   if (optind >= argc)
     return qm_usage(NULL, "run: no program given");
   m68k_jit_set_default(jit ? (unsigned)jit_threshold : 0);
+  qm_jitdump_t jd;
+  m68k_jit_listener_t jl = {qm_jitdump_block, &jd};
+  if (jitdump_dir != NULL) {
+    if (qm_jitdump_open(&jd, jitdump_dir) != 0)
+      return 1;
+    m68k_jit_set_listener(&jl);
+  }
   char msg[768];
   m68k_machine_result_t res;
   fflush(stdout);
@@ -321,6 +337,10 @@ static int cmd_run(int argc, char **argv) {
   int rc = m68k_linux_run(argv[optind], argc - optind, argv + optind, environ, &opt, &res, msg,
                           sizeof msg);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (jitdump_dir != NULL) {
+    m68k_jit_set_listener(NULL);
+    qm_jitdump_close(&jd);
+  }
   if (rc != M68K_OK) {
     fprintf(stderr, "quamachine: %s\n", msg);
     return EXIT_NOEXEC;

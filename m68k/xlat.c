@@ -379,6 +379,13 @@ struct m68k__xlat {
 };
 
 static _Atomic unsigned default_threshold;
+/* m68k_jit_set_listener's listener, or NULL. */
+static _Atomic(const m68k_jit_listener_t *) listener;
+
+void m68k_jit_set_listener(const m68k_jit_listener_t *l)
+{
+  atomic_store(&listener, l);
+}
 /* The counters of every translator freed so far (m68k_jit_totals). */
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 static m68k_jit_stats_t totals;
@@ -1981,6 +1988,9 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     return M68K_EINVAL;
   }
   jit_code_commit(code);
+  const m68k_jit_listener_t *li = atomic_load(&listener);
+  if (li != NULL)
+    li->translated(li->ctx, pc, b->ninsn, jit_code_rx(code), map.text_end);
   b->code = code;
   b->entry = (m68k__xlat_entry_t)(uintptr_t)jit_fn((const char *)jit_code_rx(code) + entry);
   *out = b;

@@ -4,6 +4,7 @@
  * hand-assembled 68k code, each instruction's encoding in a comment), so
  * the suite needs no cross compiler.
  */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -766,7 +767,9 @@ static void cli_bad_elf_exits_126_naming_the_problem(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(r.err, path));
 }
 
-static void cli_run_passes_stdout_and_exit_status(void) {
+/* A program writing "hello\n" and exiting 33, in 8 instructions, in a new
+ * temporary file at path; the caller unlinks it. */
+static void write_hello(char *path) {
   uint32_t msg = ELF_VADDR + ELF_CODE_OFF + 13 * 2;
   const uint16_t code[] = {
       0x7201, /* moveq #1,d1 (stdout) */
@@ -785,8 +788,12 @@ static void cli_run_passes_stdout_and_exit_status(void) {
   };
   uint8_t img[512];
   size_t n = make_elf(img, sizeof img, code, sizeof code / sizeof code[0]);
-  char path[] = "/tmp/qua-prog-XXXXXX";
   write_temp(path, img, n);
+}
+
+static void cli_run_passes_stdout_and_exit_status(void) {
+  char path[] = "/tmp/qua-prog-XXXXXX";
+  write_hello(path);
   tool_run_t r;
   run_tool(&r, "run", path, NULL);
   CU_ASSERT_EQUAL(r.status, 33);
@@ -803,6 +810,89 @@ static void cli_run_passes_stdout_and_exit_status(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "jit: 2 blocks translated (8 instructions"));
   run_tool(&r, "run", "--jit=on", "--jit-threshold", "65535", path, NULL);
   CU_ASSERT_EQUAL(r.status, 33);
+  unlink(path);
+}
+
+/* The little-endian u32 and u64 at p (the jitdump is in the host's order). */
+static uint32_t get32le(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+static uint64_t get64le(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+/* --jitdump DIR: DIR/jit-<pid>.dump has perf's header and one
+ * JIT_CODE_LOAD record per block translated (--stats counts 2 here), each
+ * named for its first instruction's address in the program, with its code;
+ * the records fill the file exactly. A folder that cannot take the file is
+ * an error naming it, before the program runs. */
+static void cli_run_jitdump_describes_every_block(void) {
+  char path[] = "/tmp/qua-prog-XXXXXX", dir[] = "/tmp/qua-jd-XXXXXX";
+  write_hello(path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  tool_run_t r;
+  run_tool(&r, "run", "--jit=on", "--jit-threshold", "1", "--stats", "--jitdump", dir, path,
+           NULL);
+  CU_ASSERT_EQUAL(r.status, 33);
+  CU_ASSERT_STRING_EQUAL(r.out, "hello\n");
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "jit: 2 blocks translated"));
+  char file[4200] = "";
+  DIR *dp = opendir(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dp);
+  int files = 0;
+  for (struct dirent *e; (e = readdir(dp)) != NULL;)
+    if (e->d_name[0] != '.') {
+      files++;
+      snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+    }
+  closedir(dp);
+  CU_ASSERT_EQUAL_FATAL(files, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(file, "/jit-"));
+  static uint8_t buf[1 << 16];
+  FILE *f = fopen(file, "rb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  CU_ASSERT_FATAL(n >= 40);
+  CU_ASSERT_EQUAL(get32le(buf), 0x4A695444u); /* "JiTD" */
+  CU_ASSERT_EQUAL(get32le(buf + 4), 1);       /* version */
+  CU_ASSERT_EQUAL(get32le(buf + 8), 40);      /* header size */
+  CU_ASSERT_EQUAL(get32le(buf + 12), 62);     /* EM_X86_64 */
+  char want_file[64];
+  snprintf(want_file, sizeof want_file, "/jit-%u.dump", get32le(buf + 20));
+  CU_ASSERT_PTR_NOT_NULL(strstr(file, want_file));
+  size_t at = 40;
+  int loads = 0;
+  while (at + 56 <= n) {
+    const uint8_t *rec = buf + at;
+    uint32_t size = get32le(rec + 4);
+    CU_ASSERT_FATAL(size > 56 && at + size <= n);
+    CU_ASSERT_EQUAL(get32le(rec), 0);                  /* JIT_CODE_LOAD */
+    CU_ASSERT_EQUAL(get32le(rec + 16), get32le(buf + 20)); /* the pid */
+    CU_ASSERT_EQUAL(get64le(rec + 24), get64le(rec + 32)); /* vma, code_addr */
+    uint64_t code_size = get64le(rec + 40);
+    CU_ASSERT_EQUAL(get64le(rec + 48), (uint64_t)loads); /* code_index */
+    const char *name = (const char *)rec + 56;
+    unsigned pc = 0;
+    CU_ASSERT_EQUAL(sscanf(name, "m68k_%8x", &pc), 1);
+    CU_ASSERT(pc >= ELF_VADDR + ELF_CODE_OFF && pc < ELF_VADDR + ELF_CODE_OFF + 20); /* its code */
+    CU_ASSERT_EQUAL(size, 56 + strlen(name) + 1 + code_size);
+    CU_ASSERT(code_size > 0);
+    at += size;
+    loads++;
+  }
+  CU_ASSERT_EQUAL(at, n);
+  CU_ASSERT_EQUAL(loads, 2);
+  unlink(file);
+  rmdir(dir);
+  run_tool(&r, "run", "--jitdump", "/nonexistent-qua-dir", path, NULL);
+  CU_ASSERT_NOT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.out, "");
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent-qua-dir/jit-"));
   unlink(path);
 }
 
@@ -1051,6 +1141,7 @@ int main(int argc, char **argv) {
       {"cli_bad_usage_exits_2_with_a_message", cli_bad_usage_exits_2_with_a_message},
       {"cli_bad_elf_exits_126_naming_the_problem", cli_bad_elf_exits_126_naming_the_problem},
       {"cli_run_passes_stdout_and_exit_status", cli_run_passes_stdout_and_exit_status},
+      {"cli_run_jitdump_describes_every_block", cli_run_jitdump_describes_every_block},
       {"cli_unsupported_syscall_exits_127_naming_it", cli_unsupported_syscall_exits_127_naming_it},
       {"cli_smp_records_a_schedule_that_replays", cli_smp_records_a_schedule_that_replays},
       {"cli_help_and_version_on_every_spelling", cli_help_and_version_on_every_spelling},
