@@ -108,8 +108,7 @@ void qm_jitdump_block(void *ctx, uint32_t pc, unsigned ninsn, const void *code, 
 
 int qm_jitdump_close(qm_jitdump_t *d) {
   munmap(d->marker, d->marker_len);
-  int rc = close(d->fd) == 0 || d->err != 0 ? 0 : -1;
-  if (rc != 0 && d->err == 0)
+  if (close(d->fd) != 0 && d->err == 0)
     d->err = errno;
   pthread_mutex_destroy(&d->lock);
   if (d->err != 0) {

@@ -83,7 +83,7 @@
 #define QEMU_PROBE_INSNS 1e8    /* the probe's first size, in instructions */
 #define QUAM_SMALL_INSNS 32e6   /* quamachine's small size, in instructions */
 #define QUAM_FACTOR 5           /* quamachine's big size / its small size */
-#define JIT_FACTOR 8            /* the translated runs' sizes / the interpreted ones' */
+#define JIT_FACTOR 8            /* the translator's probe / the interpreter's big size */
 #define MAX_PROGS 8
 #define MAX_EXPECT 24           /* sizes whose host output is kept */
 #define FPU_FLOPS_PER_ROUND 200000.0
