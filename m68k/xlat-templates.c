@@ -1258,13 +1258,13 @@ void xt_pea(m68k_cpu_t *c)
  * into the live block there when the return cache has it (its entry checks
  * the budget, as a chained exit's does), else back to
  * the loop with the PC. Any other pop goes through the handler. */
-void xt_rts(m68k_cpu_t *c)
+XT_INLINE void rts(m68k_cpu_t *c, uint32_t sp)
 {
-  if (XT_LIKELY(ram_off(c, c->r[15]) < c->ram_lim4)) {
-    const uint8_t *p = ram_at(c, c->r[15]);
+  if (XT_LIKELY(ram_off(c, sp) < c->ram_lim4)) {
+    const uint8_t *p = ram_at(c, sp);
     uint32_t ret = m68k__be32(p);
     if (XT_LIKELY(!(ret & 1))) {
-      c->r[15] += 4;
+      c->r[15] = sp + 4;
       uint64_t n = c->icount + COUNT;
       c->icount = n;
       c->pc = ret;
@@ -1277,6 +1277,16 @@ void xt_rts(m68k_cpu_t *c)
   }
   begin(c);
   xh_handler(c, OP);
+}
+void xt_rts(m68k_cpu_t *c)
+{
+  rts(c, c->r[15]);
+}
+/* The same with A7's value from the stencil before (xlat.c note 15: a
+ * MOVEM.L (A7)+ or LEA (d16,A7),A7 restoring a frame). */
+void xt_rts_i(m68k_cpu_t *c, uint32_t sp)
+{
+  rts(c, sp);
 }
 
 /* MOVEM.L to -(Ar) and from (Ar)+ of k registers (xh_reg: Ar, not in the
@@ -1325,9 +1335,11 @@ XT_INLINE void st_be32(uint8_t *p, uint32_t v)
   __builtin_memcpy(p, &v, 4);
 }
 
-XT_INLINE void movem_st_pd(m68k_cpu_t *c, uint32_t k) /* MOVEM.L list,-(Ar) */
+/* MOVEM.L list,-(Ar) with Ar's value ar; out: Ar's new value handed to
+ * the next stencil as well (xlat.c note 15). */
+XT_INLINE void movem_st_pd(m68k_cpu_t *c, uint32_t k, uint32_t ar, bool out)
 {
-  uint32_t lo = RREG - 4 * k;
+  uint32_t lo = ar - 4 * k;
   if (XT_UNLIKELY(!movem_inline(c, lo, true, 4 * k))) {
     movem_slow(c);
     return;
@@ -1337,12 +1349,15 @@ XT_INLINE void movem_st_pd(m68k_cpu_t *c, uint32_t k) /* MOVEM.L list,-(Ar) */
   XT_MOVEM_EACH(k, ST);
 #undef ST
   RREG = lo;
-  xh_next(c);
+  if (out)
+    xh_next_v(c, lo);
+  else
+    xh_next(c);
 }
 
-XT_INLINE void movem_ld_pi(m68k_cpu_t *c, uint32_t k) /* MOVEM.L (Ar)+,list */
+/* MOVEM.L (Ar)+,list, the same way. */
+XT_INLINE void movem_ld_pi(m68k_cpu_t *c, uint32_t k, uint32_t a, bool out)
 {
-  uint32_t a = RREG;
   if (XT_UNLIKELY(!movem_inline(c, a, false, 4 * k))) {
     movem_slow(c);
     return;
@@ -1352,12 +1367,21 @@ XT_INLINE void movem_ld_pi(m68k_cpu_t *c, uint32_t k) /* MOVEM.L (Ar)+,list */
   XT_MOVEM_EACH(k, LD);
 #undef LD
   RREG = a + 4 * k;
-  xh_next(c);
+  if (out)
+    xh_next_v(c, a + 4 * k);
+  else
+    xh_next(c);
 }
 
-#define XT_MOVEM(k)                                                            \
-  void xt_movem_st_pd##k(m68k_cpu_t *c) { movem_st_pd(c, k); }               \
-  void xt_movem_ld_pi##k(m68k_cpu_t *c) { movem_ld_pi(c, k); }
+/* Each with the variants of note 15: Ar's value from the stencil before
+ * (_i), its new value to the next (_o), both (_io). A function's frame
+ * (LEA (d16,A7),A7 next to MOVEM.L, then RTS) passes A7 along that way. */
+#define XT_MOVEM_DIR(name, k)                                                  \
+  void xt_##name##k(m68k_cpu_t *c) { name(c, k, RREG, false); }              \
+  void xt_##name##k##_o(m68k_cpu_t *c) { name(c, k, RREG, true); }           \
+  void xt_##name##k##_i(m68k_cpu_t *c, uint32_t v) { name(c, k, v, false); } \
+  void xt_##name##k##_io(m68k_cpu_t *c, uint32_t v) { name(c, k, v, true); }
+#define XT_MOVEM(k) XT_MOVEM_DIR(movem_st_pd, k) XT_MOVEM_DIR(movem_ld_pi, k)
 XT_MOVEM(1) XT_MOVEM(2) XT_MOVEM(3) XT_MOVEM(4) XT_MOVEM(5) XT_MOVEM(6) XT_MOVEM(7) XT_MOVEM(8)
 XT_MOVEM(9) XT_MOVEM(10) XT_MOVEM(11) XT_MOVEM(12) XT_MOVEM(13) XT_MOVEM(14) XT_MOVEM(15)
 

@@ -273,6 +273,10 @@
  *    until its jump), the MOVE also handing Dn on (_o). A MOVE from
  *    memory into Dn hands Dn on as well, and a MOVE.L, MOVEA or LEA from
  *    Rs takes Rs's value (xlat.h M68K_XLAT_ACC_S: their `in` is xh_src).
+ *    A MOVEM.L to -(Ar) or from (Ar)+ takes Ar and hands it on, and an
+ *    RTS takes A7: a function's frame (LEA (d16,A7),A7 and MOVEM.L on the
+ *    way in, MOVEM.L, LEA and RTS on the way out) keeps A7 in a host
+ *    register from one to the next instead of waiting on its store.
  *    The reader need not be the very next link: every one-register
  *    operation has a pass-through twin (_p) that does its own work and
  *    hands on the value it was given untouched, so a value passes links
@@ -1579,9 +1583,10 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
 /* Note 15: the variants of the one-register operations by how the
  * register's value comes in and goes out, and the pass-through twin (p),
  * which hands on another register's value (NULL where there is none). */
+#define XL_IN_A7 (-1)
 static const struct {
   const jit_stencil_t *s, *o, *i, *io, *p;
-  int in;     /* the hole naming the register whose value _i takes */
+  int in;     /* the hole naming the register whose value _i takes, or XL_IN_A7 */
   bool noreg; /* writes no register: a pass-through of any */
 } acc[] = {
 #define XL_ACC_RW(name)                                                                        \
@@ -1603,6 +1608,15 @@ static const struct {
     M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_S(XL_ACC_S)
     M68K_XLAT_ACC_IN(XL_ACC_IN) M68K_XLAT_ACC_IX(XL_ACC_IX) M68K_XLAT_ACC_MD(XL_ACC_MD)
     {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, NULL, XL_HOLE_xh_sidx},
+    /* MOVEM.L on Ar and RTS on A7 (XL_IN_A7: no hole names it). */
+#define XL_ACC_MOVEM_DIR(name)                                                                 \
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
+   &xl_stencil_xt_##name##_io, NULL, XL_HOLE_xh_reg},
+#define XL_ACC_MOVEM(k) XL_ACC_MOVEM_DIR(movem_st_pd##k) XL_ACC_MOVEM_DIR(movem_ld_pi##k)
+    XL_MOVEM_KS(XL_ACC_MOVEM)
+#undef XL_ACC_MOVEM
+#undef XL_ACC_MOVEM_DIR
+    {&xl_stencil_xt_rts, NULL, &xl_stencil_xt_rts_i, NULL, NULL, XL_IN_A7},
 #define XL_NOREG(name) {&xl_stencil_xt_##name, NULL, NULL, NULL, &xl_stencil_xt_##name##_p, 0, true},
     M68K_XLAT_NOREG(XL_NOREG)
 #undef XL_NOREG
@@ -1639,7 +1653,9 @@ static void pass_values(jit_link_t *links, unsigned first, unsigned last)
       continue;
     uint64_t r = links[i].values[XL_HOLE_xh_reg];
     for (unsigned j = i + 1; j < last && k[j] >= 0; j++) {
-      if (acc[k[j]].i && links[j].values[acc[k[j]].in] == r) {
+      int in = acc[k[j]].in;
+      uint64_t takes = in == XL_IN_A7 ? offsetof(m68k_cpu_t, r) + 4 * 15 : links[j].values[in];
+      if (acc[k[j]].i && takes == r) {
         how[i] |= OUT;
         how[j] = IN;
         for (unsigned m = i + 1; m < j; m++)

@@ -643,6 +643,39 @@ static void movem_same(void)
   stack_case(movem_all_code, n, M68K_MODEL_68000, TM_STACK, false, 750);
 }
 
+/* A function's frame (xlat.c note 15): LEA (d16,SP),SP hands SP to the
+ * MOVEM.L saving registers below it, and the MOVEM.L restoring them hands
+ * it to the LEA freeing the frame, which hands it to the RTS. Each call
+ * returns twice its argument, the saved registers unharmed. */
+static const uint16_t frame_code[] = {
+    0x7400,         /* 1000 moveq #0,%d2 */
+    0x720a,         /* 1002 moveq #10,%d1 */
+    0x610a,         /* 1004 bsr.b 1010 */
+    0xd480,         /* 1006 add.l %d0,%d2 */
+    0x5381,         /* 1008 subq.l #1,%d1 */
+    0x66f8,         /* 100a bne.b 1004 */
+    0x4e72, 0x2700, /* 100c stop #0x2700 */
+    0x4fef, 0xfff8, /* 1010 lea -8(%sp),%sp */
+    0x48e7, 0x6020, /* 1014 movem.l %d1-%d2/%a2,-(%sp) */
+    0x2001,         /* 1018 move.l %d1,%d0 */
+    0x7200,         /* 101a moveq #0,%d1 */
+    0x7400,         /* 101c moveq #0,%d2 */
+    0x95ca,         /* 101e suba.l %a2,%a2 */
+    0x4cdf, 0x0406, /* 1020 movem.l (%sp)+,%d1-%d2/%a2 */
+    0x4fef, 0x0008, /* 1024 lea 8(%sp),%sp */
+    0xd081,         /* 1028 add.l %d1,%d0 */
+    0x4e75,         /* 102a rts */
+};
+
+static void frame_same(void)
+{
+  /* 10 calls returning 2 * d1: 2 * 55. */
+  size_t n = sizeof frame_code / 2;
+  stack_case(frame_code, n, M68K_MODEL_68030, TM_STACK, false, 110);
+  stack_case(frame_code, n, M68K_MODEL_68030, 0x10c0, true, 110); /* the frame in the code's page */
+  stack_case(frame_code, n, M68K_MODEL_68000, TM_STACK, false, 110);
+}
+
 /* The return cache names live blocks only: the instruction an RTS returns
  * to is rewritten by the host (with m68k_jit_invalidate) after the cache
  * has learnt its block; the returns then run the new instruction. */
@@ -2476,6 +2509,7 @@ int main(void)
       {"calls_and_returns_same", calls_and_returns_same},
       {"return_into_rewritten_code", return_into_rewritten_code},
       {"movem_same", movem_same},
+      {"frame_same", frame_same},
       {"shifts_and_immediates_same", shifts_and_immediates_same},
       {"shift_by_register_without_flags_keeps_x", shift_by_register_without_flags_keeps_x},
       {"postincrement_and_indexed_same", postincrement_and_indexed_same},
