@@ -1654,7 +1654,7 @@ static void pass_values(jit_link_t *links, unsigned first, unsigned last)
     uint64_t r = links[i].values[XL_HOLE_xh_reg];
     for (unsigned j = i + 1; j < last && k[j] >= 0; j++) {
       int in = acc[k[j]].in;
-      uint64_t takes = in == XL_IN_A7 ? offsetof(m68k_cpu_t, r) + 4 * 15 : links[j].values[in];
+      uint64_t takes = in == XL_IN_A7 ? reg_offset(15) : links[j].values[in];
       if (acc[k[j]].i && takes == r) {
         how[i] |= OUT;
         how[j] = IN;

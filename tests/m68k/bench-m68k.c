@@ -324,26 +324,30 @@ static void counts_per_round(const prog_t *p, const char *jit, unsigned long lon
   }
 }
 
+/* A load spike during a probe makes the sizes too small (once translated
+ * runs of 1.3 s instead of 2.6): before any time is kept, the first run of
+ * qemu (jit NULL) or the translator sizes it again from its own time t,
+ * which it returns, retaken. */
+static double resized(prog_t *p, const char *jit, int *small, int *big, double t,
+                      unsigned long long *insns) {
+  for (int k = 0; k < 3 && t < QEMU_SMALL_S * 0.85; k++) {
+    *small = (int)(*small * QEMU_SMALL_S / t) + 1;
+    *big = 2 * *small;
+    t = timed(p, jit, *small, insns);
+  }
+  return t;
+}
+
 /* Run i of p's six cases. */
 static void measure(prog_t *p, int i) {
   unsigned long long i_small = 0, i_big = 0, j_small = 0, j_big = 0;
   p->es[i] = timed(p, NULL, p->qemu_small, NULL);
-  /* A load spike during the probe makes the sizes too small: before any
-   * time is kept, the first run sizes qemu again from its own time. */
-  for (int k = 0; i == 0 && k < 3 && p->es[0] < QEMU_SMALL_S * 0.85; k++) {
-    p->qemu_small = (int)(p->qemu_small * QEMU_SMALL_S / p->es[0]) + 1;
-    p->qemu_big = 2 * p->qemu_small;
-    p->es[0] = timed(p, NULL, p->qemu_small, NULL);
-  }
+  if (i == 0)
+    p->es[0] = resized(p, NULL, &p->qemu_small, &p->qemu_big, p->es[0], NULL);
   p->ms[i] = timed(p, "--jit=off", p->quam_small, &i_small);
   p->js[i] = timed(p, "--jit=on", p->jit_small, &j_small);
-  /* The translator's probe as qemu's: a slow probe makes its runs short
-   * (once 1.3 s instead of 2.6), so its first run resizes them too. */
-  for (int k = 0; i == 0 && k < 3 && p->js[0] < QEMU_SMALL_S * 0.85; k++) {
-    p->jit_small = (int)(p->jit_small * QEMU_SMALL_S / p->js[0]) + 1;
-    p->jit_big = 2 * p->jit_small;
-    p->js[0] = timed(p, "--jit=on", p->jit_small, &j_small);
-  }
+  if (i == 0)
+    p->js[0] = resized(p, "--jit=on", &p->jit_small, &p->jit_big, p->js[0], &j_small);
   p->eb[i] = timed(p, NULL, p->qemu_big, NULL);
   p->mb[i] = timed(p, "--jit=off", p->quam_big, &i_big);
   p->jb[i] = timed(p, "--jit=on", p->jit_big, &j_big);
