@@ -32,8 +32,17 @@
  *    reads them: note 8), evaluated only where a branch tests them; a
  *    compare's are lazy (note 13). A block ends after a jump, call,
  *    return or trap (xt_last: the loop finds the block at the new PC), at
- *    a BRA, or after XLAT_INSNS instructions, XLAT_EXITS branch exits, or
- *    the end of RAM.
+ *    a BRA it does not follow, or after XLAT_INSNS instructions,
+ *    XLAT_EXITS branch exits, or the end of RAM. A BRA to anywhere but the
+ *    block's own start is followed (up to XLAT_SPANS - 1 times, and only
+ *    with room for an instruction after it): the block goes on at its
+ *    target, the BRA itself an xt_nop that counts as an instruction (note
+ *    6), so the block is made of spans of guest code, [lo, hi) each. This
+ *    is tail duplication: a switch's cases, which each end in a BRA back
+ *    to the dispatch, each get a copy of the dispatch and so a jump
+ *    through the jump table of their own, whose target the host's branch
+ *    predictor learns from the case it follows, where one shared jump
+ *    mispredicts at nearly every bytecode.
  * 3. Chaining. An exit to a known address (a branch target, the address
  *    after the block) is a jump in the block's code (a JMP or Jcc rel32:
  *    the taken branch's own, or xt_exit's after the last instruction)
@@ -50,9 +59,10 @@
  *    the block's entry in the same code, which checks the budget as any
  *    entry does, and dies with the block.
  * 4. Self-modifying code. pages[] has one byte per RAM page
- *    (M68K_XLAT_PAGE_SHIFT) a live block was translated from. A CPU's
+ *    (M68K_XLAT_PAGE_SHIFT) a live block was translated from (every one
+ *    of its spans). A CPU's
  *    store into such a page (m68k__wr) and a host write through the
- *    machine (m68k_jit_invalidate) kill every block overlapping the page:
+ *    machine (m68k_jit_invalidate) kill every block with a span overlapping the page:
  *    out of the hash, unlinked, its code kept on `dead` until the loop next
  *    runs. Every CPU sharing the translator gets xlat_dirty, which makes
  *    the running block return after the storing instruction; the loop then
@@ -337,6 +347,7 @@
 
 #define XLAT_INSNS 24      /* instructions per block at most */
 #define XLAT_EXITS 4       /* branch exits per block at most, the fall-through's included */
+#define XLAT_SPANS 3       /* runs of guest code per block: BRAs followed, plus one (note 2) */
 #define XLAT_HASH 4096     /* block hash buckets (a power of 2) */
 #define XLAT_HOT 4096      /* hotness counters (a power of 2) */
 #define XLAT_CPUS 8        /* CPUs sharing one translator at most */
@@ -349,7 +360,9 @@
 typedef struct m68k__xlat_block block_t;
 
 struct m68k__xlat_block {
-  uint32_t pc, end; /* translated from guest bytes [pc, end) */
+  uint32_t pc; /* its entry */
+  uint32_t lo[XLAT_SPANS], hi[XLAT_SPANS]; /* translated from guest bytes [lo, hi) (note 2) */
+  unsigned nspans;
   uint32_t ninsn;
   m68k__xlat_entry_t entry;
   void *code; /* jit_code_t */
@@ -563,10 +576,13 @@ static void invalidate(struct m68k__xlat *x, uint32_t lo, uint32_t hi)
   uint32_t from = p0 << M68K_XLAT_PAGE_SHIFT, to = (p1 + 1) << M68K_XLAT_PAGE_SHIFT;
   for (block_t *b = x->live, *n; b; b = n) {
     n = b->next;
-    uint32_t s = b->pc - x->ram_base, e = b->end - x->ram_base;
-    if (s < to && e > from) {
-      kill(x, b);
-      x->st.invalidated++;
+    for (unsigned k = 0; k < b->nspans; k++) {
+      uint32_t s = b->lo[k] - x->ram_base, e = b->hi[k] - x->ram_base;
+      if (s < to && e > from) {
+        kill(x, b);
+        x->st.invalidated++;
+        break;
+      }
     }
   }
   for (uint32_t p = p0; p <= p1; p++)
@@ -1829,6 +1845,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   bool open = true; /* the block falls through past its last instruction */
   unsigned known = 0;  /* the data registers whose values kval holds (note 16) */
   uint32_t kval[8];
+  b->lo[0] = pc;
+  b->nspans = 1;
   while (b->ninsn < max) {
     uint32_t off = (a & c->addr_mask) - x->ram_base;
     if ((a & 1) || off >= x->ram_size || x->ram_size - off < 2)
@@ -1861,6 +1879,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       blen = 4;
       is_b = true;
     }
+    uint32_t next = a + len;
     bool lv = false;
     memflags_t mfn = {0};
     const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &lv, &mfn);
@@ -1873,6 +1892,13 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       leave[n] = lv;
       mf[n] = mfn;
       open = kind != TK_JMP;
+    } else if (kind == TK_BRA && is_b && blen == len && !(target & 1) && target != pc &&
+               b->nspans < XLAT_SPANS && b->ninsn + 1 < max) {
+      /* Followed (note 2): the block goes on at the target. */
+      s = &xl_stencil_xt_nop;
+      b->hi[b->nspans - 1] = next;
+      b->lo[b->nspans++] = target;
+      next = target;
     } else if (is_b && blen == len && !(target & 1)) {
       /* Room for its exit, and for the fall-through's after it. */
       bool bra = kind == TK_BRA;
@@ -1908,7 +1934,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     v[XL_HOLE_xh_reg] = reg_offset(v[XL_HOLE_xh_reg]);
     v[XL_HOLE_xh_src] = reg_offset(v[XL_HOLE_xh_src]);
     nspecial += s != &xl_stencil_xt_insn && s != &xl_stencil_xt_last;
-    a += len;
+    a = next;
     v[XL_HOLE_xh_npc] = a;
     links[n] = (jit_link_t){.stencil = s, .values = v, .next_hole = XL_HOLE_xh_next};
     n++;
@@ -1921,7 +1947,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     return M68K_EINVAL;
   }
   b->pc = pc;
-  b->end = a;
+  b->hi[b->nspans - 1] = a;
   memset(vals[0], 0, sizeof vals[0]);
   vals[0][XL_HOLE_xh_count] = b->ninsn;
   vals[0][XL_HOLE_xh_pc] = pc;
@@ -2021,11 +2047,15 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     x->live->prev = b;
   x->live = b;
   x->nlive++;
-  uint32_t s0 = (pc & c->addr_mask) - x->ram_base, s1 = (a & c->addr_mask) - x->ram_base - 1;
-  if (s1 < s0 || s1 >= x->ram_size)
-    s1 = x->ram_size - 1;
-  pages_set(x, s0 >> M68K_XLAT_PAGE_SHIFT, s1 >> M68K_XLAT_PAGE_SHIFT, true);
+  for (unsigned k = 0; k < b->nspans; k++) {
+    uint32_t s0 = (b->lo[k] & c->addr_mask) - x->ram_base;
+    uint32_t s1 = (b->hi[k] & c->addr_mask) - x->ram_base - 1;
+    if (s1 < s0 || s1 >= x->ram_size)
+      s1 = x->ram_size - 1;
+    pages_set(x, s0 >> M68K_XLAT_PAGE_SHIFT, s1 >> M68K_XLAT_PAGE_SHIFT, true);
+  }
   x->st.translated++;
+  x->st.followed += b->nspans - 1;
   x->st.insns += b->ninsn;
   x->st.specialised += nspecial;
   return 0;
@@ -2231,6 +2261,7 @@ void m68k__xlat_detach(m68k_cpu_t *c)
   totals.insns += x->st.insns;
   totals.specialised += x->st.specialised;
   totals.chained += x->st.chained;
+  totals.followed += x->st.followed;
   totals.invalidated += x->st.invalidated;
   totals.flushes += x->st.flushes;
   totals.translate_ns += x->st.translate_ns;

@@ -731,7 +731,9 @@ static void done2(void)
 /* A branch chained to a block whose code a store then rewrites, from a
  * block in another page, which lives on: the chained exit is unlinked
  * when its target dies, so the branch reaches the new code (ADDQ #2, not
- * #1, from the 20th time round), not the old one's. */
+ * #1, from the 20th time round), not the old one's. The branch is a BNE
+ * that is always taken: a BRA would be followed (xlat.c note 2), the
+ * target's code copied into the block rather than chained. */
 static void chained_exit_reaches_the_rewritten_block(void)
 {
   static const uint16_t code[] = {
@@ -745,7 +747,7 @@ static void chained_exit_reaches_the_rewritten_block(void)
       0x30bc, 0x5483,           /* 1014 movew #0x5483,%a0@ (addql #2,%d3) */
       0x5381,                   /* 1018 subql #1,%d1 */
       0x6704,                   /* 101a beqs 1020 */
-      0x6000, 0x01e2,           /* 101c braw 1200 */
+      0x6600, 0x01e2,           /* 101c bnew 1200 (always taken) */
       0x4e72, 0x2700,           /* 1020 stop #9984 */
   };
   static const uint16_t target[] = {
@@ -765,10 +767,22 @@ static void chained_exit_reaches_the_rewritten_block(void)
   done2();
 }
 
-/* Runs code on the 68030 against the interpreter, first in one run (so
- * that whole blocks run, their dead flags dropped: xlat.c note 8), then in
- * chunks from several seeds (budgets ending inside blocks), until it
- * stops, setup() before each run; checks that at least `tenths` tenths of
+/* Runs both CPUs to their STOP: in one run for seed 0 (so that whole
+ * blocks run, their dead flags dropped: xlat.c note 8), else in chunks
+ * from the seed (budgets ending inside blocks). */
+static void run_to_stop(uint32_t seed)
+{
+  if (seed == 0) {
+    CU_ASSERT_EQUAL(m68k_run(ti.cpu, 100000, NULL), m68k_run(tj.cpu, 100000, NULL));
+    CU_ASSERT_TRUE(same_state());
+  } else {
+    run_both(seed, 100000, NULL);
+  }
+  CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+}
+
+/* Runs code on the 68030 against the interpreter from several seeds
+ * (run_to_stop), setup() before each run; checks that at least `tenths` tenths of
  * the instructions translated have stencils of their own. The last run's
  * CPUs are left for the caller (done2). */
 static void run_seeds(const uint16_t *code, size_t n, void (*setup)(void), unsigned tenths)
@@ -779,13 +793,7 @@ static void run_seeds(const uint16_t *code, size_t n, void (*setup)(void), unsig
     start2(code, n, M68K_MODEL_68030);
     if (setup)
       setup();
-    if (seed == 0) {
-      CU_ASSERT_EQUAL(m68k_run(ti.cpu, 100000, NULL), m68k_run(tj.cpu, 100000, NULL));
-      CU_ASSERT_TRUE(same_state());
-    } else {
-      run_both(seed, 100000, NULL);
-    }
-    CU_ASSERT_TRUE(m68k_stopped(tj.cpu));
+    run_to_stop(seed);
     m68k_jit_stats_t st;
     m68k_jit_stats(tj.cpu, &st);
     CU_ASSERT(st.specialised * 10 >= st.insns * tenths);
@@ -2466,6 +2474,71 @@ static void jump_tables_and_copies_same(void)
   done2();
 }
 
+/* A switch whose cases end in a BRA back to its dispatch: each block
+ * follows its BRAs (xlat.c note 2), two of them in case D, into a page
+ * where no block begins (1200) and through a zero divide (1300). Case D
+ * rewrites the instruction at 1200 once (ADDQ #1 becomes #2), which must
+ * kill every block holding a copy of it; in chunks from several seeds on
+ * both models, budgets end inside followed code. */
+static void followed_branches_same(void)
+{
+  static const uint16_t code[] = {
+      0x7400,                  /* 1000 moveq #0,%d2 */
+      0x7228,                  /* 1002 moveq #40,%d1 */
+      0x7a00,                  /* 1004 moveq #0,%d5 */
+      0x7e00,                  /* 1006 moveq #0,%d7 */
+      0x43f8, 0x5000,          /* 1008 lea 0x5000.w,%a1 */
+      0x6000, 0x00f2,          /* 100c bra.w 1100 <dispatch> */
+      0x4e72, 0x2700,          /* 1010 stop #0x2700 */
+      0x5282,                  /* 1014 addq.l #1,%d2 (case A) */
+      0x6000, 0x00e8,          /* 1016 bra.w 1100 */
+      0xd481,                  /* 101a add.l %d1,%d2 (case B) */
+      0x6000, 0x00e2,          /* 101c bra.w 1100 */
+      0xe58a,                  /* 1020 lsl.l #2,%d2 (case C) */
+      0x6000, 0x02dc,          /* 1022 bra.w 1300 */
+  };
+  static const uint16_t dispatch[] = {
+      0x5381,                  /* 1100 subq.l #1,%d1 */
+      0x6b00, 0xff0c,          /* 1102 bmi.w 1010 */
+      0x2001,                  /* 1106 move.l %d1,%d0 */
+      0x0280, 0x0000, 0x0003,  /* 1108 andi.l #3,%d0 */
+      0xd080,                  /* 110e add.l %d0,%d0 */
+      0x303b, 0x0806,          /* 1110 move.w %pc@(1118,%d0:l),%d0 */
+      0x4efb, 0x0002,          /* 1114 jmp %pc@(1118,%d0:w) */
+      0xfefc, 0xff02, 0xff08, 0x0008, /* 1118 A, B, C, D */
+      0x2282,                  /* 1120 move.l %d2,(%a1) (case D) */
+      0x0c81, 0x0000, 0x0017,  /* 1122 cmpi.l #23,%d1 */
+      0x6606,                  /* 1128 bne.s 1130 */
+      0x31fc, 0x5482, 0x1200,  /* 112a move.w #0x5482,0x1200.w */
+      0x6000, 0x00ce,          /* 1130 bra.w 1200 */
+  };
+  static const uint16_t far[] = {
+      0x5282,                  /* 1200 addq.l #1,%d2 (becomes addq.l #2) */
+      0x6000, 0xfefc,          /* 1202 bra.w 1100 */
+  };
+  static const uint16_t divide[] = {
+      0x80c5,                  /* 1300 divu.w %d5,%d0 (zero divide) */
+      0x6000, 0xfdfc,          /* 1302 bra.w 1100 */
+  };
+  static const m68k_model_t models[] = {M68K_MODEL_68000, M68K_MODEL_68030};
+  for (size_t mi = 0; mi < 2; mi++)
+    for (uint32_t seed = 0; seed <= 6; seed++) {
+      start2(code, sizeof code / 2, models[mi]);
+      both_w16(0x1100, dispatch, sizeof dispatch / 2);
+      both_w16(0x1200, far, sizeof far / 2);
+      both_w16(0x1300, divide, sizeof divide / 2);
+      handler2(5, 0x5287, 0x4e73); /* addq.l #1,%d7; rte */
+      run_to_stop(seed);
+      CU_ASSERT_EQUAL(tm_d(&tj, 7), 10);      /* case C's zero divides */
+      CU_ASSERT_EQUAL(tm_r16(&tj, 0x1200), 0x5482);
+      m68k_jit_stats_t st;
+      m68k_jit_stats(tj.cpu, &st);
+      CU_ASSERT(st.followed >= 4);
+      CU_ASSERT(st.invalidated > 0);
+      done2();
+    }
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -2535,6 +2608,7 @@ int main(void)
       {"dead_flags_of_memory_stencils_seen_by_faults", dead_flags_of_memory_stencils_seen_by_faults},
       {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
       {"pea_through_the_core_counts_once", pea_through_the_core_counts_once},
+      {"followed_branches_same", followed_branches_same},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
