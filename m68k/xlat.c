@@ -1948,6 +1948,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   }
   b->pc = pc;
   b->hi[b->nspans - 1] = a;
+  if (b->hi[b->nspans - 1] == b->lo[b->nspans - 1])
+    b->nspans--; /* a BRA followed to code that could not be translated */
   memset(vals[0], 0, sizeof vals[0]);
   vals[0][XL_HOLE_xh_count] = b->ninsn;
   vals[0][XL_HOLE_xh_pc] = pc;

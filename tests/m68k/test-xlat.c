@@ -2539,6 +2539,33 @@ static void followed_branches_same(void)
     }
 }
 
+/* BRAs followed to the end of RAM (xlat.c note 2): to its last word,
+ * whose MOVEQ the block takes before it stops at the end of RAM, and past
+ * it, where nothing can be taken; either way the block exits at the
+ * first address it could not translate, where the fetch is a bus error
+ * (its handler sets d6 and stops). */
+static void followed_branches_to_the_end_of_ram(void)
+{
+  static const uint16_t handler[] = {0x7c07, 0x4e72, 0x2700}; /* moveq #7,%d6; stop */
+  static const uint16_t code[2][5] = {
+      {0x7000, 0x60ff, 0x0000, 0xeffa, 0}, /* moveq #0,%d0; bra.l 0xfffe */
+      {0x7000, 0x60ff, 0x0000, 0xeffc, 0}, /* moveq #0,%d0; bra.l 0x10000 */
+  };
+  for (unsigned k = 0; k < 2; k++)
+    for (uint32_t seed = 0; seed <= 4; seed++) {
+      start2(code[k], 4, M68K_MODEL_68030);
+      both_w16(TM_HANDLER + 4 * 2, handler, 3);
+      both_w16(0xfffe, (const uint16_t[]){0x7005}, 1); /* moveq #5,%d0 */
+      run_to_stop(seed);
+      CU_ASSERT_EQUAL(tm_d(&tj, 6), 7);
+      CU_ASSERT_EQUAL(tm_d(&tj, 0), k == 0 ? 5u : 0u);
+      m68k_jit_stats_t st;
+      m68k_jit_stats(tj.cpu, &st);
+      CU_ASSERT_EQUAL(st.followed, k == 0); /* past RAM: no span, nothing followed */
+      done2();
+    }
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -2609,6 +2636,7 @@ int main(void)
       {"reads_through_the_core_set_dead_flags", reads_through_the_core_set_dead_flags},
       {"pea_through_the_core_counts_once", pea_through_the_core_counts_once},
       {"followed_branches_same", followed_branches_same},
+      {"followed_branches_to_the_end_of_ram", followed_branches_to_the_end_of_ram},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
