@@ -1880,6 +1880,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       is_b = true;
     }
     uint32_t next = a + len;
+    bool direct = is_b && blen == len && !(target & 1); /* to a known, even target */
     bool lv = false;
     memflags_t mfn = {0};
     const jit_stencil_t *sp = special(x, a, off, op, kind, len, v, &lv, &mfn);
@@ -1892,14 +1893,14 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       leave[n] = lv;
       mf[n] = mfn;
       open = kind != TK_JMP;
-    } else if (kind == TK_BRA && is_b && blen == len && !(target & 1) && target != pc &&
-               b->nspans < XLAT_SPANS && b->ninsn + 1 < max) {
+    } else if (direct && kind == TK_BRA && target != pc && b->nspans < XLAT_SPANS &&
+               b->ninsn + 1 < max) {
       /* Followed (note 2): the block goes on at the target. */
       s = &xl_stencil_xt_nop;
       b->hi[b->nspans - 1] = next;
       b->lo[b->nspans++] = target;
       next = target;
-    } else if (is_b && blen == len && !(target & 1)) {
+    } else if (direct) {
       /* Room for its exit, and for the fall-through's after it. */
       bool bra = kind == TK_BRA;
       if (ntaken + (bra ? 1 : 2) > XLAT_EXITS)

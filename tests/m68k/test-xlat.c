@@ -2547,9 +2547,9 @@ static void followed_branches_same(void)
 static void followed_branches_to_the_end_of_ram(void)
 {
   static const uint16_t handler[] = {0x7c07, 0x4e72, 0x2700}; /* moveq #7,%d6; stop */
-  static const uint16_t code[2][5] = {
-      {0x7000, 0x60ff, 0x0000, 0xeffa, 0}, /* moveq #0,%d0; bra.l 0xfffe */
-      {0x7000, 0x60ff, 0x0000, 0xeffc, 0}, /* moveq #0,%d0; bra.l 0x10000 */
+  static const uint16_t code[2][4] = {
+      {0x7000, 0x60ff, 0x0000, 0xeffa}, /* moveq #0,%d0; bra.l 0xfffe */
+      {0x7000, 0x60ff, 0x0000, 0xeffc}, /* moveq #0,%d0; bra.l 0x10000 */
   };
   for (unsigned k = 0; k < 2; k++)
     for (uint32_t seed = 0; seed <= 4; seed++) {
