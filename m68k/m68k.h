@@ -207,6 +207,7 @@ typedef struct m68k_jit_stats {
   uint64_t specialised;  /* of those, with a stencil of their own (not a handler call) */
   uint64_t chained;      /* block exits linked straight into another block */
   uint64_t followed;     /* BRAs a block went on through to their target */
+  uint64_t cached;       /* loops translated with registers in host registers */
   uint64_t invalidated;  /* blocks dropped by stores into their code */
   uint64_t flushes;      /* whole-cache flushes at the bound */
   uint64_t translate_ns; /* time spent translating */

@@ -355,10 +355,10 @@ static int cmd_run(int argc, char **argv) {
       fprintf(stderr,
               "quamachine: jit: %" PRIu64 " blocks translated (%" PRIu64 " instructions, %" PRIu64
               " with stencils of their own), %" PRIu64 " exits chained, %" PRIu64
-              " branches followed, %" PRIu64 " blocks invalidated, %" PRIu64
-              " flushes, %.3f ms translating\n",
-              js.translated, js.insns, js.specialised, js.chained, js.followed, js.invalidated,
-              js.flushes,
+              " branches followed, %" PRIu64 " loops with cached registers, %" PRIu64
+              " blocks invalidated, %" PRIu64 " flushes, %.3f ms translating\n",
+              js.translated, js.insns, js.specialised, js.chained, js.followed, js.cached,
+              js.invalidated, js.flushes,
               (double)js.translate_ns / 1e6);
     }
   }

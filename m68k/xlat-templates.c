@@ -57,6 +57,14 @@ uint32_t m68k__slow_rd(m68k_cpu_t *c, uint32_t a, int sz, bool prog) __attribute
 void m68k__xlat_wr(m68k_cpu_t *c, uint32_t a, int sz, uint32_t v) __attribute__((cold));
 extern void xh_next(m68k_cpu_t *c);
 extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
+/* The loop register cache (xlat.c note 19): up to two guest registers of a
+ * loop, kept in callee-saved host registers (slots) from the loop's entry
+ * on and written back to the CPU on every way out of it, so that the
+ * loop's own writes and reads of them do not go through memory. The code
+ * that enters translated code saves the host's values (note 18), and
+ * writes the slots back when translated code returns to it. */
+register uint32_t xg_c0 __asm__("rbx");
+register uint32_t xg_c1 __asm__("r15");
 
 #define PC ((uint32_t)(uintptr_t)xh_pc)
 #define OP ((uint32_t)(uintptr_t)xh_op)
@@ -74,6 +82,21 @@ extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
 #define XT_INLINE static inline __attribute__((always_inline))
 #define XT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define XT_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/* The slots back into the CPU, where c->xlat_lc says they are in use:
+ * before anything outside the loop's stencils can look at the registers
+ * (a call into the core). */
+XT_INLINE void lc_spill(m68k_cpu_t *c)
+{
+  uint32_t lc = c->xlat_lc;
+  if (XT_UNLIKELY(lc)) {
+    if (lc & 0xffff)
+      *(uint32_t *)((char *)c + (lc & 0xffff) - 1) = xg_c0;
+    if (lc >> 16)
+      *(uint32_t *)((char *)c + (lc >> 16) - 1) = xg_c1;
+    c->xlat_lc = 0;
+  }
+}
 
 /* A block's entry (PC: the block's address): on only when its COUNT
  * instructions fit in the budget (xlat.c note 6); icount is c->icount,
@@ -270,32 +293,26 @@ XT_PURE_P(nop, (void)c)
  * left it; xt_<name>_o passes the new value on to the next one in the
  * same way, and _io does both. Every one stores the new value, so the CPU
  * always holds the register as it is. */
-XT_INLINE uint32_t acc_moveq(m68k_cpu_t *c, uint32_t v) /* MOVEQ, flags of a constant */
-{
-  (void)v;
-  logic_flags(c, IMM);
-  return IMM;
-}
-XT_INLINE uint32_t acc_clr_l(m68k_cpu_t *c, uint32_t v)
-{
-  (void)v;
-  logic_flags(c, 0);
-  return 0;
-}
+/* acc3_<name>(c, v, s) with s Rs's value (where the operation has one),
+ * and acc_<name>(c, v) with Rs's from the CPU. */
 #define XT_ACC_FN(name, expr)                                                                \
-  XT_INLINE uint32_t acc_##name(m68k_cpu_t *c, uint32_t v)                                   \
+  XT_INLINE uint32_t acc3_##name(m68k_cpu_t *c, uint32_t v, uint32_t s)                      \
   {                                                                                          \
     (void)c;                                                                                 \
     (void)v;                                                                                 \
+    (void)s;                                                                                 \
     return (expr);                                                                           \
-  }
+  }                                                                                          \
+  XT_INLINE uint32_t acc_##name(m68k_cpu_t *c, uint32_t v) { return acc3_##name(c, v, RSRC); }
+XT_ACC_FN(moveq, (logic_flags(c, IMM), IMM)) /* MOVEQ, flags of a constant */
+XT_ACC_FN(clr_l, (logic_flags(c, 0), 0u))
 XT_ACC_FN(seti, IMM)                                      /* LEA abs,Ar; MOVEA #imm */
-XT_ACC_FN(adda_l, v + RSRC)                               /* ADDA.L Rs,Ar */
-XT_ACC_FN(suba_l, v - RSRC)                               /* SUBA.L Rs,Ar */
-XT_ACC_FN(adda_w, v + (uint32_t)(int32_t)(int16_t)RSRC)   /* ADDA.W Rs,Ar */
+XT_ACC_FN(adda_l, v + s)                               /* ADDA.L Rs,Ar */
+XT_ACC_FN(suba_l, v - s)                               /* SUBA.L Rs,Ar */
+XT_ACC_FN(adda_w, v + (uint32_t)(int32_t)(int16_t)s)   /* ADDA.W Rs,Ar */
 XT_ACC_FN(adda_i, v + IMM) /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
-XT_ACC_FN(add_l, m68k__add(c, v, RSRC, 4, 0, false))
-XT_ACC_FN(sub_l, m68k__sub(c, v, RSRC, 4, 0, false, false))
+XT_ACC_FN(add_l, m68k__add(c, v, s, 4, 0, false))
+XT_ACC_FN(sub_l, m68k__sub(c, v, s, 4, 0, false, false))
 XT_ACC_FN(addi_l, m68k__add(c, v, IMM, 4, 0, false))      /* ADDQ/ADDI.L */
 XT_ACC_FN(subi_l, m68k__sub(c, v, IMM, 4, 0, false, false))
 /* ADD and SUB .L (ADDQ, SUBQ, ADDI, SUBI) with lazy N, Z, V and C; X, not
@@ -308,18 +325,18 @@ XT_INLINE uint32_t lz_add(m68k_cpu_t *c, uint32_t d, uint32_t s, bool sub)
   c->lz_op = sub ? M68K_LZ_SUB : M68K_LZ_ADD;
   return sub ? d - s : d + s;
 }
-XT_ACC_FN(ladd_l, lz_add(c, v, RSRC, false))
+XT_ACC_FN(ladd_l, lz_add(c, v, s, false))
 XT_ACC_FN(laddi_l, lz_add(c, v, IMM, false))
-XT_ACC_FN(lsub_l, lz_add(c, v, RSRC, true))
+XT_ACC_FN(lsub_l, lz_add(c, v, s, true))
 XT_ACC_FN(lsubi_l, lz_add(c, v, IMM, true))
 XT_INLINE uint32_t logic(m68k_cpu_t *c, uint32_t r)
 {
   logic_flags(c, r);
   return r;
 }
-XT_ACC_FN(and_l, logic(c, v & RSRC))
-XT_ACC_FN(or_l, logic(c, v | RSRC))
-XT_ACC_FN(eor_l, logic(c, v ^ RSRC))
+XT_ACC_FN(and_l, logic(c, v & s))
+XT_ACC_FN(or_l, logic(c, v | s))
+XT_ACC_FN(eor_l, logic(c, v ^ s))
 XT_ACC_FN(clr_bw, (logic_flags(c, 0), v & IMM)) /* CLR.B, CLR.W Dr (IMM: the bits kept) */
 
 /* Shifts of a long in Dn (xh_reg) by IMM (1 to 8) or by Ds (xh_src) mod
@@ -348,9 +365,9 @@ XT_ACC_FN(lsl_l_i_nf, XT_SHIFT8("shll", v))
 XT_ACC_FN(lsr_l_i_nf, XT_SHIFT8("shrl", v))
 XT_ACC_FN(asr_l_i_nf, XT_SHIFT8("sarl", v))
 
-XT_INLINE uint32_t shift_r(m68k_cpu_t *c, uint32_t d, int kind, bool nf)
+XT_INLINE uint32_t shift_r(m68k_cpu_t *c, uint32_t d, uint32_t s, int kind, bool nf)
 {
-  uint32_t n = RSRC & 63, r, cy;
+  uint32_t n = s & 63, r, cy;
   if (n == 0) {
     if (!nf) {
       c->n = d;
@@ -376,12 +393,12 @@ XT_INLINE uint32_t shift_r(m68k_cpu_t *c, uint32_t d, int kind, bool nf)
   }
   return shifted(c, r, cy);
 }
-XT_ACC_FN(lsl_l_r, shift_r(c, v, 0, false))
-XT_ACC_FN(lsr_l_r, shift_r(c, v, 1, false))
-XT_ACC_FN(asr_l_r, shift_r(c, v, 2, false))
-XT_ACC_FN(lsl_l_r_nf, shift_r(c, v, 0, true))
-XT_ACC_FN(lsr_l_r_nf, shift_r(c, v, 1, true))
-XT_ACC_FN(asr_l_r_nf, shift_r(c, v, 2, true))
+XT_ACC_FN(lsl_l_r, shift_r(c, v, s, 0, false))
+XT_ACC_FN(lsr_l_r, shift_r(c, v, s, 1, false))
+XT_ACC_FN(asr_l_r, shift_r(c, v, s, 2, false))
+XT_ACC_FN(lsl_l_r_nf, shift_r(c, v, s, 0, true))
+XT_ACC_FN(lsr_l_r_nf, shift_r(c, v, s, 1, true))
+XT_ACC_FN(asr_l_r_nf, shift_r(c, v, s, 2, true))
 
 /* ORI, ANDI, EORI .L #IMM,Dn. */
 XT_ACC_FN(or_i, logic(c, v | IMM))
@@ -423,10 +440,10 @@ XT_INLINE uint32_t mulu(m68k_cpu_t *c, uint32_t d, uint32_t s)
 }
 XT_ACC_FN(muls_l_i, muls(c, v, IMM))
 XT_ACC_FN(mulu_l_i, mulu(c, v, IMM))
-XT_ACC_FN(muls_l_r, muls(c, v, RSRC))
-XT_ACC_FN(mulu_l_r, mulu(c, v, RSRC))
+XT_ACC_FN(muls_l_r, muls(c, v, s))
+XT_ACC_FN(mulu_l_r, mulu(c, v, s))
 XT_ACC_FN(mul_l_i_nf, v * IMM)
-XT_ACC_FN(mul_l_r_nf, v * RSRC)
+XT_ACC_FN(mul_l_r_nf, v * s)
 
 /* MULS.L, MULU.L #IMM,Dh:Dl, the 64-bit product (Dl: xh_reg, Dh: xh_src),
  * GCC's division by a constant: Dh written first, as cpu-ops.c's t_mull
@@ -453,11 +470,11 @@ void xt_mulu64_i(m68k_cpu_t *c) { mul64(c, false); }
 /* The same without the flags no later instruction reads (xlat.c note 8):
  * none (the others are above: MOVE.L as MOVEA.L, ADD.L as ADDA.L, CLR.L
  * and MOVEQ as seti...), or X alone. */
-XT_ACC_FN(and_l_nf, v & RSRC)
-XT_ACC_FN(or_l_nf, v | RSRC)
-XT_ACC_FN(eor_l_nf, v ^ RSRC)
-XT_ACC_FN(add_l_x, (c->x = v + RSRC < v, v + RSRC))
-XT_ACC_FN(sub_l_x, (c->x = v < RSRC, v - RSRC))
+XT_ACC_FN(and_l_nf, v & s)
+XT_ACC_FN(or_l_nf, v | s)
+XT_ACC_FN(eor_l_nf, v ^ s)
+XT_ACC_FN(add_l_x, (c->x = v + s < v, v + s))
+XT_ACC_FN(sub_l_x, (c->x = v < s, v - s))
 XT_ACC_FN(addi_l_x, (c->x = v + IMM < v, v + IMM))
 XT_ACC_FN(subi_l_x, (c->x = v < IMM, v - IMM))
 
@@ -507,6 +524,81 @@ XT_ACC_FN(subi_l_x, (c->x = v < IMM, v - IMM))
   XT_ACC_P(name, acc_##name, RREG)
 M68K_XLAT_ACC_RW(XT_ACC_RW)
 M68K_XLAT_ACC_W(XT_ACC_W)
+/* Their variants by the registers cached (xlat.c note 19): _c<k> with Rn
+ * in slot k (its value from the host register, the new one into it), and
+ * for those with a source register (M68K_XLAT_ACC_RS) _c<k>s<j> with Rs
+ * in slot j too, and _s<j> with Rs alone in slot j. */
+#define XT_ACC_CK(name, k)                                                                   \
+  void xt_##name##_c##k(m68k_cpu_t *c)                                                       \
+  {                                                                                          \
+    xg_c##k = acc3_##name(c, xg_c##k, RSRC);                                                 \
+    xh_next(c);                                                                              \
+  }
+#define XT_ACC_C(name) XT_ACC_CK(name, 0) XT_ACC_CK(name, 1)
+M68K_XLAT_ACC_RW(XT_ACC_C)
+M68K_XLAT_ACC_W(XT_ACC_C)
+#define XT_ACC_CKSJ(name, k, j)                                                              \
+  void xt_##name##_c##k##s##j(m68k_cpu_t *c)                                                 \
+  {                                                                                          \
+    xg_c##k = acc3_##name(c, xg_c##k, xg_c##j);                                              \
+    xh_next(c);                                                                              \
+  }
+#define XT_ACC_SJ(name, j)                                                                   \
+  void xt_##name##_s##j(m68k_cpu_t *c)                                                       \
+  {                                                                                          \
+    RREG = acc3_##name(c, RREG, xg_c##j);                                                    \
+    xh_next(c);                                                                              \
+  }
+#define XT_ACC_CS(name)                                                                      \
+  XT_ACC_CKSJ(name, 0, 0) XT_ACC_CKSJ(name, 0, 1) XT_ACC_CKSJ(name, 1, 0)                      \
+  XT_ACC_CKSJ(name, 1, 1) XT_ACC_SJ(name, 0) XT_ACC_SJ(name, 1)
+M68K_XLAT_ACC_RS(XT_ACC_CS)
+/* A cached loop's entry, before its xt_enter: the slots filled from the
+ * registers at xh_reg (slot 0) and xh_src (slot 1), and marked in use
+ * (IMM: xlat_lc's value), icount passed on. */
+extern void xh_next_ic(m68k_cpu_t *c, uint64_t icount) __asm__("xh_next");
+void xt_fill1(m68k_cpu_t *c, uint64_t icount)
+{
+  xg_c0 = RREG;
+  c->xlat_lc = IMM;
+  xh_next_ic(c, icount);
+}
+void xt_fill2(m68k_cpu_t *c, uint64_t icount)
+{
+  xg_c0 = RREG;
+  xg_c1 = RSRC;
+  c->xlat_lc = IMM;
+  xh_next_ic(c, icount);
+}
+/* The slots written back to the registers they hold, on the way out of
+ * the loop: after its last branch back (xt_spill1, xt_spill2), or on a
+ * branch out of it, on to the exit's jump (_x). */
+void xt_spill1(m68k_cpu_t *c)
+{
+  RREG = xg_c0;
+  c->xlat_lc = 0;
+  xh_next(c);
+}
+void xt_spill2(m68k_cpu_t *c)
+{
+  RREG = xg_c0;
+  RSRC = xg_c1;
+  c->xlat_lc = 0;
+  xh_next(c);
+}
+void xt_spill1_x(m68k_cpu_t *c, uint64_t icount)
+{
+  RREG = xg_c0;
+  c->xlat_lc = 0;
+  xh_taken(c, icount);
+}
+void xt_spill2_x(m68k_cpu_t *c, uint64_t icount)
+{
+  RREG = xg_c0;
+  RSRC = xg_c1;
+  c->xlat_lc = 0;
+  xh_taken(c, icount);
+}
 
 /* Moves from Rs into Rn (xlat.h M68K_XLAT_ACC_S): accs_<name> gives Rn's
  * new value from Rs's, s; their _i and _io take s from the stencil before
@@ -547,14 +639,51 @@ extern void xh_next_ds(m68k_cpu_t *c, uint32_t d, uint32_t s) __asm__("xh_next")
     body;                                                                                    \
     xh_next_ds(c, d, s);                                                                     \
   }
-XT_DS(lcmpr_l, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
-XT_DS(lcmpir_l, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+/* With Rn cached in slot k (xlat.c note 19): read from the host register,
+ * and a SUB's result stored into both. */
+#define XT_DS_CK(name, sexpr, body, k)                                                       \
+  void xt_##name##_c##k(m68k_cpu_t *c)                                                       \
+  {                                                                                          \
+    uint32_t d = xg_c##k, s = (sexpr);                                                       \
+    body;                                                                                    \
+    xh_next_ds(c, d, s);                                                                     \
+  }
+#define XT_DS_C(name, sexpr, body)                                                           \
+  XT_DS(name, sexpr, body) XT_DS_CK(name, sexpr, body, 0) XT_DS_CK(name, sexpr, body, 1)
+XT_DS_C(lcmpr_l, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_DS_C(lcmpir_l, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
 XT_DS(lsubr_l, RSRC, RREG = lz_add(c, d, s, true))
 XT_DS(lsubir_l, IMM, RREG = lz_add(c, d, s, true))
+XT_DS_CK(lsubr_l, RSRC, xg_c0 = lz_add(c, d, s, true), 0)
+XT_DS_CK(lsubr_l, RSRC, xg_c1 = lz_add(c, d, s, true), 1)
+XT_DS_CK(lsubir_l, IMM, xg_c0 = lz_add(c, d, s, true), 0)
+XT_DS_CK(lsubir_l, IMM, xg_c1 = lz_add(c, d, s, true), 1)
+/* CMP.L and SUB.L Rs,Rn with Rs in slot j, Rn in slot k (_c<k>s<j>) or
+ * in the CPU (_s<j>). */
+#define XT_DS_V(name, dexpr, sj, body, suffix)                                               \
+  void xt_##name##suffix(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    uint32_t d = (dexpr), s = xg_c##sj;                                                      \
+    body;                                                                                    \
+    xh_next_ds(c, d, s);                                                                     \
+  }
+#define XT_LCMP_S(k, j) XT_DS_V(lcmpr_l, xg_c##k, j, XT_LZ_CMP, _c##k##s##j)
+#define XT_LZ_CMP                                                                            \
+  {                                                                                          \
+    c->lz_d = d;                                                                             \
+    c->lz_s = s;                                                                             \
+    c->lz_op = M68K_LZ_SUB;                                                                  \
+  }
+XT_LCMP_S(0, 0) XT_LCMP_S(0, 1) XT_LCMP_S(1, 0) XT_LCMP_S(1, 1)
+XT_DS_V(lcmpr_l, RREG, 0, XT_LZ_CMP, _s0) XT_DS_V(lcmpr_l, RREG, 1, XT_LZ_CMP, _s1)
+#define XT_LSUB_S(k, j) XT_DS_V(lsubr_l, xg_c##k, j, xg_c##k = lz_add(c, d, s, true), _c##k##s##j)
+XT_LSUB_S(0, 0) XT_LSUB_S(0, 1) XT_LSUB_S(1, 0) XT_LSUB_S(1, 1)
+XT_DS_V(lsubr_l, RREG, 0, RREG = lz_add(c, d, s, true), _s0)
+XT_DS_V(lsubr_l, RREG, 1, RREG = lz_add(c, d, s, true), _s1)
 /* CMPI.B #IMM,Dn, lazy: CMP.B's flags are those of the two bytes at the
  * top of a long compared. */
 XT_PURE_P(lcmpi_b, { c->lz_d = RREG << 24; c->lz_s = IMM << 24; c->lz_op = M68K_LZ_SUB; })
-XT_DS(lcmpir_b, IMM, {
+XT_DS_C(lcmpir_b, IMM, {
   d <<= 24;
   s <<= 24;
   c->lz_d = d;
@@ -565,8 +694,8 @@ XT_DS(lcmpir_b, IMM, {
  * minus 0. */
 XT_PURE_P(ltst_l, { c->lz_d = RREG; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
 XT_PURE_P(ltst_b, { c->lz_d = RREG << 24; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
-XT_DS(ltstr_l, 0, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
-XT_DS(ltstr_b, 0, {
+XT_DS_C(ltstr_l, 0, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_DS_C(ltstr_b, 0, {
   d <<= 24;
   c->lz_d = d;
   c->lz_s = s;
@@ -587,6 +716,7 @@ XT_INLINE void mem_out_at(m68k_cpu_t *c, bool *out, uint32_t pc)
 {
   if (!*out) {
     *out = true;
+    lc_spill(c); /* the core sees the registers, and may take an exception */
     m68k__lz_sync(c); /* before the instruction's own flags, and any fault */
     c->icount += COUNT;
     c->ppc = PC;
@@ -767,6 +897,20 @@ XT_INLINE void move_b_imm_ai(m68k_cpu_t *c, bool nf) /* MOVE.B #IMM,(Ar) */
 }
 void xt_move_b_imm_ai(m68k_cpu_t *c) { move_b_imm_ai(c, false); }
 void xt_move_b_imm_ai_nf(m68k_cpu_t *c) { move_b_imm_ai(c, true); }
+/* The same with Ar cached in slot k (xlat.c note 19). */
+#define XT_MOVE_B_IMM_AI_C(k)                                                                \
+  void xt_move_b_imm_ai_c##k(m68k_cpu_t *c)                                                  \
+  {                                                                                          \
+    if (!wr_flagged(c, xg_c##k, 1, IMM, false))                                              \
+      xh_next(c);                                                                            \
+  }                                                                                          \
+  void xt_move_b_imm_ai_nf_c##k(m68k_cpu_t *c)                                               \
+  {                                                                                          \
+    if (!wr_flagged(c, xg_c##k, 1, IMM, true))                                               \
+      xh_next(c);                                                                            \
+  }
+XT_MOVE_B_IMM_AI_C(0)
+XT_MOVE_B_IMM_AI_C(1)
 
 /* The 68030's MOVE family (xlat.c note 11). An operand's address: the
  * interpreter's (cpu-ops.c ea_addr, ea_index with a brief extension
@@ -875,6 +1019,38 @@ XT_INLINE void move_m_d(m68k_cpu_t *c, int sz, int sm, bool nf, bool xin, uint32
   void xt_##name##_x(m68k_cpu_t *c, uint32_t x) { move_m_d(c, sz, XO_ix, nf, true, x, false); } \
   void xt_##name##_xo(m68k_cpu_t *c, uint32_t x) { move_m_d(c, sz, XO_ix, nf, true, x, true); }
 M68K_XLAT_ACC_IX(XT_MV_IX)
+
+/* MOVE (d8,As,Xi),Dn with Dn cached in slot k (xlat.c note 19): Dn's new
+ * value into the slot, or into the CPU after a read through the core
+ * (which wrote the slots back: mem_out_at), after which the block
+ * returns; with xk, Xi is Dn and comes from the slot too (a pointer
+ * chase: MOVE.L (A2,D0.L*4),D0). */
+XT_INLINE void move_ix_c(m68k_cpu_t *c, int sz, bool nf, int k, bool xk)
+{
+  bool out = false;
+  uint32_t old = k == 0 ? xg_c0 : xg_c1;
+  uint32_t idx = xk ? XT_INDEX(old, xh_sxs, xh_ssc) : SIDX;
+  uint32_t v = rd_at(c, RSRC + HOLE32(xh_sdisp) + idx, sz, &out, HOLE32(xh_spc));
+  if (!nf || out)
+    logic_flags_sz(c, v, sz);
+  uint32_t m = XT_MASK(sz), r = (old & ~m) | (v & m);
+  if (XT_UNLIKELY(out)) {
+    RREG = r;
+    c->pc = NPC;
+    return;
+  }
+  if (k == 0)
+    xg_c0 = r;
+  else
+    xg_c1 = r;
+  xh_next(c);
+}
+#define XT_MV_IX_C(name, sz, nf)                                                             \
+  void xt_##name##_d0(m68k_cpu_t *c) { move_ix_c(c, sz, nf, 0, false); }                     \
+  void xt_##name##_d1(m68k_cpu_t *c) { move_ix_c(c, sz, nf, 1, false); }                     \
+  void xt_##name##_xd0(m68k_cpu_t *c) { move_ix_c(c, sz, nf, 0, true); }                     \
+  void xt_##name##_xd1(m68k_cpu_t *c) { move_ix_c(c, sz, nf, 1, true); }
+M68K_XLAT_ACC_IX(XT_MV_IX_C)
 #define XT_MV_MD(name, sz, sm, nf)                                                           \
   void xt_##name##_o(m68k_cpu_t *c) { move_m_d(c, sz, XO_##sm, nf, false, 0, true); }
 M68K_XLAT_ACC_MD(XT_MV_MD)

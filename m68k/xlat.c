@@ -32,7 +32,8 @@
  *    reads them: note 8), evaluated only where a branch tests them; a
  *    compare's are lazy (note 13). A block ends after a jump, call,
  *    return or trap (xt_last: the loop finds the block at the new PC), at
- *    a BRA it does not follow, or after XLAT_INSNS instructions,
+ *    a BRA it does not follow, at a branch back to its own start (a
+ *    loop: note 19), or after XLAT_INSNS instructions,
  *    XLAT_EXITS branch exits, or the end of RAM. A BRA to anywhere but the
  *    block's own start is followed (up to XLAT_SPANS - 1 times, and only
  *    with room for an instruction after it): the block goes on at its
@@ -327,6 +328,42 @@
  *    and the C functions they call keep them, as the ABI has them do.
  *    Frameless stencils use caller-saved registers only, so pinning
  *    callee-saved ones takes none from them.
+ * 19. Loop register cache. A loop, a block whose branch goes back to its
+ *    own start, keeps up to two guest registers in host registers while
+ *    it runs (slots: rbx and r15, global register variables of
+ *    xlat-templates.c as note 18's), so that what is carried round the
+ *    loop in them (an address stepped each time, a counter, a pointer
+ *    chase's index) goes through no store and load each time round. A
+ *    block ends at its branch back, so that a loop is its whole block but
+ *    the exits. loop_cache takes the block only when each of the loop's
+ *    links (up to its last branch back) writes no register or the one its
+ *    xh_reg names (lc_writes: anything else, a handler above all, rules
+ *    the block out); of the registers written there only by stencils with
+ *    cached variants (note 15's one-register operations, note 13's SUBs,
+ *    MOVE (d8,As,Xi),Dn) and read by no link but through such a variant
+ *    (lc_var: Rn, Rs, or Rn and its index, from a slot), it caches the two
+ *    written most (lc_assign), and their readers and writers take the
+ *    variants. A fill before the entry loads the slots from the CPU and
+ *    sets xlat_lc (which registers the slots hold); the loop's own branches
+ *    go past it, to the entry's budget check. A write goes to the slot
+ *    alone, so the CPU's copy is stale while the loop runs, and every way
+ *    out writes the slots back first: the spill after the last branch back
+ *    (xt_spill), one on each branch out of the loop, before its exit's jump
+ *    (xt_spill_x, which holds the exit's jump site), any call into the core
+ *    (mem_out_at: a read or store through the core, which may take an
+ *    exception and leave by longjmp), and every return to the loop
+ *    (m68k__xlat_enter hands back rbx and r15, and enter() writes them
+ *    where xlat_lc says and clears it). Why that is exact: inside the loop
+ *    every read of a cached register is from its slot, and every write of
+ *    it is to the slot; the slots are loaded at every entry into the loop
+ *    from outside it; and no code but the loop's own stencils runs between
+ *    a fill and the next spill, as the loop's stencils call into nothing
+ *    but the core (which spills first), an interrupt or a budget's end is
+ *    seen only at the entry (which returns to the loop, spilling), and the
+ *    CPUs sharing a translator run translated code on one host thread one
+ *    at a time, each entering through its own fill and leaving through a
+ *    spill. Not cached yet: registers stepped by (An)+ or -(An), memory
+ *    operands' bases, DBcc's counter, and icount.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -1600,40 +1637,51 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
  * register's value comes in and goes out, and the pass-through twin (p),
  * which hands on another register's value (NULL where there is none). */
 #define XL_IN_A7 (-1)
+/* What a stencil writes of the registers (note 19): none; the one at
+ * xh_reg, with variants caching it (c0, c1); the one at xh_reg without
+ * them; or more, or what only its handler knows. */
+enum { LC_NONE, LC_CACHED, LC_REG, LC_ANY };
 static const struct {
   const jit_stencil_t *s, *o, *i, *io, *p;
   int in;     /* the hole naming the register whose value _i takes, or XL_IN_A7 */
   bool noreg; /* writes no register: a pass-through of any */
+  uint8_t writes; /* LC_*, for s alone */
 } acc[] = {
 #define XL_ACC_RW(name)                                                                        \
-  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
-   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_reg},
+  {&xl_stencil_xt_##name,      &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,             \
+   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_reg, false, LC_CACHED},
 #define XL_ACC_W(name)                                                                         \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, &xl_stencil_xt_##name##_p,      \
-   XL_HOLE_xh_reg},
+   XL_HOLE_xh_reg, false, LC_CACHED},
 #define XL_ACC_S(name)                                                                         \
-  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
-   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_src},
+  {&xl_stencil_xt_##name,      &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,             \
+   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_src, false, LC_REG},
+/* The compares write none, the SUBs Rn (lc_writes). */
 #define XL_ACC_IN(name)                                                                        \
-  {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL, NULL, XL_HOLE_xh_reg},
+  {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL, NULL, XL_HOLE_xh_reg, false,    \
+   LC_NONE},
 #define XL_ACC_IX(name, sz, nf)                                                                \
-  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_x,                  \
-   &xl_stencil_xt_##name##_xo, NULL, XL_HOLE_xh_sidx},
+  {&xl_stencil_xt_##name,      &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_x,             \
+   &xl_stencil_xt_##name##_xo, NULL,                      XL_HOLE_xh_sidx,                       \
+   false,                      LC_CACHED},
 #define XL_ACC_MD(name, sz, sm, nf)                                                            \
-  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, NULL, XL_HOLE_xh_reg},
+  {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, NULL, XL_HOLE_xh_reg, false,    \
+   XO_##sm == XO_pi || XO_##sm == XO_pd ? LC_ANY : LC_REG},
     M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_S(XL_ACC_S)
     M68K_XLAT_ACC_IN(XL_ACC_IN) M68K_XLAT_ACC_IX(XL_ACC_IX) M68K_XLAT_ACC_MD(XL_ACC_MD)
-    {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, NULL, XL_HOLE_xh_sidx},
+    {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, NULL, XL_HOLE_xh_sidx,
+     false, LC_ANY},
     /* MOVEM.L on Ar and RTS on A7 (XL_IN_A7: no hole names it). */
 #define XL_ACC_MOVEM_DIR(name)                                                                 \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,                  \
-   &xl_stencil_xt_##name##_io, NULL, XL_HOLE_xh_reg},
+   &xl_stencil_xt_##name##_io, NULL, XL_HOLE_xh_reg, false, LC_ANY},
 #define XL_ACC_MOVEM(k) XL_ACC_MOVEM_DIR(movem_st_pd##k) XL_ACC_MOVEM_DIR(movem_ld_pi##k)
     XL_MOVEM_KS(XL_ACC_MOVEM)
 #undef XL_ACC_MOVEM
 #undef XL_ACC_MOVEM_DIR
-    {&xl_stencil_xt_rts, NULL, &xl_stencil_xt_rts_i, NULL, NULL, XL_IN_A7},
-#define XL_NOREG(name) {&xl_stencil_xt_##name, NULL, NULL, NULL, &xl_stencil_xt_##name##_p, 0, true},
+    {&xl_stencil_xt_rts, NULL, &xl_stencil_xt_rts_i, NULL, NULL, XL_IN_A7, false, LC_ANY},
+#define XL_NOREG(name)                                                                         \
+  {&xl_stencil_xt_##name, NULL, NULL, NULL, &xl_stencil_xt_##name##_p, 0, true, LC_NONE},
     M68K_XLAT_NOREG(XL_NOREG)
 #undef XL_NOREG
 #undef XL_ACC_RW
@@ -1688,6 +1736,205 @@ static void pass_values(jit_link_t *links, unsigned first, unsigned last)
     const jit_stencil_t *v[8] = {NULL, acc[k[i]].i, acc[k[i]].o, acc[k[i]].io, acc[k[i]].p};
     links[i].stencil = v[how[i]];
   }
+}
+
+/* Note 19: a stencil's variants by where its registers are: v[r][j] for
+ * the one at xh_reg in r and the one at xh_src in j, each 0 for the CPU,
+ * 1 for slot 0 and 2 for slot 1 (v[0][0] is the stencil itself: NULL),
+ * and x[k] for xh_reg and the index (xh_sidx), the same register, both
+ * in slot k. NULL where there is no such variant. */
+static const struct {
+  const jit_stencil_t *s, *v[3][3], *x[2];
+} lc_var[] = {
+#define XL_V(name, suffix) &xl_stencil_xt_##name##suffix
+#define XL_LC_CS(name)                                                                         \
+  {XL_V(name, ),                                                                               \
+   {{NULL, XL_V(name, _s0), XL_V(name, _s1)},                                                  \
+    {XL_V(name, _c0), XL_V(name, _c0s0), XL_V(name, _c0s1)},                                   \
+    {XL_V(name, _c1), XL_V(name, _c1s0), XL_V(name, _c1s1)}}},
+#define XL_LC_C(name) {XL_V(name, ), {{NULL}, {XL_V(name, _c0)}, {XL_V(name, _c1)}}},
+#define XL_LC_IX(name, sz, nf)                                                                 \
+  {XL_V(name, ), {{NULL}, {XL_V(name, _d0)}, {XL_V(name, _d1)}}, {XL_V(name, _xd0), XL_V(name, _xd1)}},
+    /* The first row of a stencil is the one found: those with a source
+     * register before the rest of their lists. */
+    M68K_XLAT_ACC_RS(XL_LC_CS) XL_LC_CS(lcmpr_l) XL_LC_CS(lsubr_l)
+    M68K_XLAT_ACC_RW(XL_LC_C) M68K_XLAT_ACC_W(XL_LC_C) M68K_XLAT_ACC_IN(XL_LC_C)
+    M68K_XLAT_ACC_IX(XL_LC_IX) XL_LC_C(move_b_imm_ai) XL_LC_C(move_b_imm_ai_nf)
+#undef XL_LC_IX
+#undef XL_LC_C
+#undef XL_LC_CS
+#undef XL_V
+};
+
+static int lc_var_index(const jit_stencil_t *s)
+{
+  for (size_t k = 0; k < sizeof lc_var / sizeof lc_var[0]; k++)
+    if (lc_var[k].s == s)
+      return (int)k;
+  return -1;
+}
+
+/* Note 19: what stencil s writes of the registers (LC_*), and in *k its
+ * row of acc[] (-1 where it has none). */
+static int lc_writes(const jit_stencil_t *s, int *k)
+{
+  *k = acc_index(s);
+  if (*k >= 0)
+    return s == &xl_stencil_xt_lsubr_l || s == &xl_stencil_xt_lsubir_l ? LC_CACHED
+                                                                         : acc[*k].writes;
+  if (s == &xl_stencil_xt_addi_b || s == &xl_stencil_xt_addi_b_nf || s == &xl_stencil_xt_ext_w ||
+      s == &xl_stencil_xt_ext_w_nf)
+    return LC_REG;
+  if (s == &xl_stencil_xt_bra || s == &xl_stencil_xt_cmp_l || s == &xl_stencil_xt_cmpi_l ||
+      s == &xl_stencil_xt_move_b_imm_ai || s == &xl_stencil_xt_move_b_imm_ai_nf)
+    return LC_NONE;
+  for (unsigned cc = 0; cc < 16; cc++)
+    if (s == bcc_stencils[cc] || s == lbcc_stencils[cc] || s == lbccr_stencils[cc])
+      return LC_NONE;
+  /* MOVEs into memory that step no address register. */
+  static const uint8_t src[] = {XO_r, XO_ai, XO_d16, XO_ix, XO_abs};
+  static const uint8_t dst[] = {XO_ai, XO_d16, XO_ix, XO_abs};
+  for (unsigned z = 0; z < 3; z++)
+    for (unsigned i = 0; i < sizeof src; i++)
+      for (unsigned j = 0; j < sizeof dst; j++)
+        if (s == moves[z][src[i]][dst[j]] || s == moves_nf[z][src[i]][dst[j]])
+          return LC_NONE;
+  return LC_ANY;
+}
+
+/* Note 19: links [1, end), a loop, with up to two registers cached: those
+ * written most of the candidates (bit r of `cand`). Each link whose
+ * stencil has a variant for where its registers are takes it; a register
+ * that a link still reads from the CPU is dropped from the candidates
+ * (its bit set in *bad) and every link left as it was. Returns the number
+ * of slots used, their registers in slot[]. */
+static int lc_assign(jit_link_t *links, unsigned end, const unsigned *writes, uint32_t cand,
+                     uint32_t *bad, int slot[2])
+{
+  slot[0] = slot[1] = -1;
+  for (int r = 0; r < 16; r++) {
+    if (!(cand >> r & 1))
+      continue;
+    if (slot[0] < 0 || writes[r] > writes[slot[0]]) {
+      slot[1] = slot[0];
+      slot[0] = r;
+    } else if (slot[1] < 0 || writes[r] > writes[slot[1]]) {
+      slot[1] = r;
+    }
+  }
+  int used = (slot[0] >= 0) + (slot[1] >= 0);
+  const jit_stencil_t *was[JIT_CHAIN_MAX];
+  *bad = 0;
+  for (unsigned i = 1; i < end; i++) {
+    was[i] = links[i].stencil;
+    const uint64_t *v = links[i].values;
+    int lv = lc_var_index(links[i].stencil), r = 0, j = 0;
+    bool x = false;
+    if (lv >= 0) {
+      for (int q = 0; q < used; q++) {
+        r = v[XL_HOLE_xh_reg] == reg_offset((uint64_t)slot[q]) ? q + 1 : r;
+        j = v[XL_HOLE_xh_src] == reg_offset((uint64_t)slot[q]) ? q + 1 : j;
+      }
+      x = r && lc_var[lv].x[0] && v[XL_HOLE_xh_sidx] == v[XL_HOLE_xh_reg];
+      if (j && !lc_var[lv].v[r][j])
+        j = 0; /* no variant for it: the source from the CPU */
+      const jit_stencil_t *to = x ? lc_var[lv].x[r - 1] : lc_var[lv].v[r][j];
+      if (to)
+        links[i].stencil = to;
+      else
+        r = j = 0;
+    }
+    for (int q = 0; q < used; q++) {
+      uint64_t o = reg_offset((uint64_t)slot[q]);
+      const jit_stencil_t *st = links[i].stencil;
+      for (uint32_t h = 0; h < st->nholes; h++) {
+        unsigned id = st->holes[h].hole;
+        bool from_slot = (id == XL_HOLE_xh_reg && r == q + 1) ||
+                         (id == XL_HOLE_xh_src && j == q + 1) ||
+                         (id == XL_HOLE_xh_sidx && x && r == q + 1);
+        if ((id == XL_HOLE_xh_reg || id == XL_HOLE_xh_src || id == XL_HOLE_xh_sidx ||
+             id == XL_HOLE_xh_didx) &&
+            v[id] == o && !from_slot)
+          *bad |= 1u << slot[q];
+      }
+    }
+  }
+  if (*bad) {
+    for (unsigned i = 1; i < end; i++)
+      links[i].stencil = was[i];
+    return 0;
+  }
+  return used;
+}
+
+/* Note 19: a block whose branch goes back to its own start (a taken_target
+ * of pc) keeps up to two registers in host registers, when no stencil of
+ * the loop (the links up to its last branch back) writes what cannot be
+ * known: of those written only by stencils with cached variants and read
+ * only by such, the two written most. Their readers and writers become
+ * the variants, a fill is put before the entry and a spill after the last
+ * branch back (links shift up, taken_link with them). Returns the link
+ * after the loop's last, which the branches out of it must pass through
+ * a spill of their own to leave by (0 when nothing is cached: the entry
+ * is then link 0, else link 1, past the fill, where the loop's own
+ * branches go), with the slots' CPU offsets in off[]. */
+static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned *n,
+                           const uint32_t *taken_target, unsigned *taken_link, unsigned ntaken,
+                           uint32_t pc, unsigned room, uint64_t off[2])
+{
+  unsigned end = 0;
+  for (unsigned i = 0; i < ntaken; i++)
+    if (taken_target[i] == pc && taken_link[i] + 1 > end)
+      end = taken_link[i] + 1;
+  if (!end || *n + 2 + ntaken > room)
+    return 0;
+  unsigned writes[16] = {0};
+  uint32_t uncached = 0;
+  int k[JIT_CHAIN_MAX];
+  for (unsigned i = 1; i < end; i++) {
+    int how = lc_writes(links[i].stencil, &k[i]);
+    if (how == LC_ANY)
+      return 0;
+    if (how == LC_NONE)
+      continue;
+    uint64_t o = links[i].values[XL_HOLE_xh_reg] - reg_offset(0);
+    if (o >= 64 || o % 4)
+      return 0; /* not a register of r[] */
+    if (how == LC_CACHED)
+      writes[o / 4]++;
+    else
+      uncached |= 1u << (o / 4);
+  }
+  uint32_t cand = 0, bad = 0;
+  for (int r = 0; r < 16; r++)
+    if (writes[r] && !(uncached >> r & 1))
+      cand |= 1u << r;
+  int slot[2], used = 0;
+  while (cand && !(used = lc_assign(links, end, writes, cand, &bad, slot)))
+    cand &= ~bad;
+  if (!used)
+    return 0;
+  off[0] = reg_offset((uint64_t)slot[0]);
+  off[1] = used > 1 ? reg_offset((uint64_t)slot[1]) : UINT64_MAX;
+  /* The fill at 0, the spill after the loop's last link (end + 1 once
+   * the fill is in). */
+  memmove(&links[end + 2], &links[end], (*n - end) * sizeof links[0]);
+  memmove(&links[1], &links[0], end * sizeof links[0]);
+  for (unsigned i = 0; i < ntaken; i++)
+    taken_link[i] += 1 + (taken_link[i] >= end);
+  for (int j = 0; j < 2; j++) {
+    uint64_t *v = vals[*n + (unsigned)j];
+    memset(v, 0, sizeof vals[0]);
+    v[XL_HOLE_xh_reg] = off[0];
+    v[XL_HOLE_xh_src] = used > 1 ? off[1] : 0;
+    v[XL_HOLE_xh_imm] = (off[0] + 1) | (used > 1 ? (off[1] + 1) << 16 : 0);
+  }
+  links[0] = (jit_link_t){.stencil = used > 1 ? &xl_stencil_xt_fill2 : &xl_stencil_xt_fill1,
+                          .values = vals[*n], .next_hole = XL_HOLE_xh_next};
+  links[end + 1] = (jit_link_t){.stencil = used > 1 ? &xl_stencil_xt_spill2 : &xl_stencil_xt_spill1,
+                                .values = vals[*n + 1], .next_hole = XL_HOLE_xh_next};
+  *n += 2;
+  return end + 1;
 }
 
 /* Note 6: fills each counting stencil's xh_count of links [first, last)
@@ -1843,6 +2090,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   unsigned n = 1, nspecial = 0; /* link 0: the entry (xt_enter) */
   uint32_t a = pc;
   bool open = true; /* the block falls through past its last instruction */
+  bool loop_end = false;
   unsigned known = 0;  /* the data registers whose values kval holds (note 16) */
   uint32_t kval[8];
   b->lo[0] = pc;
@@ -1914,6 +2162,8 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       leave[n] = true;
       if (bra)
         open = false;
+      /* A loop's block ends at its branch back (note 19). */
+      loop_end = target == pc;
     } else if (is_call) {
       if (ntaken + 1 > XLAT_EXITS)
         break;
@@ -1940,7 +2190,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
     links[n] = (jit_link_t){.stencil = s, .values = v, .next_hole = XL_HOLE_xh_next};
     n++;
     b->ninsn++;
-    if (!open)
+    if (!open || loop_end)
       break;
   }
   if (b->ninsn == 0) {
@@ -1960,7 +2210,14 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   lazy_flags(links, vals, leave, mf, taken_link, ntaken, &n,
              JIT_CHAIN_MAX - ntaken - (open ? 2 : 0));
   uint64_t rest = fill_counts(links, vals, leave, 1, n);
-  pass_values(links, 1, n);
+  /* The loop's registers kept in host registers (note 19): its links end
+   * before lc_end, its entry is link `head`. */
+  uint64_t lc_off[2] = {0, UINT64_MAX};
+  unsigned lc_end = live ? loop_cache(links, vals, &n, taken_target, taken_link, ntaken, pc,
+                                      JIT_CHAIN_MAX - ntaken - (open ? 2 : 0), lc_off)
+                         : 0;
+  unsigned head = lc_end != 0;
+  pass_values(links, head + 1, n);
   /* The exits (note 3): the fall-through's first, right after the last
    * instruction, which falls into it (xt_exit, which counts and jumps);
    * then the taken branches', whose own stencils count and jump. Each jump
@@ -1974,7 +2231,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       /* Back to the block's own start: straight into its entry (note 3). */
       jit_link_t *l = &links[jl];
       l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
-      l->calls[l->ncalls].link = 0;
+      l->calls[l->ncalls].link = (uint16_t)head;
       l->ncalls++;
       continue;
     }
@@ -1984,6 +2241,22 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
       v[XL_HOLE_xh_count] = rest;
       links[n] = (jit_link_t){.stencil = &xl_stencil_xt_exit, .values = v, .next_hole = -1};
       n++;
+    } else if (jl < lc_end) {
+      /* Out of the loop: its slots written back on the way (note 19). */
+      uint64_t *v = vals[n];
+      memset(v, 0, sizeof vals[n]);
+      bool two = lc_off[1] != UINT64_MAX;
+      v[XL_HOLE_xh_reg] = lc_off[0];
+      v[XL_HOLE_xh_src] = two ? lc_off[1] : 0;
+      links[n] = (jit_link_t){
+          .stencil = two ? &xl_stencil_xt_spill2_x : &xl_stencil_xt_spill1_x,
+          .values = v,
+          .next_hole = -1};
+      jit_link_t *l = &links[jl];
+      l->calls[l->ncalls].hole = XL_HOLE_xh_taken;
+      l->calls[l->ncalls].link = (uint16_t)n;
+      l->ncalls++;
+      jl = n++;
     }
     m68k__xlat_exit_t *e = &b->exits[b->nexits];
     site_link[b->nexits++] = jl;
@@ -2059,6 +2332,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   }
   x->st.translated++;
   x->st.followed += b->nspans - 1;
+  x->st.cached += head;
   x->st.insns += b->ninsn;
   x->st.specialised += nspecial;
   return 0;
@@ -2084,9 +2358,12 @@ static void chain(struct m68k__xlat *x, m68k__xlat_exit_t *e, uint32_t pc)
 /* Note 18: calls translated code at `entry` with the RAM, the store map and
  * RAM's guest base in the host registers the stencils keep them in (r12,
  * r13, r14: callee-saved, so every C function the stencils call keeps
- * them too), and gives the caller its own values back. */
-void m68k__xlat_enter(m68k_cpu_t *c, uint64_t icount, m68k__xlat_entry_t entry,
-                      uintptr_t ram_host, const uint8_t *wrmap, uint64_t ram_base);
+ * them too), and gives the caller its own values back, and those of rbx
+ * and r15, which hold a loop's cached registers (note 19): it returns
+ * what translated code left in them, ebx in the low half, r15d in the
+ * high. */
+uint64_t m68k__xlat_enter(m68k_cpu_t *c, uint64_t icount, m68k__xlat_entry_t entry,
+                          uintptr_t ram_host, const uint8_t *wrmap, uint64_t ram_base);
 __asm__(".text\n"
         "\t.p2align 4\n"
         "\t.globl m68k__xlat_enter\n"
@@ -2103,10 +2380,26 @@ __asm__(".text\n"
         "\tpush %r14\n"
         "\t.cfi_adjust_cfa_offset 8\n"
         "\t.cfi_rel_offset %r14, 0\n"
+        "\tpush %rbx\n" /* the loop register cache's (note 19) */
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %rbx, 0\n"
+        "\tpush %r15\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %r15, 0\n"
         "\tmov %rcx, %r12\n"
         "\tmov %r8, %r13\n"
         "\tmov %r9, %r14\n"
-        "\tcall *%rdx\n" /* three pushes and the return address: aligned */
+        "\tcall *%rdx\n" /* five pushes and the return address: aligned */
+        "\tmov %r15d, %eax\n"
+        "\tshl $32, %rax\n"
+        "\tmov %ebx, %edx\n"
+        "\tor %rdx, %rax\n"
+        "\tpop %r15\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %r15\n"
+        "\tpop %rbx\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %rbx\n"
         "\tpop %r14\n"
         "\t.cfi_adjust_cfa_offset -8\n"
         "\t.cfi_restore %r14\n"
@@ -2120,9 +2413,19 @@ __asm__(".text\n"
         "\t.cfi_endproc\n"
         "\t.size m68k__xlat_enter, .-m68k__xlat_enter\n");
 
+/* Runs translated code at entry, and writes back the registers a loop it
+ * returned from had in host registers (note 19). */
 static void enter(m68k_cpu_t *c, m68k__xlat_entry_t entry)
 {
-  m68k__xlat_enter(c, c->icount, entry, c->ram_host, c->xlat_wrmap, c->ram_base);
+  uint64_t slots = m68k__xlat_enter(c, c->icount, entry, c->ram_host, c->xlat_wrmap, c->ram_base);
+  uint32_t lc = c->xlat_lc;
+  if (lc) {
+    if (lc & 0xffff)
+      *(uint32_t *)((char *)c + (lc & 0xffff) - 1) = (uint32_t)slots;
+    if (lc >> 16)
+      *(uint32_t *)((char *)c + (lc >> 16) - 1) = (uint32_t)(slots >> 32);
+    c->xlat_lc = 0;
+  }
 }
 #endif
 
@@ -2265,6 +2568,7 @@ void m68k__xlat_detach(m68k_cpu_t *c)
   totals.specialised += x->st.specialised;
   totals.chained += x->st.chained;
   totals.followed += x->st.followed;
+  totals.cached += x->st.cached;
   totals.invalidated += x->st.invalidated;
   totals.flushes += x->st.flushes;
   totals.translate_ns += x->st.translate_ns;

@@ -105,6 +105,13 @@ enum { XA_or, XA_and, XA_sub, XA_add, XA_cmp, XA_adda, XA_suba, XA_eor, XA_muls,
   X(extb_l_nf) X(muls_l_i) X(mulu_l_i) X(muls_l_r) X(mulu_l_r) X(mul_l_i_nf) X(mul_l_r_nf)   \
   X(and_l_nf) X(or_l_nf) X(eor_l_nf) X(add_l_x) X(sub_l_x) X(addi_l_x) X(subi_l_x)
 #define M68K_XLAT_ACC_W(X) X(moveq) X(seti) X(clr_l)
+/* Those of M68K_XLAT_ACC_RW with a source register (xh_src), which have
+ * variants reading it from a loop's slot (xlat.c note 19). */
+#define M68K_XLAT_ACC_RS(X)                                                                  \
+  X(adda_l) X(suba_l) X(adda_w) X(add_l) X(sub_l) X(ladd_l) X(lsub_l) X(and_l) X(or_l)       \
+  X(eor_l) X(lsl_l_r) X(lsr_l_r) X(asr_l_r) X(lsl_l_r_nf) X(lsr_l_r_nf) X(asr_l_r_nf)        \
+  X(muls_l_r) X(mulu_l_r) X(mul_l_r_nf) X(and_l_nf) X(or_l_nf) X(eor_l_nf) X(add_l_x)        \
+  X(sub_l_x)
 /* Moves from Rs (xh_src) into Rn: xt_<name>_i and _io take Rs's value
  * from the stencil before. Every one of these lists' stencils but the
  * _i ones of M68K_XLAT_ACC_IN has a pass-through twin too, xt_<name>_p,

@@ -2374,10 +2374,12 @@ static void clears_and_movea_immediate_same(void)
   CU_ASSERT_EQUAL(tm_a(&tj, 1), 0xffffffffu);
   CU_ASSERT_EQUAL(tm_d(&tj, 5) & 0xff, 0xff); /* seq after a clear */
   done2();
-  /* In one run, the blocks at 1000 and 1008 (20 and 18 instructions): all
-   * but the MOVE.L #imm,Dn and the STOPs have stencils of their own. */
+  /* In one run, the blocks at 1000 (20 instructions), 1008 (the loop's,
+   * 17, which ends at its branch back: xlat.c note 19) and 102e (the
+   * STOP after it): all but the MOVE.L #imm,Dn and the STOPs have stencils
+   * of their own. */
   start2(code, sizeof code / 2, M68K_MODEL_68030);
-  run_counted(2, 38, 38 - 3);
+  run_counted(3, 38, 38 - 3);
 }
 
 /* Vector 3 (address error) to moveq #7,%d5; stop. */
@@ -2425,14 +2427,15 @@ static void full_extension_words_same(void)
     tm_done(&ti);
     tm_done(&tj);
   }
-  /* In one run, the block at 1000 and the loop's at 1002, 10 and 9
-   * instructions: all but the memory indirect MOVE and the STOP of each
-   * have stencils of their own. */
+  /* In one run, the block at 1000 (10 instructions), the loop's at 1002
+   * (8, up to its branch back: xlat.c note 19) and the STOP's at 1030:
+   * all but the memory indirect MOVEs and the STOPs have stencils of
+   * their own. */
   start2(code, sizeof code / 2, M68K_MODEL_68030);
   tm_set_a(&tj, 0, 0x5000);
   for (uint32_t a = 0x5000; a < 0x5200; a += 4)
     tm_w32(&tj, a, a);
-  run_counted(2, 19, 19 - 4);
+  run_counted(3, 19, 19 - 4);
 }
 
 static void jump_tables_and_copies_same(void)
@@ -2566,6 +2569,215 @@ static void followed_branches_to_the_end_of_ram(void)
     }
 }
 
+/* The loop register cache (xlat.c note 19). A pointer chase's table of
+ * 256 longs at 0x7000 (entry i: (97 i + 13) mod 256, or `exit` at 5 when
+ * it is not 0) and a byte table at 0x7800 ((7 i + 3) mod 256). */
+static void chase_tables(uint32_t exit)
+{
+  for (uint32_t i = 0; i < 256; i++) {
+    both_w32(0x7000 + 4 * i, i == 5 && exit ? exit : (97 * i + 13) & 255);
+    uint16_t w = (uint16_t)((((7 * (2 * i) + 3) & 255) << 8) | ((7 * (2 * i + 1) + 3) & 255));
+    if (i < 128)
+      both_w16(0x7800 + 2 * i, &w, 1);
+  }
+}
+
+static void chase_setup(void)
+{
+  chase_tables(0);
+}
+
+/* Loops whose blocks keep registers in host registers: a sieve's marking
+ * (MOVE.B #1,(A4) and two ADDAs, unrolled), run three times: first to its
+ * end, where code after its branch back reads the cached A1 and A4, then
+ * twice out of its middle by the BHI (the second time through the exit
+ * chained the first) to code that reads A4; a pointer chase (D0 the
+ * index and the destination of one MOVE, and the source of an ADD); a
+ * byte chase (the upper bytes of D3 kept from the slot); and a loop where
+ * A1 is written by an ADDA, which has cached variants, and a MOVEA, which
+ * has none: A1 stays in the CPU there, D1 alone is cached. Run whole and
+ * in chunks from several seeds, so that budgets end inside the loops and
+ * they are entered again through their fill. */
+static void loop_registers_cached_same(void)
+{
+  static const uint16_t code[] = {
+      0x7003,                  /* 1000 moveq #3,%d0 */
+      0x2c3c, 0x0000, 0x0400,  /* 1002 move.l #0x400,%d6 */
+      0x7e03,                  /* 1008 moveq #3,%d7 */
+      0x49f8, 0x6000,          /* 100a lea 0x6000.w,%a4 */
+      0x93c9,                  /* 100e suba.l %a1,%a1 */
+      0x18bc, 0x0001,          /* 1010 move.b #1,(%a4) */
+      0xd3c0,                  /* 1014 adda.l %d0,%a1 */
+      0xd9c0,                  /* 1016 adda.l %d0,%a4 */
+      0xb3c6,                  /* 1018 cmpa.l %d6,%a1 */
+      0x6210,                  /* 101a bhi.s 102c */
+      0x18bc, 0x0001,          /* 101c move.b #1,(%a4) */
+      0xd3c0,                  /* 1020 adda.l %d0,%a1 */
+      0xd9c0,                  /* 1022 adda.l %d0,%a4 */
+      0xb3c6,                  /* 1024 cmpa.l %d6,%a1 */
+      0x63e8,                  /* 1026 bls.s 1010 */
+      0x2a09,                  /* 1028 move.l %a1,%d5 */
+      0xda8c,                  /* 102a add.l %a4,%d5 */
+      0xddcc,                  /* 102c adda.l %a4,%a6 */
+      0x5586,                  /* 102e subq.l #2,%d6 */
+      0x5387,                  /* 1030 subq.l #1,%d7 */
+      0x66d6,                  /* 1032 bne.s 100a */
+      0x45f8, 0x7000,          /* 1034 lea 0x7000.w,%a2 */
+      0x7000,                  /* 1038 moveq #0,%d0 */
+      0x7400,                  /* 103a moveq #0,%d2 */
+      0x223c, 0x0000, 0x012c,  /* 103c move.l #300,%d1 */
+      0x2032, 0x0c00,          /* 1042 move.l (%a2,%d0.l*4),%d0 */
+      0xd480,                  /* 1046 add.l %d0,%d2 */
+      0x5381,                  /* 1048 subq.l #1,%d1 */
+      0x66f6,                  /* 104a bne.s 1042 */
+      0x47f8, 0x7800,          /* 104c lea 0x7800.w,%a3 */
+      0x263c, 0x1234, 0x0010,  /* 1050 move.l #0x12340010,%d3 */
+      0x7232,                  /* 1056 moveq #50,%d1 */
+      0x1633, 0x3000,          /* 1058 move.b (%a3,%d3.w),%d3 */
+      0xd883,                  /* 105c add.l %d3,%d4 */
+      0x5381,                  /* 105e subq.l #1,%d1 */
+      0x66f6,                  /* 1060 bne.s 1058 */
+      0x7214,                  /* 1062 moveq #20,%d1 */
+      0x93c9,                  /* 1064 suba.l %a1,%a1 */
+      0xd3c1,                  /* 1066 adda.l %d1,%a1 */
+      0x2a49,                  /* 1068 movea.l %a1,%a5 */
+      0xdbfc, 0x0000, 0x0003,  /* 106a adda.l #3,%a5 */
+      0x224d,                  /* 1070 movea.l %a5,%a1 */
+      0x5381,                  /* 1072 subq.l #1,%d1 */
+      0x66f0,                  /* 1074 bne.s 1066 */
+      0x4e72, 0x2700,          /* 1076 stop #0x2700 */
+  };
+  for (uint32_t seed = 0; seed <= 8; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    chase_setup();
+    run_to_stop(seed);
+    CU_ASSERT_EQUAL(tm_d(&tj, 5), 1026 + 0x6402);       /* after the first run's end */
+    CU_ASSERT_EQUAL(tm_a(&tj, 6), 0x6402 + 2 * 0x63ff); /* A4 after each run */
+    CU_ASSERT_EQUAL(tm_r16(&tj, 0x6000 + 0x3fe), 0x0001); /* 0x3ff = 3 * 341 */
+    CU_ASSERT_EQUAL(tm_d(&tj, 3) & 0xffffff00u, 0x12340000u);
+    CU_ASSERT_EQUAL(tm_a(&tj, 1), 20 * 21 / 2 + 3 * 20);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.cached >= 4);
+    done2();
+  }
+}
+
+/* The same on the 68000, a loop on registers alone (ADDQ, ADD, EOR, SUBQ
+ * and BNE: every one cached). */
+static void loop_registers_cached_on_the_68000(void)
+{
+  static const uint16_t code[] = {
+      0x7000,         /* 1000 moveq #0,%d0 */
+      0x7400,         /* 1002 moveq #0,%d2 */
+      0x7264,         /* 1004 moveq #100,%d1 */
+      0x5680,         /* 1006 addq.l #3,%d0 */
+      0xd480,         /* 1008 add.l %d0,%d2 */
+      0xb580,         /* 100a eor.l %d2,%d0 */
+      0x5381,         /* 100c subq.l #1,%d1 */
+      0x66f6,         /* 100e bne.s 1006 */
+      0x4e72, 0x2700, /* 1010 stop #0x2700 */
+  };
+  for (uint32_t seed = 0; seed <= 6; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68000);
+    run_to_stop(seed);
+    CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.cached >= 1);
+    done2();
+  }
+}
+
+/* A pointer chase stored through A0 at its end, and a bus error handler
+ * (at 101e) that copies D0 and D1 to D6 and D7 and stops. */
+static const uint16_t chase_code[] = {
+    0x45f8, 0x7000,         /* 1000 lea 0x7000.w,%a2 */
+    0x7000,                 /* 1004 moveq #0,%d0 */
+    0x7400,                 /* 1006 moveq #0,%d2 */
+    0x223c, 0x0000, 0x012c, /* 1008 move.l #300,%d1 */
+    0x2032, 0x0c00,         /* 100e move.l (%a2,%d0.l*4),%d0 */
+    0xd480,                 /* 1012 add.l %d0,%d2 */
+    0x5381,                 /* 1014 subq.l #1,%d1 */
+    0x66f6,                 /* 1016 bne.s 100e */
+    0x2082,                 /* 1018 move.l %d2,(%a0) */
+    0x4e72, 0x2700,         /* 101a stop #0x2700 */
+    0x2c00,                 /* 101e move.l %d0,%d6 */
+    0x2e01,                 /* 1020 move.l %d1,%d7 */
+    0x4e72, 0x2700,         /* 1022 stop #0x2700 */
+};
+
+/* A bus error inside a cached loop: the chase reaches an entry past RAM
+ * (0x4000: 0x7000 + 4 * 0x4000 is 0x17000), and the handler sees D0 and D1
+ * as the interpreter has them. */
+static void bus_error_in_a_cached_loop(void)
+{
+  for (uint32_t seed = 0; seed <= 6; seed++) {
+    start2(chase_code, sizeof chase_code / 2, M68K_MODEL_68030);
+    chase_tables(0x4000);
+    both_w32(TM_HANDLER + 4 * 2, 0x60000000u | (uint16_t)(0x101e - (TM_HANDLER + 4 * 2 + 2)));
+    run_to_stop(seed);
+    CU_ASSERT_EQUAL(tm_d(&tj, 6), 0x4000);
+    CU_ASSERT(tm_d(&tj, 7) > 0 && tm_d(&tj, 7) < 300);
+    done2();
+  }
+}
+
+/* Two CPUs sharing one translator take turns in the same cached loop
+ * with their own registers, against two interpreting CPUs sharing their
+ * RAM in the same way: each CPU's fill loads its own registers. */
+static void cached_loop_shared_by_two_cpus(void)
+{
+  tm_t *ts[2] = {&ti, &tj};
+  m68k_cpu_t *second[2];
+  for (int k = 0; k < 2; k++) {
+    tm_init(ts[k], M68K_MODEL_68030);
+    tm_code(ts[k], chase_code, sizeof chase_code / 2);
+    m68k_bus_t bus = {.ram = ts[k]->ram, .ram_base = 0, .ram_size = sizeof ts[k]->ram};
+    second[k] = m68k_create(M68K_MODEL_68030, &bus);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(second[k]);
+    m68k_set_reg(second[k], M68K_REG_SR, 0x2700);
+    m68k_set_reg(second[k], M68K_REG_A0 + 7, 0x9000);
+    m68k_set_reg(second[k], M68K_REG_A0 + 2, 0x7000);
+    m68k_set_reg(second[k], M68K_REG_D0, 7);
+    m68k_set_reg(second[k], M68K_REG_D0 + 1, 200);
+    m68k_set_reg(second[k], M68K_REG_A0, 0x5004);
+    m68k_set_reg(second[k], M68K_REG_PC, 0x100e);
+    tm_set_a(ts[k], 0, 0x5000);
+  }
+  chase_setup();
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(tj.cpu, 1, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(m68k_jit_enable(second[1], 1, tj.cpu), 0);
+  uint32_t seed = 5;
+  for (unsigned chunk = 0; chunk < 400; chunk++) {
+    seed = seed * 1103515245u + 12345u;
+    uint64_t n = 1 + (seed >> 16) % 29;
+    for (int k = 0; k < 2; k++) {
+      m68k_run(ts[k]->cpu, n, NULL);
+      m68k_run(second[k], n + 3, NULL);
+    }
+    for (int r = 0; r < M68K_REG_COUNT; r++)
+      if (m68k_get_reg(second[0], (m68k_reg_t)r) != m68k_get_reg(second[1], (m68k_reg_t)r)) {
+        CU_FAIL("the second translated CPU differs from its interpreter");
+        chunk = 400;
+        break;
+      }
+    if (!same_state()) {
+      CU_FAIL("the first translated CPU differs from its interpreter");
+      break;
+    }
+  }
+  CU_ASSERT_TRUE(m68k_stopped(tj.cpu) && m68k_stopped(second[1]));
+  CU_ASSERT_NOT_EQUAL(tm_r32(&tj, 0x5000), 0);
+  CU_ASSERT_NOT_EQUAL(tm_r32(&tj, 0x5004), 0);
+  m68k_jit_stats_t st;
+  m68k_jit_stats(tj.cpu, &st);
+  CU_ASSERT(st.cached >= 1);
+  for (int k = 0; k < 2; k++)
+    m68k_destroy(second[k]);
+  done2();
+}
+
 static void bad_arguments_are_refused(void)
 {
   tm_init(&tj, M68K_MODEL_68030);
@@ -2637,6 +2849,10 @@ int main(void)
       {"pea_through_the_core_counts_once", pea_through_the_core_counts_once},
       {"followed_branches_same", followed_branches_same},
       {"followed_branches_to_the_end_of_ram", followed_branches_to_the_end_of_ram},
+      {"loop_registers_cached_same", loop_registers_cached_same},
+      {"loop_registers_cached_on_the_68000", loop_registers_cached_on_the_68000},
+      {"bus_error_in_a_cached_loop", bus_error_in_a_cached_loop},
+      {"cached_loop_shared_by_two_cpus", cached_loop_shared_by_two_cpus},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
   return tm_run_suite("xlat", cases, sizeof(cases) / sizeof(cases[0]));
