@@ -192,6 +192,20 @@ void xt_unchained(m68k_cpu_t *c)
   c->xlat_last = EXIT;
 }
 
+/* A lazy operation's operands (xlat.c note 13) in one store: the CPU
+ * keeps lz_s right after lz_d (a little-endian host: the low half is
+ * lz_d). */
+_Static_assert(offsetof(m68k_cpu_t, lz_s) == offsetof(m68k_cpu_t, lz_d) + 4 &&
+                   offsetof(m68k_cpu_t, lz_d) % 8 == 0 &&
+                   __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "lz_d and lz_s are stored as one aligned long");
+XT_INLINE void lz_set(m68k_cpu_t *c, uint32_t d, uint32_t s, uint32_t op)
+{
+  uint64_t ds = (uint64_t)d | (uint64_t)s << 32;
+  __builtin_memcpy((char *)c + offsetof(m68k_cpu_t, lz_d), &ds, 8);
+  c->lz_op = op;
+}
+
 /* Instructions on registers alone (xlat.c note 6): they cannot fault, and
  * change nothing the loop looks at, so they leave ppc, ir, the PC and the
  * 68000's address-error state (read only by an instruction's own
@@ -263,8 +277,8 @@ XT_PURE(cmp_l, (void)m68k__sub(c, RREG, RSRC, 4, 0, false, true)) /* CMP, CMPA *
 XT_PURE(cmpi_l, (void)m68k__sub(c, RREG, IMM, 4, 0, false, true))  /* CMPI, CMPA #imm */
 /* The same compares with lazy flags (xlat.c note 13): the operands kept,
  * the flags computed only where something reads them. */
-XT_PURE_P(lcmp_l, { c->lz_d = RREG; c->lz_s = RSRC; c->lz_op = M68K_LZ_SUB; })
-XT_PURE_P(lcmpi_l, { c->lz_d = RREG; c->lz_s = IMM; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(lcmp_l, { lz_set(c, RREG, RSRC, M68K_LZ_SUB); })
+XT_PURE_P(lcmpi_l, { lz_set(c, RREG, IMM, M68K_LZ_SUB); })
 /* Before an instruction writing every one of N, Z, V and C: the lazy ones
  * are dropped. Before any other that reads them: into the split flags. */
 XT_PURE_P(lz_clear, c->lz_op = 0)
@@ -320,9 +334,7 @@ XT_ACC_FN(subi_l, m68k__sub(c, v, IMM, 4, 0, false, false))
 XT_INLINE uint32_t lz_add(m68k_cpu_t *c, uint32_t d, uint32_t s, bool sub)
 {
   c->x = sub ? d < s : d + s < d;
-  c->lz_d = d;
-  c->lz_s = s;
-  c->lz_op = sub ? M68K_LZ_SUB : M68K_LZ_ADD;
+  lz_set(c, d, s, sub ? M68K_LZ_SUB : M68K_LZ_ADD);
   return sub ? d - s : d + s;
 }
 XT_ACC_FN(ladd_l, lz_add(c, v, s, false))
@@ -650,8 +662,9 @@ extern void xh_next_ds(m68k_cpu_t *c, uint32_t d, uint32_t s) __asm__("xh_next")
   }
 #define XT_DS_C(name, sexpr, body)                                                           \
   XT_DS(name, sexpr, body) XT_DS_CK(name, sexpr, body, 0) XT_DS_CK(name, sexpr, body, 1)
-XT_DS_C(lcmpr_l, RSRC, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
-XT_DS_C(lcmpir_l, IMM, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+#define XT_LZ_CMP lz_set(c, d, s, M68K_LZ_SUB)
+XT_DS_C(lcmpr_l, RSRC, XT_LZ_CMP)
+XT_DS_C(lcmpir_l, IMM, XT_LZ_CMP)
 XT_DS(lsubr_l, RSRC, RREG = lz_add(c, d, s, true))
 XT_DS(lsubir_l, IMM, RREG = lz_add(c, d, s, true))
 XT_DS_CK(lsubr_l, RSRC, xg_c0 = lz_add(c, d, s, true), 0)
@@ -668,12 +681,6 @@ XT_DS_CK(lsubir_l, IMM, xg_c1 = lz_add(c, d, s, true), 1)
     xh_next_ds(c, d, s);                                                                     \
   }
 #define XT_LCMP_S(k, j) XT_DS_V(lcmpr_l, xg_c##k, j, XT_LZ_CMP, _c##k##s##j)
-#define XT_LZ_CMP                                                                            \
-  {                                                                                          \
-    c->lz_d = d;                                                                             \
-    c->lz_s = s;                                                                             \
-    c->lz_op = M68K_LZ_SUB;                                                                  \
-  }
 XT_LCMP_S(0, 0) XT_LCMP_S(0, 1) XT_LCMP_S(1, 0) XT_LCMP_S(1, 1)
 XT_DS_V(lcmpr_l, RREG, 0, XT_LZ_CMP, _s0) XT_DS_V(lcmpr_l, RREG, 1, XT_LZ_CMP, _s1)
 #define XT_LSUB_S(k, j) XT_DS_V(lsubr_l, xg_c##k, j, xg_c##k = lz_add(c, d, s, true), _c##k##s##j)
@@ -682,24 +689,20 @@ XT_DS_V(lsubr_l, RREG, 0, RREG = lz_add(c, d, s, true), _s0)
 XT_DS_V(lsubr_l, RREG, 1, RREG = lz_add(c, d, s, true), _s1)
 /* CMPI.B #IMM,Dn, lazy: CMP.B's flags are those of the two bytes at the
  * top of a long compared. */
-XT_PURE_P(lcmpi_b, { c->lz_d = RREG << 24; c->lz_s = IMM << 24; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(lcmpi_b, { lz_set(c, RREG << 24, IMM << 24, M68K_LZ_SUB); })
 XT_DS_C(lcmpir_b, IMM, {
   d <<= 24;
   s <<= 24;
-  c->lz_d = d;
-  c->lz_s = s;
-  c->lz_op = M68K_LZ_SUB;
+  lz_set(c, d, s, M68K_LZ_SUB);
 })
 /* TST.L and TST.B Dn, lazy: the flags of Dn (its low byte at the top)
  * minus 0. */
-XT_PURE_P(ltst_l, { c->lz_d = RREG; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
-XT_PURE_P(ltst_b, { c->lz_d = RREG << 24; c->lz_s = 0; c->lz_op = M68K_LZ_SUB; })
-XT_DS_C(ltstr_l, 0, { c->lz_d = d; c->lz_s = s; c->lz_op = M68K_LZ_SUB; })
+XT_PURE_P(ltst_l, { lz_set(c, RREG, 0, M68K_LZ_SUB); })
+XT_PURE_P(ltst_b, { lz_set(c, RREG << 24, 0, M68K_LZ_SUB); })
+XT_DS_C(ltstr_l, 0, { lz_set(c, d, s, M68K_LZ_SUB); })
 XT_DS_C(ltstr_b, 0, {
   d <<= 24;
-  c->lz_d = d;
-  c->lz_s = s;
-  c->lz_op = M68K_LZ_SUB;
+  lz_set(c, d, s, M68K_LZ_SUB);
 })
 
 /* Memory operands, on the 68030 only (no address errors; xlat.c picks
@@ -1117,9 +1120,7 @@ XT_INLINE void er_lcmp(m68k_cpu_t *c, int sm, bool pass)
 {
   bool out = false;
   uint32_t s = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), 4, &out), d = RREG;
-  c->lz_d = d;
-  c->lz_s = s;
-  c->lz_op = M68K_LZ_SUB;
+  lz_set(c, d, s, M68K_LZ_SUB);
   if (!pass || XT_UNLIKELY(out))
     mem_next(c, out);
   else
@@ -1202,9 +1203,7 @@ M68K_XLAT_TSTS(XT_TST)
 XT_INLINE uint32_t ltst(m68k_cpu_t *c, int sz, int sm, bool *out)
 {
   uint32_t d = rd(c, opnd_addr(sm, &RSRC, HOLE32(xh_sdisp), SIDX), sz, out) << (32 - 8 * sz);
-  c->lz_d = d;
-  c->lz_s = 0;
-  c->lz_op = M68K_LZ_SUB;
+  lz_set(c, d, 0, M68K_LZ_SUB);
   return d;
 }
 #define XT_LTST(sz, sm)                                                                      \
