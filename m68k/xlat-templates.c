@@ -631,6 +631,20 @@ XT_ACCS_FN(movea_w, (uint32_t)(int32_t)(int16_t)s) /* MOVEA.W Rs,Ar */
 XT_ACCS_FN(lea_d16, s + IMM)                       /* LEA (d,As),Ar */
 #define XT_ACC_S(name) XT_ACC_ALL(name, accs_##name, RSRC)
 M68K_XLAT_ACC_S(XT_ACC_S)
+/* Their variants by the registers cached (xlat.c note 19): _c<k> with Rn
+ * in slot k, _c<k>s<j> with Rs in slot j too, _s<j> with Rs alone. */
+#define XT_ACCS_V(name, dst, src, suffix)                                                    \
+  void xt_##name##suffix(m68k_cpu_t *c)                                                      \
+  {                                                                                          \
+    dst = accs_##name(c, src);                                                               \
+    xh_next(c);                                                                              \
+  }
+#define XT_ACCS_C(name)                                                                      \
+  XT_ACCS_V(name, xg_c0, RSRC, _c0) XT_ACCS_V(name, xg_c1, RSRC, _c1)                          \
+  XT_ACCS_V(name, xg_c0, xg_c0, _c0s0) XT_ACCS_V(name, xg_c0, xg_c1, _c0s1)                    \
+  XT_ACCS_V(name, xg_c1, xg_c0, _c1s0) XT_ACCS_V(name, xg_c1, xg_c1, _c1s1)                    \
+  XT_ACCS_V(name, RREG, xg_c0, _s0) XT_ACCS_V(name, RREG, xg_c1, _s1)
+M68K_XLAT_ACC_S(XT_ACCS_C)
 
 /* The compares and SUBs right before their Bcc (xt_lbccr): lazy, as
  * above, and the operands passed on in the registers of the next

@@ -338,12 +338,15 @@
  *    the exits. loop_cache takes the block only when each of the loop's
  *    links (up to its last branch back) writes no register or the one its
  *    xh_reg names (lc_writes: anything else, a handler above all, rules
- *    the block out); of the registers written there only by stencils with
- *    cached variants (note 15's one-register operations, note 13's SUBs,
- *    MOVE (d8,As,Xi),Dn) and read by no link but through such a variant
- *    (lc_var: Rn, Rs, or Rn and its index, from a slot), it caches the two
- *    written most (lc_assign), and their readers and writers take the
- *    variants. A fill before the entry loads the slots from the CPU and
+ *    the block out; a memory operand's (An)+ or -(An) writes the An at
+ *    xh_src); of the registers written there only by stencils with cached
+ *    variants (note 15's one-register operations and moves between
+ *    registers, note 13's SUBs, MOVE (d8,As,Xi),Dn) and read by no link
+ *    but through such a variant (lc_var: Rn, Rs, or Rn and its index, from
+ *    a slot; any other register hole of a link's stencil counts as a read,
+ *    which keeps a register a memory operand uses or steps in the CPU), it
+ *    caches the two written most (lc_assign), and their readers and
+ *    writers take the variants. A fill before the entry loads the slots from the CPU and
  *    sets xlat_lc (which registers the slots hold); the loop's own branches
  *    go past it, to the entry's budget check. A write goes to the slot
  *    alone, so the CPU's copy is stale while the loop runs, and every way
@@ -1637,10 +1640,11 @@ static void lazy_flags(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], bool
  * register's value comes in and goes out, and the pass-through twin (p),
  * which hands on another register's value (NULL where there is none). */
 #define XL_IN_A7 (-1)
-/* What a stencil writes of the registers (note 19): none; the one at
- * xh_reg, with variants caching it (c0, c1); the one at xh_reg without
- * them; or more, or what only its handler knows. */
-enum { LC_NONE, LC_CACHED, LC_REG, LC_ANY };
+/* What a stencil writes of the registers (note 19), a mask: the one at
+ * xh_reg (LC_REG), with variants caching it (LC_CACHED), the one at
+ * xh_src (LC_SRC: a memory operand's (An)+ or -(An)); or LC_ANY: more,
+ * or what only its handler knows. */
+enum { LC_NONE = 0, LC_REG = 1, LC_SRC = 2, LC_CACHED = 4 | LC_REG, LC_ANY = 8 };
 static const struct {
   const jit_stencil_t *s, *o, *i, *io, *p;
   int in;     /* the hole naming the register whose value _i takes, or XL_IN_A7 */
@@ -1655,7 +1659,7 @@ static const struct {
    XL_HOLE_xh_reg, false, LC_CACHED},
 #define XL_ACC_S(name)                                                                         \
   {&xl_stencil_xt_##name,      &xl_stencil_xt_##name##_o, &xl_stencil_xt_##name##_i,             \
-   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_src, false, LC_REG},
+   &xl_stencil_xt_##name##_io, &xl_stencil_xt_##name##_p, XL_HOLE_xh_src, false, LC_CACHED},
 /* The compares write none, the SUBs Rn (lc_writes). */
 #define XL_ACC_IN(name)                                                                        \
   {&xl_stencil_xt_##name, NULL, &xl_stencil_xt_##name##_i, NULL, NULL, XL_HOLE_xh_reg, false,    \
@@ -1666,7 +1670,7 @@ static const struct {
    false,                      LC_CACHED},
 #define XL_ACC_MD(name, sz, sm, nf)                                                            \
   {&xl_stencil_xt_##name, &xl_stencil_xt_##name##_o, NULL, NULL, NULL, XL_HOLE_xh_reg, false,    \
-   XO_##sm == XO_pi || XO_##sm == XO_pd ? LC_ANY : LC_REG},
+   XO_##sm == XO_pi || XO_##sm == XO_pd ? LC_REG | LC_SRC : LC_REG},
     M68K_XLAT_ACC_RW(XL_ACC_RW) M68K_XLAT_ACC_W(XL_ACC_W) M68K_XLAT_ACC_S(XL_ACC_S)
     M68K_XLAT_ACC_IN(XL_ACC_IN) M68K_XLAT_ACC_IX(XL_ACC_IX) M68K_XLAT_ACC_MD(XL_ACC_MD)
     {&xl_stencil_xt_jmp_pcix, NULL, &xl_stencil_xt_jmp_pcix_x, NULL, NULL, XL_HOLE_xh_sidx,
@@ -1757,7 +1761,7 @@ static const struct {
   {XL_V(name, ), {{NULL}, {XL_V(name, _d0)}, {XL_V(name, _d1)}}, {XL_V(name, _xd0), XL_V(name, _xd1)}},
     /* The first row of a stencil is the one found: those with a source
      * register before the rest of their lists. */
-    M68K_XLAT_ACC_RS(XL_LC_CS) XL_LC_CS(lcmpr_l) XL_LC_CS(lsubr_l)
+    M68K_XLAT_ACC_RS(XL_LC_CS) M68K_XLAT_ACC_S(XL_LC_CS) XL_LC_CS(lcmpr_l) XL_LC_CS(lsubr_l)
     M68K_XLAT_ACC_RW(XL_LC_C) M68K_XLAT_ACC_W(XL_LC_C) M68K_XLAT_ACC_IN(XL_LC_C)
     M68K_XLAT_ACC_IX(XL_LC_IX) XL_LC_C(move_b_imm_ai) XL_LC_C(move_b_imm_ai_nf)
 #undef XL_LC_IX
@@ -1791,14 +1795,25 @@ static int lc_writes(const jit_stencil_t *s, int *k)
   for (unsigned cc = 0; cc < 16; cc++)
     if (s == bcc_stencils[cc] || s == lbcc_stencils[cc] || s == lbccr_stencils[cc])
       return LC_NONE;
-  /* MOVEs into memory that step no address register. */
-  static const uint8_t src[] = {XO_r, XO_ai, XO_d16, XO_ix, XO_abs};
-  static const uint8_t dst[] = {XO_ai, XO_d16, XO_ix, XO_abs};
-  for (unsigned z = 0; z < 3; z++)
-    for (unsigned i = 0; i < sizeof src; i++)
-      for (unsigned j = 0; j < sizeof dst; j++)
-        if (s == moves[z][src[i]][dst[j]] || s == moves_nf[z][src[i]][dst[j]])
-          return LC_NONE;
+  /* The memory families: a source's (An)+ or -(An) writes its An (at
+   * xh_src); a MOVE's destination, its Rn or An (at xh_reg) when it is a
+   * register or steps; an operation into Rn, Rn. */
+#define LC_STEPS(m) ((m) == XO_pi || (m) == XO_pd ? LC_SRC : LC_NONE)
+  for (unsigned m = 0; m < XO_N; m++) {
+    for (unsigned z = 0; z < 3; z++)
+      for (unsigned d = 0; d < XO_N; d++)
+        if (s == moves[z][m][d] || s == moves_nf[z][m][d])
+          return LC_STEPS(m) | (d == XO_d || d == XO_a || d == XO_pi || d == XO_pd ? LC_REG : 0);
+    for (unsigned z = 0; z < 2; z++)
+      if (s == tsts[z][m] || s == tsts_nf[z][m] || s == ltsts[z][m] || s == ltstrs[z][m])
+        return LC_STEPS(m);
+    if (s == er_lcmp[m] || s == er_lcmpr[m])
+      return LC_STEPS(m);
+    for (unsigned op = 0; op < XA_N; op++)
+      if (s == alu_er[op][m] || s == alu_er_nf[op][m] || s == alu_er_x[op][m])
+        return LC_STEPS(m) | (op == XA_cmp ? 0 : LC_REG);
+  }
+#undef LC_STEPS
   return LC_ANY;
 }
 
@@ -1893,17 +1908,19 @@ static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], 
   int k[JIT_CHAIN_MAX];
   for (unsigned i = 1; i < end; i++) {
     int how = lc_writes(links[i].stencil, &k[i]);
-    if (how == LC_ANY)
+    if (how & LC_ANY)
       return 0;
-    if (how == LC_NONE)
-      continue;
-    uint64_t o = links[i].values[XL_HOLE_xh_reg] - reg_offset(0);
-    if (o >= 64 || o % 4)
-      return 0; /* not a register of r[] */
-    if (how == LC_CACHED)
-      writes[o / 4]++;
-    else
-      uncached |= 1u << (o / 4);
+    for (int w = LC_REG; w <= LC_SRC; w <<= 1) {
+      if (!(how & w))
+        continue;
+      uint64_t o = links[i].values[w == LC_REG ? XL_HOLE_xh_reg : XL_HOLE_xh_src] - reg_offset(0);
+      if (o >= 64 || o % 4)
+        return 0; /* not a register of r[] */
+      if (w == LC_REG && (how & LC_CACHED) == LC_CACHED)
+        writes[o / 4]++;
+      else
+        uncached |= 1u << (o / 4);
+    }
   }
   uint32_t cand = 0, bad = 0;
   for (int r = 0; r < 16; r++)

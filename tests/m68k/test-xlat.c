@@ -2663,6 +2663,48 @@ static void loop_registers_cached_same(void)
   }
 }
 
+/* A cached loop among memory operands that step their address
+ * registers (MOVE.L (A0)+,(A1)+, ADD.L (A2)+,D2, TST.B (A3)+), which
+ * stay in the CPU, with a branch out of its middle (BEQ over an ADDQ,
+ * taken at each zero byte: twice in a row, then once more) to a block
+ * that branches back into the loop's entry. */
+static void cached_loop_among_memory_operands_same(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x7000,          /* 1000 lea 0x7000.w,%a0 */
+      0x43f8, 0x6000,          /* 1004 lea 0x6000.w,%a1 */
+      0x45f8, 0x7000,          /* 1008 lea 0x7000.w,%a2 */
+      0x47f8, 0x7800,          /* 100c lea 0x7800.w,%a3 */
+      0x7400,                  /* 1010 moveq #0,%d2 */
+      0x7a00,                  /* 1012 moveq #0,%d5 */
+      0x7c00,                  /* 1014 moveq #0,%d6 */
+      0x223c, 0x0000, 0x0100,  /* 1016 move.l #256,%d1 */
+      0x22d8,                  /* 101c move.l (%a0)+,(%a1)+ */
+      0xd49a,                  /* 101e add.l (%a2)+,%d2 */
+      0x4a1b,                  /* 1020 tst.b (%a3)+ */
+      0x6702,                  /* 1022 beq.s 1026 */
+      0x5285,                  /* 1024 addq.l #1,%d5 */
+      0x5486,                  /* 1026 addq.l #2,%d6 */
+      0x5381,                  /* 1028 subq.l #1,%d1 */
+      0x66f0,                  /* 102a bne.s 101c */
+      0x4e72, 0x2700,          /* 102c stop #0x2700 */
+  };
+  for (uint32_t seed = 0; seed <= 8; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    chase_setup();
+    both_w16(0x780a, (const uint16_t[]){0}, 1); /* bytes 10 and 11; 219 is 0 already */
+    run_to_stop(seed);
+    CU_ASSERT_EQUAL(tm_d(&tj, 5), 256 - 3);
+    CU_ASSERT_EQUAL(tm_d(&tj, 6), 2 * 256);
+    CU_ASSERT_EQUAL(tm_d(&tj, 2), 255 * 256 / 2);
+    CU_ASSERT_EQUAL(tm_r32(&tj, 0x6000 + 4 * 255), tm_r32(&tj, 0x7000 + 4 * 255));
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.cached >= 1);
+    done2();
+  }
+}
+
 /* The same on the 68000, a loop on registers alone (ADDQ, ADD, EOR, SUBQ
  * and BNE: every one cached). */
 static void loop_registers_cached_on_the_68000(void)
@@ -2850,6 +2892,7 @@ int main(void)
       {"followed_branches_same", followed_branches_same},
       {"followed_branches_to_the_end_of_ram", followed_branches_to_the_end_of_ram},
       {"loop_registers_cached_same", loop_registers_cached_same},
+      {"cached_loop_among_memory_operands_same", cached_loop_among_memory_operands_same},
       {"loop_registers_cached_on_the_68000", loop_registers_cached_on_the_68000},
       {"bus_error_in_a_cached_loop", bus_error_in_a_cached_loop},
       {"cached_loop_shared_by_two_cpus", cached_loop_shared_by_two_cpus},
