@@ -1895,7 +1895,7 @@ static int lc_assign(jit_link_t *links, unsigned end, const unsigned *writes, ui
  * branches go), with the slots' CPU offsets in off[]. */
 static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], unsigned *n,
                            const uint32_t *taken_target, unsigned *taken_link, unsigned ntaken,
-                           uint32_t pc, unsigned room, uint64_t off[2])
+                           uint32_t pc, bool open, unsigned room, uint64_t off[2])
 {
   unsigned end = 0;
   for (unsigned i = 0; i < ntaken; i++)
@@ -1934,11 +1934,12 @@ static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], 
   off[0] = reg_offset((uint64_t)slot[0]);
   off[1] = used > 1 ? reg_offset((uint64_t)slot[1]) : UINT64_MAX;
   /* The fill at 0, the spill after the loop's last link (end + 1 once
-   * the fill is in). */
-  memmove(&links[end + 2], &links[end], (*n - end) * sizeof links[0]);
+   * the fill is in), unless that is a BRA back that ends the block. */
+  bool after = end < *n || open;
+  memmove(&links[end + 1 + after], &links[end], (*n - end) * sizeof links[0]);
   memmove(&links[1], &links[0], end * sizeof links[0]);
   for (unsigned i = 0; i < ntaken; i++)
-    taken_link[i] += 1 + (taken_link[i] >= end);
+    taken_link[i] += 1 + (after && taken_link[i] >= end);
   for (int j = 0; j < 2; j++) {
     uint64_t *v = vals[*n + (unsigned)j];
     memset(v, 0, sizeof vals[0]);
@@ -1948,9 +1949,10 @@ static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], 
   }
   links[0] = (jit_link_t){.stencil = used > 1 ? &xl_stencil_xt_fill2 : &xl_stencil_xt_fill1,
                           .values = vals[*n], .next_hole = XL_HOLE_xh_next};
-  links[end + 1] = (jit_link_t){.stencil = used > 1 ? &xl_stencil_xt_spill2 : &xl_stencil_xt_spill1,
-                                .values = vals[*n + 1], .next_hole = XL_HOLE_xh_next};
-  *n += 2;
+  if (after)
+    links[end + 1] = (jit_link_t){.stencil = used > 1 ? &xl_stencil_xt_spill2 : &xl_stencil_xt_spill1,
+                                  .values = vals[*n + 1], .next_hole = XL_HOLE_xh_next};
+  *n += 1 + after;
   return end + 1;
 }
 
@@ -2230,7 +2232,7 @@ static int translate(struct m68k__xlat *x, m68k_cpu_t *c, unsigned max, block_t 
   /* The loop's registers kept in host registers (note 19): its links end
    * before lc_end, its entry is link `head`. */
   uint64_t lc_off[2] = {0, UINT64_MAX};
-  unsigned lc_end = live ? loop_cache(links, vals, &n, taken_target, taken_link, ntaken, pc,
+  unsigned lc_end = live ? loop_cache(links, vals, &n, taken_target, taken_link, ntaken, pc, open,
                                       JIT_CHAIN_MAX - ntaken - (open ? 2 : 0), lc_off)
                          : 0;
   unsigned head = lc_end != 0;

@@ -2706,7 +2706,8 @@ static void cached_loop_among_memory_operands_same(void)
 }
 
 /* The same on the 68000, a loop on registers alone (ADDQ, ADD, EOR, SUBQ
- * and BNE: every one cached). */
+ * and BNE: every one cached), and on both models the same closed by a
+ * BRA. */
 static void loop_registers_cached_on_the_68000(void)
 {
   static const uint16_t code[] = {
@@ -2720,15 +2721,31 @@ static void loop_registers_cached_on_the_68000(void)
       0x66f6,         /* 100e bne.s 1006 */
       0x4e72, 0x2700, /* 1010 stop #0x2700 */
   };
-  for (uint32_t seed = 0; seed <= 6; seed++) {
-    start2(code, sizeof code / 2, M68K_MODEL_68000);
-    run_to_stop(seed);
-    CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
-    m68k_jit_stats_t st;
-    m68k_jit_stats(tj.cpu, &st);
-    CU_ASSERT(st.cached >= 1);
-    done2();
-  }
+  /* The same loop closed by a BRA back, which ends its block: no spill
+   * after it, one on the BEQ out. */
+  static const uint16_t bra[] = {
+      0x7000,         /* 1000 moveq #0,%d0 */
+      0x7400,         /* 1002 moveq #0,%d2 */
+      0x7264,         /* 1004 moveq #100,%d1 */
+      0x5680,         /* 1006 addq.l #3,%d0 */
+      0xd480,         /* 1008 add.l %d0,%d2 */
+      0xb580,         /* 100a eor.l %d2,%d0 */
+      0x5381,         /* 100c subq.l #1,%d1 */
+      0x6702,         /* 100e beq.s 1012 */
+      0x60f4,         /* 1010 bra.s 1006 */
+      0x4e72, 0x2700, /* 1012 stop #0x2700 */
+  };
+  static const m68k_model_t models[] = {M68K_MODEL_68000, M68K_MODEL_68030};
+  for (size_t k = 0; k < 3; k++)
+    for (uint32_t seed = 0; seed <= 6; seed++) {
+      start2(k ? bra : code, k ? sizeof bra / 2 : sizeof code / 2, models[k > 1]);
+      run_to_stop(seed);
+      CU_ASSERT_EQUAL(tm_d(&tj, 1), 0);
+      m68k_jit_stats_t st;
+      m68k_jit_stats(tj.cpu, &st);
+      CU_ASSERT(st.cached >= 1);
+      done2();
+    }
 }
 
 /* A pointer chase stored through A0 at its end, and a bus error handler
