@@ -345,8 +345,10 @@
  *    but through such a variant (lc_var: Rn, Rs, or Rn and its index, from
  *    a slot; any other register hole of a link's stencil counts as a read,
  *    which keeps a register a memory operand uses or steps in the CPU), it
- *    caches the two written most (lc_assign), and their readers and
- *    writers take the variants. A fill before the entry loads the slots from the CPU and
+ *    caches two (lc_assign): first those the loop carries round (read
+ *    before it writes them: their chains through memory go), then by how
+ *    often it writes them (their stores go); their readers and writers take
+ *    the variants. A fill before the entry loads the slots from the CPU and
  *    sets xlat_lc (which registers the slots hold); the loop's own branches
  *    go past it, to the entry's budget check. A write goes to the slot
  *    alone, so the CPU's copy is stale while the loop runs, and every way
@@ -1921,6 +1923,32 @@ static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], 
       else
         uncached |= 1u << (o / 4);
     }
+  }
+  /* First the registers the loop carries round (read before they are
+   * written), whose chains through memory the cache takes away, then the
+   * others, whose stores it saves: by their writes. A link reads every
+   * register a hole of its stencil names but the one the moves and
+   * constants only write. */
+  uint32_t seen = 0;
+  for (unsigned i = 1; i < end; i++) {
+    const jit_stencil_t *st = links[i].stencil;
+    bool wo = st == &xl_stencil_xt_moveq || st == &xl_stencil_xt_seti ||
+              st == &xl_stencil_xt_clr_l || (k[i] >= 0 && acc[k[i]].in == XL_HOLE_xh_src);
+    uint32_t now = 0;
+    for (uint32_t h = 0; h < st->nholes; h++) {
+      unsigned id = st->holes[h].hole;
+      if (id != XL_HOLE_xh_reg && id != XL_HOLE_xh_src && id != XL_HOLE_xh_sidx &&
+          id != XL_HOLE_xh_didx)
+        continue;
+      uint64_t o = links[i].values[id] - reg_offset(0);
+      if (o >= 64 || o % 4)
+        continue;
+      if (!(seen >> (o / 4) & 1) && !(wo && id == XL_HOLE_xh_reg) && writes[o / 4] &&
+          writes[o / 4] < 1000)
+        writes[o / 4] += 1000;
+      now |= 1u << (o / 4);
+    }
+    seen |= now;
   }
   uint32_t cand = 0, bad = 0;
   for (int r = 0; r < 16; r++)
