@@ -165,9 +165,10 @@ struct m68k_cpu {
   bool xlat_dirty;
   bool xlat_interp;
   struct m68k__xlat_exit *xlat_last;
-  /* The registers a loop keeps in host registers while it runs (xlat.c
-   * note 19), newer there than in r[]: slot 0's offset in the CPU plus 1
-   * in the low half, slot 1's in the high half; 0 when none. */
+  /* What a loop keeps in host registers while it runs (xlat.c note 19),
+   * newer there than here: slot 0's register (its offset in the CPU plus
+   * 1) in bits 0 to 7, slot 1's in bits 8 to 15, and icount (bit 16); 0
+   * when none. */
   uint32_t xlat_lc;
 };
 

@@ -65,6 +65,9 @@ extern void xh_taken(m68k_cpu_t *c, uint64_t icount);
  * writes the slots back when translated code returns to it. */
 register uint32_t xg_c0 __asm__("rbx");
 register uint32_t xg_c1 __asm__("r15");
+/* And the CPU's icount, which the loop's branches count in (and its entry
+ * checks) without a store and a load each time round. */
+register uint64_t xg_ic __asm__("rbp");
 
 #define PC ((uint32_t)(uintptr_t)xh_pc)
 #define OP ((uint32_t)(uintptr_t)xh_op)
@@ -90,10 +93,11 @@ XT_INLINE void lc_spill(m68k_cpu_t *c)
 {
   uint32_t lc = c->xlat_lc;
   if (XT_UNLIKELY(lc)) {
-    if (lc & 0xffff)
-      *(uint32_t *)((char *)c + (lc & 0xffff) - 1) = xg_c0;
-    if (lc >> 16)
-      *(uint32_t *)((char *)c + (lc >> 16) - 1) = xg_c1;
+    if (lc & 0xff)
+      *(uint32_t *)((char *)c + (lc & 0xff) - 1) = xg_c0;
+    if (lc & 0xff00)
+      *(uint32_t *)((char *)c + (lc >> 8 & 0xff) - 1) = xg_c1;
+    c->icount = xg_ic;
     c->xlat_lc = 0;
   }
 }
@@ -572,6 +576,7 @@ extern void xh_next_ic(m68k_cpu_t *c, uint64_t icount) __asm__("xh_next");
 void xt_fill1(m68k_cpu_t *c, uint64_t icount)
 {
   xg_c0 = RREG;
+  xg_ic = icount;
   c->xlat_lc = IMM;
   xh_next_ic(c, icount);
 }
@@ -579,15 +584,18 @@ void xt_fill2(m68k_cpu_t *c, uint64_t icount)
 {
   xg_c0 = RREG;
   xg_c1 = RSRC;
+  xg_ic = icount;
   c->xlat_lc = IMM;
   xh_next_ic(c, icount);
 }
-/* The slots written back to the registers they hold, on the way out of
- * the loop: after its last branch back (xt_spill1, xt_spill2), or on a
- * branch out of it, on to the exit's jump (_x). */
+/* The slots written back to the registers they hold, and icount, on the
+ * way out of the loop: after its last branch back (xt_spill1, xt_spill2),
+ * or on a branch out of it, with the icount it passes, on to the exit's
+ * jump (_x). */
 void xt_spill1(m68k_cpu_t *c)
 {
   RREG = xg_c0;
+  c->icount = xg_ic;
   c->xlat_lc = 0;
   xh_next(c);
 }
@@ -595,12 +603,14 @@ void xt_spill2(m68k_cpu_t *c)
 {
   RREG = xg_c0;
   RSRC = xg_c1;
+  c->icount = xg_ic;
   c->xlat_lc = 0;
   xh_next(c);
 }
 void xt_spill1_x(m68k_cpu_t *c, uint64_t icount)
 {
   RREG = xg_c0;
+  c->icount = icount;
   c->xlat_lc = 0;
   xh_taken(c, icount);
 }
@@ -608,6 +618,7 @@ void xt_spill2_x(m68k_cpu_t *c, uint64_t icount)
 {
   RREG = xg_c0;
   RSRC = xg_c1;
+  c->icount = icount;
   c->xlat_lc = 0;
   xh_taken(c, icount);
 }
@@ -852,6 +863,7 @@ __attribute__((cold, noinline)) static void interp_at(m68k_cpu_t *c, uint32_t pc
 
 XT_INLINE void to_interp(m68k_cpu_t *c)
 {
+  lc_spill(c);
   interp_at(c, PC, COUNT - 1);
 }
 
@@ -1293,10 +1305,24 @@ XT_INLINE void not_taken(m68k_cpu_t *c)
   xh_next(c);
 }
 
+/* The same in a cached loop (xlat.c note 19): counted in xg_ic alone; a
+ * branch out of the loop goes through a spill, which stores it. */
+XT_INLINE void taken_k(m68k_cpu_t *c)
+{
+  (void)c;
+  uint64_t n = xg_ic + COUNT;
+  xg_ic = n;
+  xh_taken(c, n);
+}
+
 /* BRA to TARGET. */
 void xt_bra(m68k_cpu_t *c)
 {
   taken(c);
+}
+void xt_bra_k(m68k_cpu_t *c)
+{
+  taken_k(c);
 }
 
 /* Scc Dn, Bcc and DBcc, one stencil per condition so that it is folded in.
@@ -1312,6 +1338,13 @@ void xt_bra(m68k_cpu_t *c)
   {                                                                                          \
     if (m68k__cc(c, cc))                                                                     \
       taken(c);                                                                              \
+    else                                                                                     \
+      not_taken(c);                                                                          \
+  }                                                                                          \
+  void xt_bcc##cc##_k(m68k_cpu_t *c)                                                         \
+  {                                                                                          \
+    if (m68k__cc(c, cc))                                                                     \
+      taken_k(c);                                                                            \
     else                                                                                     \
       not_taken(c);                                                                          \
   }                                                                                          \
@@ -1363,6 +1396,20 @@ XT_INLINE bool lz_cc(uint32_t d, uint32_t s, int cc)
   {                                                                                          \
     if (lz_cc(d, s, cc))                                                                     \
       taken(c);                                                                              \
+    else                                                                                     \
+      not_taken(c);                                                                          \
+  }                                                                                          \
+  void xt_lbcc##cc##_k(m68k_cpu_t *c)                                                        \
+  {                                                                                          \
+    if (lz_cc(c->lz_d, c->lz_s, cc))                                                         \
+      taken_k(c);                                                                            \
+    else                                                                                     \
+      not_taken(c);                                                                          \
+  }                                                                                          \
+  void xt_lbccr##cc##_k(m68k_cpu_t *c, uint32_t d, uint32_t s)                               \
+  {                                                                                          \
+    if (lz_cc(d, s, cc))                                                                     \
+      taken_k(c);                                                                            \
     else                                                                                     \
       not_taken(c);                                                                          \
   }

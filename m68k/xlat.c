@@ -333,7 +333,8 @@
  *    it runs (slots: rbx and r15, global register variables of
  *    xlat-templates.c as note 18's), so that what is carried round the
  *    loop in them (an address stepped each time, a counter, a pointer
- *    chase's index) goes through no store and load each time round. A
+ *    chase's index) goes through no store and load each time round; and
+ *    icount too (rbp), which its branches count in (their _k twins). A
  *    block ends at its branch back, so that a loop is its whole block but
  *    the exits. loop_cache takes the block only when each of the loop's
  *    links (up to its last branch back) writes no register or the one its
@@ -348,27 +349,30 @@
  *    caches two (lc_assign): first those the loop carries round (read
  *    before it writes them: their chains through memory go), then by how
  *    often it writes them (their stores go); their readers and writers take
- *    the variants. A fill before the entry loads the slots from the CPU and
- *    sets xlat_lc (which registers the slots hold); the loop's own branches
- *    go past it, to the entry's budget check. A write goes to the slot
- *    alone, so the CPU's copy is stale while the loop runs, and every way
- *    out writes the slots back first: the spill after the last branch back
- *    (xt_spill), one on each branch out of the loop, before its exit's jump
- *    (xt_spill_x, which holds the exit's jump site), any call into the core
- *    (mem_out_at: a read or store through the core, which may take an
- *    exception and leave by longjmp), and every return to the loop
- *    (m68k__xlat_enter hands back rbx and r15, and enter() writes them
- *    where xlat_lc says and clears it). Why that is exact: inside the loop
- *    every read of a cached register is from its slot, and every write of
- *    it is to the slot; the slots are loaded at every entry into the loop
- *    from outside it; and no code but the loop's own stencils runs between
- *    a fill and the next spill, as the loop's stencils call into nothing
- *    but the core (which spills first), an interrupt or a budget's end is
- *    seen only at the entry (which returns to the loop, spilling), and the
- *    CPUs sharing a translator run translated code on one host thread one
- *    at a time, each entering through its own fill and leaving through a
- *    spill. Not cached yet: registers stepped by (An)+ or -(An), memory
- *    operands' bases, DBcc's counter, and icount.
+ *    the variants. A fill before the entry loads the slots and icount from
+ *    the CPU and sets xlat_lc (which registers the slots hold); the loop's
+ *    own branches go past it, to the entry's budget check, with the count
+ *    they pass. A write goes to the slot alone, so the CPU's copy is stale
+ *    while the loop runs, and every way out writes the slots and icount
+ *    back first: the spill after the last branch back (xt_spill), one on
+ *    each branch out of the loop, before its exit's jump (xt_spill_x,
+ *    which holds the exit's jump site), any call into the core (mem_out_at:
+ *    a read or store through the core, which may take an exception and
+ *    leave by longjmp), the return that leaves an instruction to the
+ *    interpreter (to_interp), and every return to the loop
+ *    (m68k__xlat_enter hands back rbx, r15 and rbp, and enter() writes
+ *    them where xlat_lc says and clears it). Why that is exact: inside the
+ *    loop every read of a cached register or of icount is from its host
+ *    register, and every write of it is to that register; they are loaded
+ *    at every entry into the loop from outside it; and no code but the
+ *    loop's own stencils runs between a fill and the next spill, as the
+ *    loop's stencils call into nothing but the core (which spills first),
+ *    an interrupt or a budget's end is seen only at the entry (which
+ *    returns to the loop, spilling), and the CPUs sharing a translator run
+ *    translated code on one host thread one at a time, each entering
+ *    through its own fill and leaving through a spill. Not cached yet:
+ *    registers stepped by (An)+ or -(An), memory operands' bases, and
+ *    DBcc's counter.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -797,6 +801,19 @@ static const jit_stencil_t *const lbccr_stencils[16] = {
     &xl_stencil_xt_lbccr8,  &xl_stencil_xt_lbccr9,  &xl_stencil_xt_lbccr10, &xl_stencil_xt_lbccr11,
     &xl_stencil_xt_lbccr12, &xl_stencil_xt_lbccr13, &xl_stencil_xt_lbccr14, &xl_stencil_xt_lbccr15,
 };
+/* Bcc's three kinds in a cached loop, counting in a host register (note
+ * 19). */
+#define XL_CC14(f) f(2) f(3) f(4) f(5) f(6) f(7) f(8) f(9) f(10) f(11) f(12) f(13) f(14) f(15)
+#define XL_BCC_K(cc) [cc] = &xl_stencil_xt_bcc##cc##_k,
+#define XL_LBCC_K(cc) [cc] = &xl_stencil_xt_lbcc##cc##_k,
+#define XL_LBCCR_K(cc) [cc] = &xl_stencil_xt_lbccr##cc##_k,
+static const jit_stencil_t *const bcc_k_stencils[16] = {XL_BCC_K(0) XL_BCC_K(1) XL_CC14(XL_BCC_K)};
+static const jit_stencil_t *const lbcc_k_stencils[16] = {XL_CC14(XL_LBCC_K)};
+static const jit_stencil_t *const lbccr_k_stencils[16] = {XL_CC14(XL_LBCCR_K)};
+#undef XL_BCC_K
+#undef XL_LBCC_K
+#undef XL_LBCCR_K
+#undef XL_CC14
 static const jit_stencil_t *const dbcc_stencils[16] = {
     &xl_stencil_xt_dbcc0,  &xl_stencil_xt_dbcc1,  &xl_stencil_xt_dbcc2,  &xl_stencil_xt_dbcc3,
     &xl_stencil_xt_dbcc4,  &xl_stencil_xt_dbcc5,  &xl_stencil_xt_dbcc6,  &xl_stencil_xt_dbcc7,
@@ -1959,6 +1976,20 @@ static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], 
     cand &= ~bad;
   if (!used)
     return 0;
+  /* The loop's branches count in xg_ic. */
+  for (unsigned i = 1; i < end; i++) {
+    const jit_stencil_t *st = links[i].stencil;
+    if (st == &xl_stencil_xt_bra)
+      links[i].stencil = &xl_stencil_xt_bra_k;
+    for (unsigned cc = 0; cc < 16; cc++) {
+      if (st == bcc_stencils[cc])
+        links[i].stencil = bcc_k_stencils[cc];
+      else if (st == lbcc_stencils[cc])
+        links[i].stencil = lbcc_k_stencils[cc];
+      else if (st == lbccr_stencils[cc])
+        links[i].stencil = lbccr_k_stencils[cc];
+    }
+  }
   off[0] = reg_offset((uint64_t)slot[0]);
   off[1] = used > 1 ? reg_offset((uint64_t)slot[1]) : UINT64_MAX;
   /* The fill at 0, the spill after the loop's last link (end + 1 once
@@ -1973,7 +2004,7 @@ static unsigned loop_cache(jit_link_t *links, uint64_t (*vals)[XL_HOLE__COUNT], 
     memset(v, 0, sizeof vals[0]);
     v[XL_HOLE_xh_reg] = off[0];
     v[XL_HOLE_xh_src] = used > 1 ? off[1] : 0;
-    v[XL_HOLE_xh_imm] = (off[0] + 1) | (used > 1 ? (off[1] + 1) << 16 : 0);
+    v[XL_HOLE_xh_imm] = (off[0] + 1) | (used > 1 ? (off[1] + 1) << 8 : 0) | 1u << 16;
   }
   links[0] = (jit_link_t){.stencil = used > 1 ? &xl_stencil_xt_fill2 : &xl_stencil_xt_fill1,
                           .values = vals[*n], .next_hole = XL_HOLE_xh_next};
@@ -2405,12 +2436,15 @@ static void chain(struct m68k__xlat *x, m68k__xlat_exit_t *e, uint32_t pc)
 /* Note 18: calls translated code at `entry` with the RAM, the store map and
  * RAM's guest base in the host registers the stencils keep them in (r12,
  * r13, r14: callee-saved, so every C function the stencils call keeps
- * them too), and gives the caller its own values back, and those of rbx
- * and r15, which hold a loop's cached registers (note 19): it returns
- * what translated code left in them, ebx in the low half, r15d in the
- * high. */
-uint64_t m68k__xlat_enter(m68k_cpu_t *c, uint64_t icount, m68k__xlat_entry_t entry,
-                          uintptr_t ram_host, const uint8_t *wrmap, uint64_t ram_base);
+ * them too), and gives the caller its own values back, and those of rbx,
+ * r15 and rbp, which hold a loop's cached registers and icount (note
+ * 19): it returns what translated code left in them, ebx and r15d in
+ * `slots` (low and high half), rbp in `icount`. */
+typedef struct {
+  uint64_t slots, icount;
+} xlat_left_t;
+xlat_left_t m68k__xlat_enter(m68k_cpu_t *c, uint64_t icount, m68k__xlat_entry_t entry,
+                             uintptr_t ram_host, const uint8_t *wrmap, uint64_t ram_base);
 __asm__(".text\n"
         "\t.p2align 4\n"
         "\t.globl m68k__xlat_enter\n"
@@ -2433,14 +2467,25 @@ __asm__(".text\n"
         "\tpush %r15\n"
         "\t.cfi_adjust_cfa_offset 8\n"
         "\t.cfi_rel_offset %r15, 0\n"
+        "\tpush %rbp\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %rbp, 0\n"
+        "\tsub $8, %rsp\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
         "\tmov %rcx, %r12\n"
         "\tmov %r8, %r13\n"
         "\tmov %r9, %r14\n"
-        "\tcall *%rdx\n" /* five pushes and the return address: aligned */
+        "\tcall *%rdx\n" /* six pushes, eight bytes and the return address: aligned */
         "\tmov %r15d, %eax\n"
         "\tshl $32, %rax\n"
         "\tmov %ebx, %edx\n"
         "\tor %rdx, %rax\n"
+        "\tmov %rbp, %rdx\n"
+        "\tadd $8, %rsp\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\tpop %rbp\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %rbp\n"
         "\tpop %r15\n"
         "\t.cfi_adjust_cfa_offset -8\n"
         "\t.cfi_restore %r15\n"
@@ -2464,13 +2509,15 @@ __asm__(".text\n"
  * returned from had in host registers (note 19). */
 static void enter(m68k_cpu_t *c, m68k__xlat_entry_t entry)
 {
-  uint64_t slots = m68k__xlat_enter(c, c->icount, entry, c->ram_host, c->xlat_wrmap, c->ram_base);
+  xlat_left_t left =
+      m68k__xlat_enter(c, c->icount, entry, c->ram_host, c->xlat_wrmap, c->ram_base);
   uint32_t lc = c->xlat_lc;
   if (lc) {
-    if (lc & 0xffff)
-      *(uint32_t *)((char *)c + (lc & 0xffff) - 1) = (uint32_t)slots;
-    if (lc >> 16)
-      *(uint32_t *)((char *)c + (lc >> 16) - 1) = (uint32_t)(slots >> 32);
+    if (lc & 0xff)
+      *(uint32_t *)((char *)c + (lc & 0xff) - 1) = (uint32_t)left.slots;
+    if (lc & 0xff00)
+      *(uint32_t *)((char *)c + (lc >> 8 & 0xff) - 1) = (uint32_t)(left.slots >> 32);
+    c->icount = left.icount;
     c->xlat_lc = 0;
   }
 }

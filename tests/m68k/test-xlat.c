@@ -2782,6 +2782,33 @@ static void bus_error_in_a_cached_loop(void)
   }
 }
 
+/* A cached loop (D1 and icount in host registers) whose MOVE stores into
+ * its own code's page, after the code: the store cannot go inline, so
+ * the block returns for the interpreter to run the MOVE, which must find
+ * D1 and icount written back, and the store kills the block. */
+static void cached_loop_leaves_a_store_to_the_interpreter(void)
+{
+  static const uint16_t code[] = {
+      0x41f8, 0x10f0, /* 1000 lea 0x10f0.w,%a0 */
+      0x7400,         /* 1004 moveq #0,%d2 */
+      0x7228,         /* 1006 moveq #40,%d1 */
+      0x5682,         /* 1008 addq.l #3,%d2 */
+      0x2082,         /* 100a move.l %d2,(%a0) */
+      0x5381,         /* 100c subq.l #1,%d1 */
+      0x66f8,         /* 100e bne.s 1008 */
+      0x4e72, 0x2700, /* 1010 stop #0x2700 */
+  };
+  for (uint32_t seed = 0; seed <= 6; seed++) {
+    start2(code, sizeof code / 2, M68K_MODEL_68030);
+    run_to_stop(seed);
+    CU_ASSERT_EQUAL(tm_r32(&tj, 0x10f0), 3 * 40);
+    m68k_jit_stats_t st;
+    m68k_jit_stats(tj.cpu, &st);
+    CU_ASSERT(st.cached >= 1 && st.invalidated >= 1);
+    done2();
+  }
+}
+
 /* Two CPUs sharing one translator take turns in the same cached loop
  * with their own registers, against two interpreting CPUs sharing their
  * RAM in the same way: each CPU's fill loads its own registers. */
@@ -2912,6 +2939,8 @@ int main(void)
       {"cached_loop_among_memory_operands_same", cached_loop_among_memory_operands_same},
       {"loop_registers_cached_on_the_68000", loop_registers_cached_on_the_68000},
       {"bus_error_in_a_cached_loop", bus_error_in_a_cached_loop},
+      {"cached_loop_leaves_a_store_to_the_interpreter",
+       cached_loop_leaves_a_store_to_the_interpreter},
       {"cached_loop_shared_by_two_cpus", cached_loop_shared_by_two_cpus},
       {"bad_arguments_are_refused", bad_arguments_are_refused},
   };
