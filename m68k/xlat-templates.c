@@ -325,9 +325,9 @@ XT_PURE_P(nop, (void)c)
 XT_ACC_FN(moveq, (logic_flags(c, IMM), IMM)) /* MOVEQ, flags of a constant */
 XT_ACC_FN(clr_l, (logic_flags(c, 0), 0u))
 XT_ACC_FN(seti, IMM)                                      /* LEA abs,Ar; MOVEA #imm */
-XT_ACC_FN(adda_l, v + s)                               /* ADDA.L Rs,Ar */
-XT_ACC_FN(suba_l, v - s)                               /* SUBA.L Rs,Ar */
-XT_ACC_FN(adda_w, v + (uint32_t)(int32_t)(int16_t)s)   /* ADDA.W Rs,Ar */
+XT_ACC_FN(adda_l, v + s)                                  /* ADDA.L Rs,Ar */
+XT_ACC_FN(suba_l, v - s)                                  /* SUBA.L Rs,Ar */
+XT_ACC_FN(adda_w, v + (uint32_t)(int32_t)(int16_t)s)      /* ADDA.W Rs,Ar */
 XT_ACC_FN(adda_i, v + IMM) /* ADDQ/SUBQ #q,Ar, ADDA/SUBA #imm, LEA (d16,Ar) same */
 XT_ACC_FN(add_l, m68k__add(c, v, s, 4, 0, false))
 XT_ACC_FN(sub_l, m68k__sub(c, v, s, 4, 0, false, false))
