@@ -135,15 +135,19 @@ static int parse(struct m68k_elf *elf, const char *name, char *err, size_t errle
                   "segment %" PRIu32 " (offset %" PRIu32 ", %" PRIu32
                   " bytes) ends past the end of the file (%zu bytes)",
                   i, s.offset, s.filesz, size);
-    if (s.memsz != 0 && s.vaddr > UINT32_MAX - (s.memsz - 1))
+    /* Its end, one past its last byte, must be an address too: a segment
+     * holding the address space's last byte (where the machine's devices
+     * are anyway) has none. */
+    if (s.vaddr > UINT32_MAX - s.memsz)
       return fail(M68K_EELFBAD, err, errlen, name,
-                  "segment %" PRIu32 " wraps around the address space", i);
+                  "segment %" PRIu32 " runs to the end of the address space or wraps around it",
+                  i);
     if (s.memsz == 0)
       continue;
     if (s.vaddr < elf->low)
       elf->low = s.vaddr;
-    if (s.vaddr + (s.memsz - 1) >= elf->high)
-      elf->high = s.vaddr + (s.memsz - 1) + 1 == 0 ? UINT32_MAX : s.vaddr + s.memsz;
+    if (s.vaddr + s.memsz > elf->high)
+      elf->high = s.vaddr + s.memsz;
     /* The program headers, when a loaded segment holds them. */
     if (elf->phdr_vaddr == 0 && elf->phoff >= s.offset &&
         elf->phoff + elf->phnum * PHDR_SIZE <= (uint64_t)s.offset + s.filesz)

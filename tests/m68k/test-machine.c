@@ -153,6 +153,28 @@ static void elf_rejects_a_truncated_segment(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "segment 0"));
 }
 
+/* A segment may end at the address space's last address but not hold
+ * its last byte: its end (low < high) must be an address. */
+static void elf_rejects_a_segment_holding_the_last_address(void) {
+  uint8_t img[256];
+  char err[256];
+  size_t n = make_elf(img, sizeof img, exit42, 3);
+  uint32_t memsz = (uint32_t)n + 4096;
+  m68k_elf_t *elf = NULL;
+  put32(img + 52 + 8, UINT32_MAX - memsz); /* p_vaddr: the end at 0xffffffff */
+  CU_ASSERT_EQUAL_FATAL(m68k_elf_open_mem(img, n, "prog", &elf, err, sizeof err), M68K_OK);
+  CU_ASSERT_EQUAL(m68k_elf_high(elf), UINT32_MAX);
+  CU_ASSERT(m68k_elf_low(elf) < m68k_elf_high(elf));
+  m68k_elf_close(elf);
+  put32(img + 52 + 8, UINT32_MAX - memsz + 1); /* the last byte held */
+  CU_ASSERT_EQUAL(open_mem_fails(img, n, err, sizeof err), M68K_EELFBAD);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "segment 0 runs to the end of the address space"));
+  put32(img + 52 + 8, UINT32_MAX); /* one byte there would do */
+  put32(img + 52 + 16, 0);         /* p_filesz */
+  put32(img + 52 + 20, 1);         /* p_memsz */
+  CU_ASSERT_EQUAL(open_mem_fails(img, n, err, sizeof err), M68K_EELFBAD);
+}
+
 static void elf_rejects_the_wrong_machine(void) {
   uint8_t img[256];
   char err[256];
@@ -1159,6 +1181,7 @@ int main(int argc, char **argv) {
       {"elf_rejects_a_file_that_is_not_elf", elf_rejects_a_file_that_is_not_elf},
       {"elf_rejects_a_truncated_header", elf_rejects_a_truncated_header},
       {"elf_rejects_a_truncated_segment", elf_rejects_a_truncated_segment},
+      {"elf_rejects_a_segment_holding_the_last_address", elf_rejects_a_segment_holding_the_last_address},
       {"elf_rejects_the_wrong_machine", elf_rejects_the_wrong_machine},
       {"elf_rejects_the_host_executable", elf_rejects_the_host_executable},
       {"elf_rejects_little_endian_and_64_bit", elf_rejects_little_endian_and_64_bit},
